@@ -1,0 +1,36 @@
+"""Exceptions a client raises. Each carries the daemon's stable error ``code``."""
+
+from __future__ import annotations
+
+
+class HookdError(Exception):
+    """The daemon answered a request with an error reply."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class DaemonNotRunning(HookdError):
+    """Nothing listens on the socket path."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(
+            "not_running",
+            f"no hookd daemon is listening on {path} ({reason}); start one with "
+            "`hookd serve` (or `systemctl --user start hookd.socket`), or point "
+            "$HOOKD_SOCKET at a running daemon",
+        )
+        self.path = path
+
+
+class ConnectionLost(HookdError):
+    """The connection closed while a request was in flight; its outcome is unknown."""
+
+    def __init__(self, detail: str = "the daemon closed the connection") -> None:
+        super().__init__("connection_lost", detail)
+
+
+class ProtocolMismatch(HookdError):
+    """The daemon speaks another protocol version."""

@@ -1,0 +1,296 @@
+"""Every message that crosses the hookd socket, defined once.
+
+The daemon imports these types; nothing else defines wire shapes. Requests and
+replies are two tagged unions (tag field ``type``) so a frame body is decoded
+exactly once, at the edge, into a typed object. Field names on the wire are the
+attribute names below, except the HookDecision fields that come from the seed
+(``modifiedInput``/``modifiedOutput``), which keep the seed's spelling because
+hook programs write them too. See docs/protocol.md.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+import msgspec
+
+PROTOCOL_VERSION = 1
+
+DecisionKind = Literal["allow", "deny", "ask", "continue"]
+HookType = Literal["observer", "decision"]
+OnError = Literal["continue", "deny", "ask"]
+Scope = Literal["session", "project", "global"]
+
+RequestId = Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
+NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
+Timeout = Annotated[float, msgspec.Meta(gt=0, le=3600)]
+
+
+class Decision(msgspec.Struct, omit_defaults=True):
+    """Seed 000's HookDecision: what one decision hook answers (or null to abstain)."""
+
+    decision: DecisionKind | None = None
+    reason: str | None = None
+    injection: str | None = None
+    modified_input: dict[str, Any] | None = msgspec.field(default=None, name="modifiedInput")
+    modified_output: Any = msgspec.field(default=None, name="modifiedOutput")
+
+
+class HookSpec(msgspec.Struct, omit_defaults=True, forbid_unknown_fields=True):
+    """A command hook: seed 000's UserHookConfig plus hookd's per-hook options."""
+
+    name: NonEmpty
+    point: NonEmpty
+    type: HookType
+    command: NonEmpty
+    description: str = ""
+    args: list[str] = []
+    env: dict[str, str] = {}
+    priority: int = 0
+    enabled: bool = True
+    timeout: Timeout | None = None  # seconds; None: the daemon's default (30)
+    on_error: OnError = "continue"
+
+
+# --------------------------------------------------------------------- requests
+
+
+class Request(msgspec.Struct, tag_field="type", omit_defaults=True):
+    """Base of every request. ``id`` is chosen by the client; replies echo it."""
+
+
+class Hello(Request, tag="hello"):
+    id: RequestId
+    protocol: int
+    client: str = ""
+    pid: int = 0
+
+
+class Emit(Request, tag="emit"):
+    id: RequestId
+    point: str
+    payload: dict[str, Any] = {}
+    session: str | None = None
+    project: str | None = None
+    wait: bool = False
+
+
+class Decide(Request, tag="decide"):
+    id: RequestId
+    point: str
+    payload: dict[str, Any] = {}
+    session: str | None = None
+    project: str | None = None
+
+
+class AttachSession(Request, tag="attach_session"):
+    id: RequestId
+    session: NonEmpty
+    project: str | None = None
+    hooks: list[HookSpec] = []
+
+
+class DisposeSession(Request, tag="dispose_session"):
+    id: RequestId
+    session: NonEmpty
+
+
+class DisposeProject(Request, tag="dispose_project"):
+    id: RequestId
+    project: NonEmpty
+
+
+class Register(Request, tag="register"):
+    id: RequestId
+    hook: HookSpec
+    session: str | None = None
+    project: str | None = None
+
+
+class Unregister(Request, tag="unregister"):
+    id: RequestId
+    handle: NonEmpty
+
+
+class ReloadUserHooks(Request, tag="reload_user_hooks"):
+    id: RequestId
+    project: str | None = None
+
+
+class EnableHook(Request, tag="enable_hook"):
+    id: RequestId
+    name: NonEmpty
+    project: str | None = None
+
+
+class DisableHook(Request, tag="disable_hook"):
+    id: RequestId
+    name: NonEmpty
+    project: str | None = None
+
+
+class Explain(Request, tag="explain"):
+    id: RequestId
+    point: str
+    session: str | None = None
+    project: str | None = None
+
+
+class StatusRequest(Request, tag="status"):
+    id: RequestId
+
+
+AnyRequest = Union[
+    Hello,
+    Emit,
+    Decide,
+    AttachSession,
+    DisposeSession,
+    DisposeProject,
+    Register,
+    Unregister,
+    ReloadUserHooks,
+    EnableHook,
+    DisableHook,
+    Explain,
+    StatusRequest,
+]
+
+
+# ---------------------------------------------------------------------- replies
+
+
+class Reply(msgspec.Struct, tag_field="type", omit_defaults=True):
+    """Base of every reply. ``id`` is the id of the request it answers (0: the connection)."""
+
+
+class Limits(msgspec.Struct, omit_defaults=True):
+    max_frame: int
+    hook_timeout: float
+    max_inflight: int
+
+
+class Welcome(Reply, tag="welcome"):
+    id: int
+    protocol: int
+    server: str
+    version: str
+    pid: int
+    limits: Limits
+
+
+class HookRef(msgspec.Struct, omit_defaults=True):
+    """Names one hook: its name, scope and where it came from (a file, a session, a client)."""
+
+    name: str
+    scope: Scope
+    source: str
+
+
+class HookError(msgspec.Struct, omit_defaults=True):
+    """One hook that failed during a call. ``code`` is ``timeout`` or ``error``."""
+
+    hook: HookRef
+    code: str
+    message: str
+
+
+class Accepted(Reply, tag="accepted"):
+    """Answer to ``emit``: the event was accepted; with ``wait`` observers have finished."""
+
+    id: int
+    observers: int = 0
+    errors: list[HookError] = []
+
+
+class Outcome(Reply, tag="outcome"):
+    """Answer to ``decide``: the chain's result."""
+
+    id: int
+    decision: DecisionKind | None = None
+    reason: str | None = None
+    injection: str | None = None
+    modified_input: dict[str, Any] | None = msgspec.field(default=None, name="modifiedInput")
+    modified_output: Any = msgspec.field(default=None, name="modifiedOutput")
+    decided_by: HookRef | None = None
+    errors: list[HookError] = []
+
+
+class Attached(Reply, tag="attached"):
+    id: int
+    session: str
+    handles: list[str] = []
+
+
+class Registered(Reply, tag="registered"):
+    id: int
+    handle: str
+
+
+class Done(Reply, tag="done"):
+    """Answer to requests that only act; ``count`` says how many hooks they touched."""
+
+    id: int
+    count: int = 0
+
+
+class ChainEntry(msgspec.Struct, omit_defaults=True):
+    name: str
+    type: HookType
+    scope: Scope
+    priority: int
+    source: str
+    point: str
+    enabled: bool = True
+
+
+class Chain(Reply, tag="chain"):
+    """Answer to ``explain``: the hooks a call would run, in order."""
+
+    id: int
+    point: str
+    decision_hooks: list[ChainEntry] = []
+    observers: list[ChainEntry] = []
+
+
+class Status(Reply, tag="status"):
+    id: int
+    version: str
+    pid: int
+    socket: str
+    uptime: float
+    connections: int
+    sessions: int
+    hooks: int
+    calls: int
+    emits: int = 0
+    decides: int = 0
+    hook_errors: int = 0
+
+
+class Error(Reply, tag="error"):
+    id: int
+    code: str
+    message: str
+
+
+AnyReply = Union[
+    Welcome, Accepted, Outcome, Attached, Registered, Done, Chain, Status, Error
+]
+
+
+class ErrorCode:
+    """The stable error codes. Clients branch on these, never on messages."""
+
+    BAD_REQUEST = "bad_request"
+    FRAME_TOO_LARGE = "frame_too_large"
+    VERSION_MISMATCH = "version_mismatch"
+    HELLO_REQUIRED = "hello_required"
+    UNKNOWN_POINT = "unknown_point"
+    WRONG_KIND = "wrong_kind"
+    NOT_FOUND = "not_found"
+    CONFLICT = "conflict"
+    LIMIT = "limit_exceeded"
+    TIMEOUT = "timeout"
+    INTERNAL = "internal"
+    SHUTTING_DOWN = "shutting_down"

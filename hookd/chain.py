@@ -1,0 +1,94 @@
+"""The decision chain's rules, as a pure fold over hook results.
+
+No I/O and no awaiting here: the engine runs the hooks and feeds each answer
+to :meth:`ChainState.apply` (or :meth:`ChainState.fail`), which says whether
+the chain is over. That keeps seed 000's rules in one readable place:
+
+- ``None`` (abstain): next hook.
+- ``continue`` (or an answer with no ``decision``): its modifiedInput replaces
+  the ``args`` later hooks see, its modifiedOutput replaces ``output``, its
+  injection is appended; next hook.
+- ``allow`` / ``deny`` / ``ask``: final, later hooks do not run.
+- a hook that errs or times out counts as ``continue`` and is listed as an
+  error, unless its ``on_error`` policy is ``deny`` or ``ask`` (fail closed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hookd_client.messages import Decision, DecisionKind, HookError, HookRef, Outcome
+
+from .registry import Hook
+
+INJECTION_SEPARATOR = "\n\n"
+FINAL: frozenset[str] = frozenset({"allow", "deny", "ask"})
+
+
+@dataclass(slots=True)
+class ChainState:
+    payload: dict[str, Any]
+    decision: DecisionKind | None = None
+    reason: str | None = None
+    injections: list[str] = field(default_factory=list)
+    modified_input: dict[str, Any] | None = None
+    modified_output: Any = None
+    decided_by: HookRef | None = None
+    errors: list[HookError] = field(default_factory=list)
+
+    def apply(self, hook: Hook, result: Decision | None) -> bool:
+        """Fold one hook's answer in; True when the chain is decided."""
+        if result is None:
+            return False
+        if result.injection:
+            self.injections.append(result.injection)
+        if result.modified_input is not None:
+            self.modified_input = result.modified_input
+            self.payload = {**self.payload, "args": result.modified_input}
+        if result.modified_output is not None:
+            self.modified_output = result.modified_output
+            self.payload = {**self.payload, "output": result.modified_output}
+        if result.decision in FINAL:
+            self.decision = result.decision
+            self.reason = result.reason
+            self.decided_by = hook.ref
+            return True
+        return False
+
+    def fail(self, hook: Hook, code: str, message: str) -> bool:
+        """Record a failed hook and apply its on_error policy; True when that decides."""
+        self.errors.append(HookError(hook.ref, code, message))
+        if hook.on_error == "continue":
+            return False
+        self.decision = hook.on_error
+        self.reason = f"hook {hook.name!r} failed ({code}): {message}"
+        self.decided_by = hook.ref
+        return True
+
+    def outcome(self, request_id: int) -> Outcome:
+        return Outcome(
+            request_id,
+            self.decision,
+            self.reason,
+            INJECTION_SEPARATOR.join(self.injections) if self.injections else None,
+            self.modified_input,
+            self.modified_output,
+            self.decided_by,
+            self.errors,
+        )
+
+    def summary(self) -> dict[str, Any]:
+        """What observers of a decided point see under ``outcome``."""
+        out: dict[str, Any] = {"decision": self.decision}
+        if self.reason is not None:
+            out["reason"] = self.reason
+        if self.decided_by is not None:
+            out["decidedBy"] = {
+                "name": self.decided_by.name,
+                "scope": self.decided_by.scope,
+                "source": self.decided_by.source,
+            }
+        if self.errors:
+            out["errors"] = len(self.errors)
+        return out

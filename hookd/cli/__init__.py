@@ -1,0 +1,44 @@
+"""The `hookd` command. Each subcommand lives in its own module and imports
+only what it needs when it runs, so that quick commands (emit, decide, the
+agent bridge) start fast."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# Subcommand modules, in `hookd --help` order. Each has add(subparsers).
+COMMANDS = ("serve", "calls", "catalog")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hookd",
+        description="hookd: the per-user hook daemon for AI coding agents. "
+        "Runs your hooks in a defined order, warm and audited.",
+        epilog="Socket: $HOOKD_SOCKET, else $XDG_RUNTIME_DIR/hookd/hookd.sock, else /tmp/hookd-$UID/hookd.sock. "
+        "Docs: README.md and docs/ in the source tree.",
+    )
+    from hookd import __version__
+
+    parser.add_argument("--version", action="version", version=f"hookd {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"hookd.cli.{name}").add(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.run(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,40 @@
+"""`hookd serve`: run the daemon in the foreground."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+
+def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "serve",
+        help="run the daemon in the foreground",
+        description="Run the hookd daemon in the foreground until SIGTERM or SIGINT. "
+        "Logs go to stderr (console on a terminal, JSON lines otherwise).",
+    )
+    p.add_argument("--socket", metavar="PATH", help="socket to listen on (default: see `hookd --help`)")
+    p.add_argument("--max-frame", type=int, metavar="BYTES", default=1 << 20, help="largest accepted frame (default 1 MiB)")
+    p.add_argument("--hook-timeout", type=float, metavar="SECONDS", default=30.0, help="default per-hook timeout (default 30)")
+    p.add_argument("--drain", type=float, metavar="SECONDS", default=3.0, help="how long a stop waits for in-flight calls (default 3)")
+    p.add_argument("--no-user-hooks", action="store_true", help="do not load the global hook files")
+    p.add_argument(
+        "--log-level",
+        default=os.environ.get("HOOKD_LOG_LEVEL", "info"),
+        choices=["debug", "info", "warning", "error"],
+        help="log level (default info, or $HOOKD_LOG_LEVEL)",
+    )
+    p.add_argument("--log-json", action="store_true", default=None, help="log JSON lines even on a terminal")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from hookd import log
+    from hookd.service import serve
+    from hookd.settings import Settings
+
+    log.configure(args.log_level, args.log_json)
+    settings = Settings(max_frame=args.max_frame, hook_timeout=args.hook_timeout, load_user_config=not args.no_user_hooks)
+    if args.socket:
+        settings.socket = args.socket
+    return serve(settings, drain=args.drain)

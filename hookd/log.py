@@ -1,0 +1,28 @@
+"""structlog set-up: console lines on a terminal, JSON lines otherwise (journald, files)."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import structlog
+
+
+def configure(level: str = "info", json: bool | None = None) -> None:
+    use_json = (not sys.stderr.isatty()) if json is None else json
+    tail: list[structlog.typing.Processor] = (
+        [structlog.processors.format_exc_info, structlog.processors.JSONRenderer()]
+        if use_json
+        else [structlog.dev.ConsoleRenderer(colors=True)]
+    )
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            *tail,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=True,
+    )

@@ -1,0 +1,144 @@
+"""The hook point catalog: every point of seed 000 and every event of seed 004.
+
+A point is a ``decision`` point when either seed lets a hook steer it there
+(seed 000's decision points, seed 004's blockable events); observers may be
+registered on any point, decision hooks only on decision points. Names under
+``custom.`` are free for users and accept both kinds. ``event`` is the
+catch-all: an observer on it sees every event.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Literal
+
+Kind = Literal["observer", "decision"]
+
+CUSTOM_PREFIX = "custom."
+CATCH_ALL = "event"
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    name: str
+    kind: Kind
+    seeds: tuple[str, ...]
+    meaning: str
+
+
+_S0 = "000"
+_S4 = "004"
+
+POINTS: dict[str, Point] = {
+    p.name: p
+    for p in (
+        # seed 000: tool execution
+        Point("tool.execute.before", "decision", (_S0, _S4), "before a tool runs; may rewrite its args"),
+        Point("tool.execute.after", "decision", (_S0, _S4), "after a tool succeeded; may rewrite its output"),
+        Point("tool.execute.error", "observer", (_S0,), "after a tool failed"),
+        Point("tool.execute.denied", "observer", (_S0,), "after approval denied a tool"),
+        Point("tool.approval.pre", "decision", (_S0,), "before the approval decision: allow, deny, ask"),
+        Point("tool.approval.post", "observer", (_S0,), "after the approval decision"),
+        # seed 000: LLM calls
+        Point("llm.request.before", "observer", (_S0,), "before an LLM call"),
+        Point("llm.response.after", "observer", (_S0,), "after an LLM call succeeded"),
+        Point("llm.response.error", "observer", (_S0,), "after an LLM call failed"),
+        # seed 000: session
+        Point("session.save.before", "observer", (_S0,), "before the session is saved"),
+        Point("session.save.after", "observer", (_S0,), "after the session was saved"),
+        # seed 000: agent lifecycle
+        Point("agent.turn.start", "observer", (_S0,), "an agent turn starts"),
+        Point("agent.step.before", "observer", (_S0,), "before an agent step runs"),
+        Point("agent.turn.stop", "observer", (_S0,), "an agent turn is stopped"),
+        Point("agent.turn.end", "observer", (_S0,), "an agent turn ended"),
+        # seed 000: subagents
+        Point("agent.subagent.spawn.before", "decision", (_S0,), "before a subagent is created; may deny"),
+        Point("agent.subagent.spawn.after", "observer", (_S0,), "after a subagent was created"),
+        Point("agent.subagent.complete", "observer", (_S0,), "a subagent finished"),
+        # seed 004 (tool.execute.before/after are above)
+        Point("chat.message", "decision", (_S4,), "a user message arrived; may edit its text and parts"),
+        Point("chat.params", "decision", (_S4,), "before each LLM call; may change temperature, topP, topK"),
+        Point("chat.headers", "decision", (_S4,), "before each LLM call; may change HTTP headers"),
+        Point("chat.response", "observer", (_S4,), "an LLM answered: tokens, cost, duration"),
+        Point("chat.error", "observer", (_S4,), "an LLM call failed"),
+        Point("chat.compression", "observer", (_S4,), "context was compressed: tokens before and after"),
+        Point("chat.finished", "observer", (_S4,), "a chat session ended: token use and run info"),
+        Point("user.approval", "decision", (_S4,), "a user confirmation is needed for a risky action"),
+        Point("turn.end", "observer", (_S4,), "a conversation turn ended: duration, stop reason"),
+        Point("command.execute.before", "decision", (_S4,), "before a command runs; may edit its parts"),
+        Point("tool.definition", "decision", (_S4,), "before tool definitions go to the LLM; may edit them"),
+        Point("shell.env", "decision", (_S4,), "shell environment requested; may add or change variables"),
+        Point("permission.ask", "decision", (_S4,), "a permission check: allow, deny or ask"),
+        Point(
+            "experimental.chat.messages.transform",
+            "decision",
+            (_S4,),
+            "before the message list goes to the LLM; may transform it",
+        ),
+        Point(
+            "experimental.chat.system.transform",
+            "decision",
+            (_S4,),
+            "before the system prompt is sent; may transform it",
+        ),
+        Point(
+            "experimental.session.compacting",
+            "decision",
+            (_S4,),
+            "before context compaction; may set the compaction prompt",
+        ),
+        Point("experimental.text.complete", "decision", (_S4,), "a text completion finished; may edit it"),
+        Point("config", "observer", (_S4,), "configuration loaded"),
+        Point(CATCH_ALL, "observer", (_S4,), "catch-all: observers here see every event"),
+    )
+}
+
+
+class UnknownPoint(ValueError):
+    def __init__(self, name: str) -> None:
+        near = nearest(name)
+        hint = f"; did you mean {', '.join(near)}?" if near else ""
+        super().__init__(
+            f"unknown hook point {name!r}{hint} (`hookd points` lists them; names under "
+            f"{CUSTOM_PREFIX!r} are free)"
+        )
+        self.name = name
+        self.suggestions = near
+
+
+def nearest(name: str, n: int = 3) -> list[str]:
+    return difflib.get_close_matches(name, list(POINTS), n=n, cutoff=0.5)
+
+
+def is_custom(name: str) -> bool:
+    return name.startswith(CUSTOM_PREFIX) and len(name) > len(CUSTOM_PREFIX)
+
+
+def lookup(name: str) -> Point:
+    """The catalog entry for ``name``; custom points accept both kinds. Raises UnknownPoint."""
+    point = POINTS.get(name)
+    if point is not None:
+        return point
+    if is_custom(name):
+        return Point(name, "decision", (), "user-defined point")
+    raise UnknownPoint(name)
+
+
+class WrongKind(ValueError):
+    pass
+
+
+def check_hook(name: str, hook_type: str) -> Point:
+    """The point a hook of ``hook_type`` may be registered on. Raises UnknownPoint or WrongKind."""
+    point = lookup(name)
+    if hook_type == "decision" and point.kind != "decision":
+        raise WrongKind(
+            f"{name!r} is an observer point; decision hooks need a decision point "
+            f"(use type: observer, or one of: {', '.join(decision_points()[:4])}, ...)"
+        )
+    return point
+
+
+def decision_points() -> list[str]:
+    return [p.name for p in POINTS.values() if p.kind == "decision"]

@@ -1,0 +1,307 @@
+"""Which hooks exist, and in what order a call runs them.
+
+Plain, synchronous data handling: the registry never runs a hook. A hook lives
+in a *layer* (the global layer, one per project, one per session); a call on a
+point gathers the layers that apply (session > project > global) and orders
+each layer's hooks by priority (higher first), then registration order.
+Mutations swap whole tuples and drop the chain cache, so a call that already
+took its chain keeps a consistent snapshot.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from hookd_client.messages import ChainEntry, Decision, HookRef, HookSpec, HookType, OnError, Scope
+
+from . import points
+
+SCOPE_ORDER: dict[Scope, int] = {"session": 0, "project": 1, "global": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class CallContext:
+    point: str
+    session: str | None
+    project: str | None
+
+
+class Runner(Protocol):
+    """Runs one hook. Raises HookFailure (or anything) when the hook fails."""
+
+    def __call__(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Awaitable[Decision | None]: ...
+
+
+@dataclass(slots=True, eq=False)
+class Hook:
+    name: str
+    point: str
+    type: HookType
+    scope: Scope
+    owner: str  # "" for global, the project path, or the session id
+    source: str  # the file it came from, or "session:<id>", "client:<pid>"
+    runner: Runner
+    priority: int = 0
+    enabled: bool = True
+    timeout: float = 30.0
+    on_error: OnError = "continue"
+    seq: int = 0
+    handle: str = ""
+    spec: HookSpec | None = None
+    ref: HookRef = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.ref = HookRef(self.name, self.scope, self.source)
+
+    def entry(self, enabled: bool) -> ChainEntry:
+        return ChainEntry(self.name, self.type, self.scope, self.priority, self.source, self.point, enabled)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The hooks one call runs, in order, already filtered to the enabled ones."""
+
+    decisions: tuple[Hook, ...]
+    observers: tuple[Hook, ...]
+    skipped: tuple[Hook, ...] = ()
+
+
+@dataclass(slots=True)
+class Session:
+    id: str
+    project: str | None
+    owner: object | None = None
+    created: float = field(default_factory=time.monotonic)
+
+
+def _order(hook: Hook) -> tuple[int, int, int]:
+    return (SCOPE_ORDER[hook.scope], -hook.priority, hook.seq)
+
+
+class Registry:
+    """All hooks in force, by layer, plus enable/disable toggles."""
+
+    def __init__(self, project_loader: Callable[[str], None] | None = None) -> None:
+        self._layers: dict[tuple[Scope, str], tuple[Hook, ...]] = {}
+        self._handles: dict[str, Hook] = {}
+        self._toggles: dict[tuple[str | None, str], bool] = {}
+        self._sessions: dict[str, Session] = {}
+        self._loaded_projects: set[str] = set()
+        self._project_loader = project_loader
+        self._seq = itertools.count(1)
+        self._cache: dict[tuple[str, str | None, str | None], Plan] = {}
+        self.generation = 0
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def sessions(self) -> dict[str, Session]:
+        return self._sessions
+
+    def hook_count(self) -> int:
+        return sum(len(hooks) for hooks in self._layers.values())
+
+    def all_hooks(self) -> Iterable[Hook]:
+        for hooks in self._layers.values():
+            yield from hooks
+
+    def by_handle(self, handle: str) -> Hook | None:
+        return self._handles.get(handle)
+
+    def project_for(self, session: str | None, project: str | None) -> str | None:
+        if project is None and session is not None:
+            known = self._sessions.get(session)
+            if known is not None:
+                return known.project
+        return project
+
+    def is_enabled(self, hook: Hook, project: str | None) -> bool:
+        toggles = self._toggles
+        if not toggles:
+            return hook.enabled
+        if hook.scope == "global":
+            if project is not None and (project, hook.name) in toggles:
+                return toggles[(project, hook.name)]
+            return toggles.get((None, hook.name), hook.enabled)
+        if hook.scope == "project":
+            return toggles.get((hook.owner, hook.name), hook.enabled)
+        return hook.enabled
+
+    def ordered(self, point: str, session: str | None, project: str | None) -> list[Hook]:
+        """Every hook that applies to a call (enabled or not), in run order."""
+        project = self.project_for(session, project)
+        if project is not None and project not in self._loaded_projects:
+            self._ensure_project(project)
+        layers: list[tuple[Scope, str]] = []
+        if session is not None:
+            layers.append(("session", session))
+        if project is not None:
+            layers.append(("project", project))
+        layers.append(("global", ""))
+        hooks: list[Hook] = []
+        for key in layers:
+            for hook in self._layers.get(key, ()):
+                if hook.point == point or (hook.point == points.CATCH_ALL and hook.type == "observer"):
+                    hooks.append(hook)
+        hooks.sort(key=_order)
+        return hooks
+
+    def plan(self, point: str, session: str | None, project: str | None) -> Plan:
+        """The enabled hooks of a call, split by kind. Cached until the registry changes."""
+        key = (point, session, project)
+        plan = self._cache.get(key)
+        if plan is not None:
+            return plan
+        resolved = self.project_for(session, project)
+        decisions: list[Hook] = []
+        observers: list[Hook] = []
+        skipped: list[Hook] = []
+        for hook in self.ordered(point, session, resolved):
+            if not self.is_enabled(hook, resolved):
+                skipped.append(hook)
+            elif hook.type == "decision":
+                decisions.append(hook)
+            else:
+                observers.append(hook)
+        plan = Plan(tuple(decisions), tuple(observers), tuple(skipped))
+        if len(self._cache) > 10_000:
+            self._cache.clear()
+        self._cache[key] = plan
+        return plan
+
+    def explain(self, point: str, session: str | None, project: str | None) -> tuple[list[ChainEntry], list[ChainEntry]]:
+        resolved = self.project_for(session, project)
+        decisions: list[ChainEntry] = []
+        observers: list[ChainEntry] = []
+        for hook in self.ordered(point, session, resolved):
+            entry = hook.entry(self.is_enabled(hook, resolved))
+            (decisions if hook.type == "decision" else observers).append(entry)
+        return decisions, observers
+
+    # ---------------------------------------------------------------- mutations
+
+    def _changed(self) -> None:
+        self.generation += 1
+        self._cache.clear()
+
+    def _ensure_project(self, project: str) -> None:
+        self._loaded_projects.add(project)
+        if self._project_loader is not None:
+            self._project_loader(project)
+
+    def mark_project_loaded(self, project: str) -> None:
+        self._loaded_projects.add(project)
+
+    def add(self, hooks: Iterable[Hook]) -> list[Hook]:
+        """Add hooks to their layers, in the given order; returns them with handles set."""
+        added = list(hooks)
+        by_layer: dict[tuple[Scope, str], list[Hook]] = {}
+        for hook in added:
+            hook.seq = next(self._seq)
+            if not hook.handle:
+                hook.handle = f"h{hook.seq}"
+            self._handles[hook.handle] = hook
+            by_layer.setdefault((hook.scope, hook.owner), []).append(hook)
+        for key, new in by_layer.items():
+            self._layers[key] = self._layers.get(key, ()) + tuple(new)
+        self._changed()
+        return added
+
+    def remove(self, hooks: Iterable[Hook]) -> int:
+        gone = {id(h) for h in hooks}
+        if not gone:
+            return 0
+        removed = 0
+        for key, layer in list(self._layers.items()):
+            kept = tuple(h for h in layer if id(h) not in gone)
+            if len(kept) != len(layer):
+                removed += len(layer) - len(kept)
+                for h in layer:
+                    if id(h) in gone:
+                        self._handles.pop(h.handle, None)
+                if kept:
+                    self._layers[key] = kept
+                else:
+                    del self._layers[key]
+        self._changed()
+        return removed
+
+    def replace_source(self, scope: Scope, owner: str, source: str, hooks: Iterable[Hook]) -> tuple[list[Hook], list[Hook]]:
+        """Swap every hook that came from ``source`` for ``hooks`` in one step.
+
+        Returns (removed, added). A call planned before the swap keeps the old
+        hooks; one planned after sees only the new ones.
+        """
+        layer = self._layers.get((scope, owner), ())
+        old = [h for h in layer if h.source == source]
+        new = list(hooks)
+        for h in old:
+            self._handles.pop(h.handle, None)
+        kept = tuple(h for h in layer if h.source != source)
+        for hook in new:
+            hook.seq = next(self._seq)
+            hook.handle = hook.handle or f"h{hook.seq}"
+            self._handles[hook.handle] = hook
+        merged = kept + tuple(new)
+        if merged:
+            self._layers[(scope, owner)] = merged
+        else:
+            self._layers.pop((scope, owner), None)
+        self._changed()
+        return old, new
+
+    def layer(self, scope: Scope, owner: str) -> tuple[Hook, ...]:
+        return self._layers.get((scope, owner), ())
+
+    def drop_layer(self, scope: Scope, owner: str) -> list[Hook]:
+        hooks = list(self._layers.pop((scope, owner), ()))
+        for h in hooks:
+            self._handles.pop(h.handle, None)
+        self._changed()
+        return hooks
+
+    def attach_session(self, session_id: str, project: str | None, owner: object | None) -> Session:
+        session = self._sessions.get(session_id)
+        if session is None:
+            session = self._sessions[session_id] = Session(session_id, project, owner)
+        else:
+            if project is not None:
+                session.project = project
+            if owner is not None:
+                session.owner = owner
+        self._changed()
+        return session
+
+    def dispose_session(self, session_id: str) -> tuple[Session | None, list[Hook]]:
+        session = self._sessions.pop(session_id, None)
+        hooks = self.drop_layer("session", session_id)
+        return session, hooks
+
+    def dispose_project(self, project: str) -> list[Hook]:
+        self._loaded_projects.discard(project)
+        return self.drop_layer("project", project)
+
+    def set_toggle(self, project: str | None, name: str, enabled: bool) -> int:
+        """Enable or disable hooks named ``name`` for ``project`` (None: global). Returns matches."""
+        if project is not None and project not in self._loaded_projects:
+            self._ensure_project(project)
+        matches = [
+            h
+            for h in self.all_hooks()
+            if h.name == name
+            and (h.scope == "global" or (h.scope == "project" and h.owner == project))
+        ]
+        if project is None:
+            matches = [h for h in matches if h.scope == "global"]
+        if matches:
+            self._toggles[(project, name)] = enabled
+            self._changed()
+        return len(matches)
+
+    @property
+    def toggles(self) -> dict[tuple[str | None, str], bool]:
+        return self._toggles

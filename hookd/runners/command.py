@@ -1,0 +1,195 @@
+"""Command hooks (seed 000, 执行机制): one subprocess per call.
+
+The payload goes in as JSON on stdin; a decision hook answers one JSON
+HookDecision on stdout (empty stdout: abstain). The process runs in its own
+process group so that a timeout, or the daemon stopping, kills everything it
+started (TERM, then KILL after a grace period). Output is read with caps, so a
+hook that floods stdout costs bounded memory and is reported, not buffered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from hookd_client.messages import Decision
+
+from ..registry import CallContext, Hook
+
+KILL_GRACE = 1.0
+_CHUNK = 64 * 1024
+_json = msgspec.json.Encoder()
+_decision = msgspec.json.Decoder(Decision)
+
+
+class HookFailure(Exception):
+    """A hook failed in a way the chain reports: ``code`` is ``error`` or ``timeout``."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    stdout_cap: int = 1 << 20
+    stderr_cap: int = 64 * 1024
+
+
+def _tail(data: bytes, limit: int = 2000) -> str:
+    text = data.decode("utf-8", "replace").strip()
+    return text if len(text) <= limit else "..." + text[-limit:]
+
+
+class ProcessGroups:
+    """Every live hook process group, so shutdown can kill what is left."""
+
+    def __init__(self) -> None:
+        self.live: set[int] = set()
+        self._reapers: set[asyncio.Task[None]] = set()
+
+    def kill(self, pgid: int, sig: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, sig)
+
+    def terminate_later(self, proc: asyncio.subprocess.Process, grace: float = KILL_GRACE) -> None:
+        """TERM the group now and KILL it after ``grace`` unless it is gone, without blocking the caller."""
+        self.kill(proc.pid, signal.SIGTERM)
+        task = asyncio.get_running_loop().create_task(self._reap(proc, grace))
+        self._reapers.add(task)
+        task.add_done_callback(self._reapers.discard)
+
+    async def _reap(self, proc: asyncio.subprocess.Process, grace: float) -> None:
+        try:
+            await asyncio.wait_for(proc.wait(), grace)
+        except TimeoutError:
+            pass
+        # The leader may be gone while grandchildren linger in its group.
+        self.kill(proc.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            await proc.wait()
+        self.live.discard(proc.pid)
+
+    def kill_all(self) -> None:
+        for pgid in list(self.live):
+            self.kill(pgid, signal.SIGKILL)
+        self.live.clear()
+
+
+class CommandRunner:
+    """Runs a hook's command. One instance serves every command hook of the daemon."""
+
+    def __init__(self, limits: Limits | None = None, groups: ProcessGroups | None = None) -> None:
+        self.limits = limits or Limits()
+        self.groups = groups or ProcessGroups()
+        self.base_env = dict(os.environ)
+        self.spawned = 0
+
+    def environment(self, hook: Hook, ctx: CallContext) -> dict[str, str]:
+        env = dict(self.base_env)
+        if hook.spec is not None:
+            env.update(hook.spec.env)
+        env["HOOKD_POINT"] = ctx.point
+        env["HOOKD_SESSION_ID"] = ctx.session or ""
+        env["HOOKD_PROJECT_DIR"] = ctx.project or ""
+        env["HOOKD_HOOK_NAME"] = hook.name
+        return env
+
+    def working_dir(self, hook: Hook, ctx: CallContext) -> str:
+        if hook.scope == "project":
+            return hook.owner
+        if ctx.project and os.path.isdir(ctx.project):
+            return ctx.project
+        return os.path.expanduser("~")
+
+    async def __call__(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Decision | None:
+        spec = hook.spec
+        assert spec is not None, "a command hook always has a spec"
+        stdout, stderr, code = await self.run(
+            [spec.command, *spec.args], _json.encode(payload), self.environment(hook, ctx), self.working_dir(hook, ctx)
+        )
+        if code != 0:
+            detail = f"; stderr: {_tail(stderr)}" if stderr.strip() else ""
+            raise HookFailure("error", f"{spec.command} exited with status {code}{detail}")
+        if hook.type == "observer" or not stdout.strip():
+            return None
+        try:
+            return _decision.decode(stdout)
+        except msgspec.ValidationError as exc:
+            raise HookFailure("error", f"stdout is not a HookDecision: {exc}: {_tail(stdout, 300)}") from None
+        except msgspec.DecodeError as exc:
+            raise HookFailure("error", f"stdout is not valid JSON ({exc}): {_tail(stdout, 300)}") from None
+
+    async def run(self, argv: list[str], stdin: bytes, env: dict[str, str], cwd: str) -> tuple[bytes, bytes, int]:
+        """Run argv to completion; returns (stdout, stderr, exit status).
+
+        Cancellation (the engine's timeout) kills the process group.
+        """
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=env,
+                cwd=cwd,
+                start_new_session=True,
+            )
+        except FileNotFoundError:
+            raise HookFailure("error", f"command not found: {argv[0]!r} (cwd {cwd})") from None
+        except PermissionError:
+            raise HookFailure("error", f"command not executable: {argv[0]!r} (cwd {cwd})") from None
+        except OSError as exc:
+            raise HookFailure("error", f"could not start {argv[0]!r}: {exc}") from None
+        self.spawned += 1
+        self.groups.live.add(proc.pid)
+        finished = False
+        try:
+            results = await asyncio.gather(
+                self._feed(proc, stdin),
+                self._read(proc.stdout, self.limits.stdout_cap, "stdout"),
+                self._read(proc.stderr, self.limits.stderr_cap, None),
+            )
+            code = await proc.wait()
+            finished = True
+            return results[1], results[2], code
+        finally:
+            if not finished:
+                self.groups.terminate_later(proc)
+            else:
+                self.groups.live.discard(proc.pid)
+
+    @staticmethod
+    async def _feed(proc: asyncio.subprocess.Process, data: bytes) -> None:
+        stdin = proc.stdin
+        assert stdin is not None
+        # A hook may exit without reading its input; that is its business.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            stdin.write(data)
+            await stdin.drain()
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            stdin.close()
+
+    @staticmethod
+    async def _read(stream: asyncio.StreamReader | None, cap: int, name: str | None) -> bytes:
+        """Read to EOF keeping at most ``cap`` bytes; over the cap on stdout is an error."""
+        assert stream is not None
+        kept = bytearray()
+        while True:
+            chunk = await stream.read(_CHUNK)
+            if not chunk:
+                return bytes(kept)
+            room = cap - len(kept)
+            if len(chunk) > room:
+                if name is not None:
+                    raise HookFailure("error", f"{name} exceeded the cap of {cap} bytes")
+                kept += chunk[:room]  # stderr: keep the head, drain the rest
+            else:
+                kept += chunk

@@ -1,0 +1,21 @@
+"""The daemon's tunables, with their defaults. Set from `hookd serve` flags."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hookd_client.framing import DEFAULT_MAX_FRAME
+from hookd_client.paths import default_socket_path
+
+
+@dataclass(slots=True)
+class Settings:
+    socket: str = field(default_factory=default_socket_path)
+    max_frame: int = DEFAULT_MAX_FRAME
+    hook_timeout: float = 30.0
+    stdout_cap: int = 1 << 20
+    stderr_cap: int = 64 * 1024
+    max_inflight: int = 4096  # per connection; past it the daemon stops reading that connection
+    max_sessions: int = 100_000
+    max_hooks_per_session: int = 1_000
+    load_user_config: bool = True

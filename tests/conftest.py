@@ -1,0 +1,180 @@
+"""Shared fixtures: a real `hookd serve` process on a socket in a temp dir.
+
+Every daemon gets its own HOME, XDG_CONFIG_HOME, XDG_STATE_HOME and
+XDG_RUNTIME_DIR under tmp_path, so no test sees the developer's own hooks.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+HOOKD = [sys.executable, "-m", "hookd"]
+
+
+def wait_for_socket(path: str, proc: subprocess.Popen[bytes] | None = None, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"daemon exited with {proc.returncode} before listening")
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.connect(path)
+            return
+        except OSError:
+            time.sleep(0.02)
+        finally:
+            s.close()
+    raise TimeoutError(f"no daemon on {path} after {timeout} s")
+
+
+@dataclass
+class Env:
+    """A sandboxed user environment: home, config, state, runtime dirs."""
+
+    root: Path
+    env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def home(self) -> Path:
+        return self.root / "home"
+
+    @property
+    def config(self) -> Path:
+        return self.root / "config"
+
+    @property
+    def state(self) -> Path:
+        return self.root / "state"
+
+    @property
+    def socket(self) -> str:
+        return self.env["HOOKD_SOCKET"]
+
+    def write_global_hooks(self, yaml_text: str) -> Path:
+        path = self.config / "hookd" / "hooks.yaml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(yaml_text))
+        return path
+
+    def hookd(self, *args: str, input: str | None = None, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+        """Run the `hookd` CLI in this environment."""
+        return subprocess.run(
+            [*HOOKD, *args], env=self.env, input=input, capture_output=True, text=True, timeout=timeout
+        )
+
+
+def make_env(root: Path) -> Env:
+    e = Env(root)
+    for d in ("home", "config", "state", "run"):
+        (root / d).mkdir(parents=True, exist_ok=True)
+    (root / "run").chmod(0o700)
+    env = dict(os.environ)
+    env.update(
+        HOME=str(e.home),
+        XDG_CONFIG_HOME=str(e.config),
+        XDG_STATE_HOME=str(e.state),
+        XDG_RUNTIME_DIR=str(root / "run"),
+        HOOKD_SOCKET=str(root / "run" / "hookd.sock"),
+        HOOKD_LOG_LEVEL="debug",
+        PYTHONUNBUFFERED="1",
+    )
+    env.pop("NOTIFY_SOCKET", None)
+    env.pop("LISTEN_FDS", None)
+    env.pop("LISTEN_PID", None)
+    e.env = env
+    return e
+
+
+class DaemonProcess:
+    """A running `hookd serve`; stderr goes to a log file the test can read."""
+
+    def __init__(self, env: Env, *extra: str) -> None:
+        self.env = env
+        self.extra = extra
+        self.log_path = env.root / f"daemon-{time.monotonic_ns()}.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def socket(self) -> str:
+        return self.env.socket
+
+    def start(self) -> DaemonProcess:
+        log = open(self.log_path, "wb")  # noqa: SIM115 - handed to the child
+        self.proc = subprocess.Popen(
+            [*HOOKD, "serve", *self.extra], env=self.env.env, stdout=log, stderr=log, cwd=self.env.root
+        )
+        log.close()
+        wait_for_socket(self.socket, self.proc)
+        return self
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def signal(self, sig: int) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(sig)
+
+    def stop(self, timeout: float = 10) -> int:
+        if self.proc is None or self.proc.poll() is not None:
+            return self.proc.returncode if self.proc else 0
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def client(self, **kw: object):  # type: ignore[no-untyped-def]
+        from hookd_client import Client
+
+        return Client(self.socket, **kw)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> Env:
+    return make_env(tmp_path)
+
+
+@pytest.fixture
+def daemon_factory(env: Env) -> Iterator[callable]:  # type: ignore[valid-type]
+    started: list[DaemonProcess] = []
+
+    def start(*extra: str) -> DaemonProcess:
+        d = DaemonProcess(env, *extra).start()
+        started.append(d)
+        return d
+
+    yield start
+    for d in started:
+        d.kill()
+
+
+@pytest.fixture
+def daemon(daemon_factory) -> DaemonProcess:  # type: ignore[no-untyped-def]
+    return daemon_factory()
+
+
+def write_script(path: Path, body: str) -> Path:
+    """An executable Python hook script."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"#!{sys.executable}\n" + textwrap.dedent(body))
+    path.chmod(0o755)
+    return path
