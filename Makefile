@@ -19,6 +19,7 @@ run: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check hookd client tests bench
+	$(BIN)/ruff format --check hookd client tests bench
 
 test: $(STAMP) lint
 	$(BIN)/pytest -q

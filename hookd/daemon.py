@@ -15,7 +15,6 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 import structlog
-
 from hookd_client import messages as m
 
 from . import __version__, points, userconfig
@@ -220,8 +219,7 @@ class Daemon:
         if have + adding > self.settings.max_hooks_per_session:
             raise RequestError(
                 m.ErrorCode.LIMIT,
-                f"session {session_id!r} would hold {have + adding} hooks, over the limit of "
-                f"{self.settings.max_hooks_per_session}",
+                f"session {session_id!r} would hold {have + adding} hooks, over the limit of {self.settings.max_hooks_per_session}",
             )
         registry.attach_session(session_id, project, conn)
 

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import structlog
-
 from hookd_client.messages import Decision, HookError
 
 from .chain import ChainState

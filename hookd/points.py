@@ -99,10 +99,7 @@ class UnknownPoint(ValueError):
     def __init__(self, name: str) -> None:
         near = nearest(name)
         hint = f"; did you mean {', '.join(near)}?" if near else ""
-        super().__init__(
-            f"unknown hook point {name!r}{hint} (`hookd points` lists them; names under "
-            f"{CUSTOM_PREFIX!r} are free)"
-        )
+        super().__init__(f"unknown hook point {name!r}{hint} (`hookd points` lists them; names under {CUSTOM_PREFIX!r} are free)")
         self.name = name
         self.suggestions = near
 

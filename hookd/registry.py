@@ -289,12 +289,7 @@ class Registry:
         """Enable or disable hooks named ``name`` for ``project`` (None: global). Returns matches."""
         if project is not None and project not in self._loaded_projects:
             self._ensure_project(project)
-        matches = [
-            h
-            for h in self.all_hooks()
-            if h.name == name
-            and (h.scope == "global" or (h.scope == "project" and h.owner == project))
-        ]
+        matches = [h for h in self.all_hooks() if h.name == name and (h.scope == "global" or (h.scope == "project" and h.owner == project))]
         if project is None:
             matches = [h for h in matches if h.scope == "global"]
         if matches:

@@ -21,7 +21,6 @@ from collections.abc import Coroutine
 from typing import Any
 
 import structlog
-
 from hookd_client import messages as m
 from hookd_client.framing import BadMessage, FrameDecoder, FrameTooLarge, request_codec
 
@@ -130,7 +129,8 @@ class Connection(asyncio.Protocol):
             return
         if self.daemon.closing:
             self.codec.encode_into(
-                m.Error(request.id, m.ErrorCode.SHUTTING_DOWN, "the daemon is shutting down"), out  # type: ignore[attr-defined]
+                m.Error(request.id, m.ErrorCode.SHUTTING_DOWN, "the daemon is shutting down"),
+                out,  # type: ignore[attr-defined]
             )
             return
         result = self.daemon.handle(self, request)

@@ -74,7 +74,7 @@ class Service:
     async def _drain(self) -> None:
         tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
         if tasks:
-            done, pending = await asyncio.wait(tasks, timeout=self.drain)
+            __, pending = await asyncio.wait(tasks, timeout=self.drain)
             for task in pending:
                 task.cancel()
 

@@ -15,7 +15,6 @@ from typing import Any
 
 import msgspec
 import yaml
-
 from hookd_client.messages import HookSpec
 
 from . import points

@@ -70,9 +70,7 @@ class Env:
 
     def hookd(self, *args: str, input: str | None = None, timeout: float = 30) -> subprocess.CompletedProcess[str]:
         """Run the `hookd` CLI in this environment."""
-        return subprocess.run(
-            [*HOOKD, *args], env=self.env, input=input, capture_output=True, text=True, timeout=timeout
-        )
+        return subprocess.run([*HOOKD, *args], env=self.env, input=input, capture_output=True, text=True, timeout=timeout)
 
 
 def make_env(root: Path) -> Env:
@@ -112,9 +110,7 @@ class DaemonProcess:
 
     def start(self) -> DaemonProcess:
         log = open(self.log_path, "wb")  # noqa: SIM115 - handed to the child
-        self.proc = subprocess.Popen(
-            [*HOOKD, "serve", *self.extra], env=self.env.env, stdout=log, stderr=log, cwd=self.env.root
-        )
+        self.proc = subprocess.Popen([*HOOKD, "serve", *self.extra], env=self.env.env, stdout=log, stderr=log, cwd=self.env.root)
         log.close()
         wait_for_socket(self.socket, self.proc)
         return self

@@ -1,13 +1,13 @@
 """hookd_client: talk to the hookd daemon. Depends on msgspec only.
 
-    from hookd_client import Client
-    with Client() as hookd:
-        hookd.attach_session("s1", project="/path/to/repo")
-        outcome = hookd.decide("tool.approval.pre", {"toolName": "execute_command",
-                                                     "args": {"command": "rm -rf /"}},
-                               session="s1")
-        if outcome.decision == "deny":
-            ...
+from hookd_client import Client
+with Client() as hookd:
+    hookd.attach_session("s1", project="/path/to/repo")
+    outcome = hookd.decide("tool.approval.pre", {"toolName": "execute_command",
+                                                 "args": {"command": "rm -rf /"}},
+                           session="s1")
+    if outcome.decision == "deny":
+        ...
 """
 
 from .aio import AsyncClient

@@ -18,8 +18,8 @@ import msgspec
 from .errors import HookdError
 from .messages import (
     Accepted,
-    AttachSession,
     Attached,
+    AttachSession,
     Chain,
     Decide,
     DisableHook,

@@ -10,7 +10,7 @@ hook programs write them too. See docs/protocol.md.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -140,21 +140,21 @@ class StatusRequest(Request, tag="status"):
     id: RequestId
 
 
-AnyRequest = Union[
-    Hello,
-    Emit,
-    Decide,
-    AttachSession,
-    DisposeSession,
-    DisposeProject,
-    Register,
-    Unregister,
-    ReloadUserHooks,
-    EnableHook,
-    DisableHook,
-    Explain,
-    StatusRequest,
-]
+AnyRequest = (
+    Hello
+    | Emit
+    | Decide
+    | AttachSession
+    | DisposeSession
+    | DisposeProject
+    | Register
+    | Unregister
+    | ReloadUserHooks
+    | EnableHook
+    | DisableHook
+    | Explain
+    | StatusRequest
+)
 
 
 # ---------------------------------------------------------------------- replies
@@ -274,9 +274,7 @@ class Error(Reply, tag="error"):
     message: str
 
 
-AnyReply = Union[
-    Welcome, Accepted, Outcome, Attached, Registered, Done, Chain, Status, Error
-]
+AnyReply = Welcome | Accepted | Outcome | Attached | Registered | Done | Chain | Status | Error
 
 
 class ErrorCode:

@@ -16,8 +16,7 @@ COMMANDS = ("serve", "calls", "catalog")
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hookd",
-        description="hookd: the per-user hook daemon for AI coding agents. "
-        "Runs your hooks in a defined order, warm and audited.",
+        description="hookd: the per-user hook daemon for AI coding agents. Runs your hooks in a defined order, warm and audited.",
         epilog="Socket: $HOOKD_SOCKET, else $XDG_RUNTIME_DIR/hookd/hookd.sock, else /tmp/hookd-$UID/hookd.sock. "
         "Docs: README.md and docs/ in the source tree.",
     )

@@ -38,8 +38,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "explain",
         help="show the hooks a call would run, in order",
-        description="List the decision hooks and observers a call on POINT would run, in order, "
-        "with scope, priority and source.",
+        description="List the decision hooks and observers a call on POINT would run, in order, with scope, priority and source.",
     )
     p.add_argument("point")
     add_target(p)
@@ -60,7 +59,7 @@ def _call(args: argparse.Namespace, method: str, *pos: object, **kw: object) -> 
         with connect(args) as client:
             return getattr(client, method)(*pos, **kw)
     except HookdError as exc:
-        raise SystemExit(fail(exc.message if exc.code == "not_running" else str(exc)))
+        raise SystemExit(fail(exc.message if exc.code == "not_running" else str(exc))) from None
 
 
 def run_emit(args: argparse.Namespace) -> int:

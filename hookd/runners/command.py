@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
-
 from hookd_client.messages import Decision
 
 from ..registry import CallContext, Hook
@@ -67,10 +66,8 @@ class ProcessGroups:
         task.add_done_callback(self._reapers.discard)
 
     async def _reap(self, proc: asyncio.subprocess.Process, grace: float) -> None:
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(proc.wait(), grace)
-        except TimeoutError:
-            pass
         # The leader may be gone while grandchildren linger in its group.
         self.kill(proc.pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError):
