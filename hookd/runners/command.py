@@ -74,6 +74,11 @@ class ProcessGroups:
             await proc.wait()
         self.live.discard(proc.pid)
 
+    async def settle(self) -> None:
+        """Wait until every TERM-then-KILL reaper has finished."""
+        while self._reapers:
+            await asyncio.gather(*self._reapers, return_exceptions=True)
+
     def kill_all(self) -> None:
         for pgid in list(self.live):
             self.kill(pgid, signal.SIGKILL)
