@@ -8,6 +8,7 @@ import signal
 import socket
 import struct
 import subprocess
+import sys
 import textwrap
 
 import msgspec
@@ -276,3 +277,26 @@ def test_status_counts(env, daemon):
     r = env.hookd("status")
     assert "uptime:" in r.stdout
     assert textwrap
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="needs root to act as another user")
+def test_peer_of_another_user_is_refused(daemon):
+    os.chmod(daemon.socket, 0o666)  # let the other user reach the socket, so SO_PEERCRED is what refuses
+    os.chmod(os.path.dirname(daemon.socket), 0o755)
+    code = textwrap.dedent(
+        f"""
+        import os, socket, sys
+        os.setgid(65534); os.setuid(65534)
+        s = socket.socket(socket.AF_UNIX); s.settimeout(10); s.connect({daemon.socket!r})
+        s.sendall(bytes.fromhex("0000002d85a474797065a568656c6c6fa2696401a870726f746f636f6c01a6636c69656e74a464656d6fa3706964cd1092"))
+        try:
+            print(repr(s.recv(100)))
+        except ConnectionResetError:
+            print("reset")
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    assert out.stdout.strip() in ("b''", "reset"), out.stderr
+    with Client(daemon.socket) as c:
+        assert c.status().connections == 1
+    assert "refused a peer of another user" in daemon.log()
