@@ -280,7 +280,12 @@ def test_status_counts(env, daemon):
 
 
 @pytest.mark.skipif(os.getuid() != 0, reason="needs root to act as another user")
-def test_peer_of_another_user_is_refused(daemon):
+def test_peer_of_another_user_is_refused(env):
+    import tempfile
+
+    sockdir = tempfile.mkdtemp(prefix="hookd-peer-")  # outside the 0700 pytest tree
+    env.env["HOOKD_SOCKET"] = os.path.join(sockdir, "hookd.sock")
+    daemon = DaemonProcess(env).start()
     os.chmod(daemon.socket, 0o666)  # let the other user reach the socket, so SO_PEERCRED is what refuses
     os.chmod(os.path.dirname(daemon.socket), 0o755)
     code = textwrap.dedent(
@@ -300,3 +305,4 @@ def test_peer_of_another_user_is_refused(daemon):
     with Client(daemon.socket) as c:
         assert c.status().connections == 1
     assert "refused a peer of another user" in daemon.log()
+    daemon.stop()
