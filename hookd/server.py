@@ -65,6 +65,7 @@ class Connection(asyncio.Protocol):
         self.log = log.bind(peer_pid=pid)
         if uid != os.getuid():
             self.log.warning("refused a peer of another user", peer_uid=uid)
+            self.transport = None  # never counted as a connection
             transport.abort()
             return
         self.daemon.connections += 1
