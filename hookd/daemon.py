@@ -57,7 +57,7 @@ class Daemon:
         self.settings = settings or Settings()
         self.registry = Registry(project_loader=self.load_project)
         self.engine = Engine()
-        self.commands = CommandRunner(Limits(self.settings.stdout_cap, self.settings.stderr_cap))
+        self.commands = CommandRunner(Limits(self.settings.stdout_cap, self.settings.stderr_cap, self.settings.max_hook_processes))
         self.started = time.monotonic()
         self.connections = 0
         self.calls = 0

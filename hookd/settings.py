@@ -15,6 +15,7 @@ class Settings:
     hook_timeout: float = 30.0
     stdout_cap: int = 1 << 20
     stderr_cap: int = 64 * 1024
+    max_hook_processes: int = 64
     max_inflight: int = 4096  # per connection; past it the daemon stops reading that connection
     max_sessions: int = 100_000
     max_hooks_per_session: int = 1_000

@@ -40,6 +40,9 @@ class HookFailure(Exception):
 class Limits:
     stdout_cap: int = 1 << 20
     stderr_cap: int = 64 * 1024
+    # A burst of emits must not fork-bomb the machine: past this many live hook
+    # processes, further spawns wait their turn (inside their own timeout).
+    max_processes: int = 64
 
 
 def _tail(data: bytes, limit: int = 2000) -> str:
@@ -93,6 +96,7 @@ class CommandRunner:
         self.groups = groups or ProcessGroups()
         self.base_env = dict(os.environ)
         self.spawned = 0
+        self._slots = asyncio.Semaphore(self.limits.max_processes)
 
     def environment(self, hook: Hook, ctx: CallContext) -> dict[str, str]:
         env = dict(self.base_env)
@@ -134,6 +138,10 @@ class CommandRunner:
 
         Cancellation (the engine's timeout) kills the process group.
         """
+        async with self._slots:
+            return await self._run(argv, stdin, env, cwd)
+
+    async def _run(self, argv: list[str], stdin: bytes, env: dict[str, str], cwd: str) -> tuple[bytes, bytes, int]:
         try:
             proc = await asyncio.create_subprocess_exec(
                 *argv,
