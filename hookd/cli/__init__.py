@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 
 # Subcommand modules, in `hookd --help` order. Each has add(subparsers).
-COMMANDS = ("serve", "calls", "catalog")
+COMMANDS = ("serve", "calls", "catalog", "bridge", "importer")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,8 +30,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:2] == ["bridge", "claude-code"]:
+        # The agent starts the bridge for every event: skip importing every command's parser.
+        from hookd.bridges.run import main as bridge_main
+
+        return bridge_main(args_list[2:])
+    if args_list[:3] == ["bridge", "run-hook", "claude-code"]:
+        from hookd.bridges.adapter import main as adapter_main
+
+        return adapter_main(args_list[3:])
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(args_list)
     if not getattr(args, "run", None):
         parser.print_help(sys.stderr)
         return 2
