@@ -9,7 +9,6 @@ reference; docs/bridges.md has the table and the citations.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -55,7 +54,6 @@ TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "Per
 # Fields every event carries; they stay in ``hookInput`` rather than the payload.
 COMMON_FIELDS = frozenset({"session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name", "prompt_id", "effort"})
 RENAMED = {"tool_name": "toolName", "tool_input": "args", "tool_response": "output"}
-_SNAKE = re.compile(r"_([a-z0-9])")
 
 
 class BadInput(ValueError):
@@ -89,7 +87,12 @@ class Verdict(NamedTuple):
 
 
 def camel(name: str) -> str:
-    return RENAMED.get(name) or _SNAKE.sub(lambda m: m.group(1).upper(), name)
+    """snake_case -> camelCase (without `re`: every import counts on this path)."""
+    renamed = RENAMED.get(name)
+    if renamed:
+        return renamed
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 def payload_of(hook_input: Mapping[str, Any]) -> dict[str, Any]:

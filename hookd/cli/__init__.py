@@ -4,16 +4,22 @@ agent bridge) start fast."""
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    # Imported where used: the bridge fast path in main() needs neither.
+    import argparse
+    from collections.abc import Sequence
 
 # Subcommand modules, in `hookd --help` order. Each has add(subparsers).
 COMMANDS = ("serve", "calls", "catalog", "bridge", "importer")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+    import importlib
+
     parser = argparse.ArgumentParser(
         prog="hookd",
         description="hookd: the per-user hook daemon for AI coding agents. Runs your hooks in a defined order, warm and audited.",

@@ -433,3 +433,10 @@ def test_bad_input_is_a_non_blocking_error(env: Env) -> None:
         r = env.hookd("bridge", "claude-code", input=text)
         assert (r.returncode, r.stdout) == (1, ""), text
         assert r.stderr.startswith("hookd bridge: bad hook input")
+
+
+def test_help_and_bad_options_go_through_argparse(env: Env) -> None:
+    r = env.hookd("bridge", "claude-code", "--help")
+    assert r.returncode == 0 and "--fail-closed" in r.stdout and "--timeout" in r.stdout
+    r = env.hookd("bridge", "claude-code", "--timeout", "soon", input="{}")
+    assert r.returncode == 2 and "invalid float value" in r.stderr

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from hookd import points
 from hookd.bridges import claude_code as cc
 from hookd.bridges import claude_hooks as ch
+from hookd.bridges import run
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -233,3 +234,23 @@ def test_a_failing_claude_hook_is_an_error_not_a_decision() -> None:
         ch.decision("PreToolUse", 1, "", "boom\nmore")
     # With valid JSON the exit code is ignored, as in Claude Code.
     assert ch.decision("Stop", 1, '{"decision": "block", "reason": "r"}', "") == {"decision": "deny", "reason": "r"}
+
+
+# ------------------------------------------------------------------ the bridge's own argument reader
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        ([], run.Options()),
+        (["--fail-closed"], run.Options(fail_closed=True)),
+        (["--timeout", "2.5", "--socket", "/s"], run.Options(2.5, False, "/s")),
+        (["--timeout=3", "--socket=/x", "--fail-closed"], run.Options(3.0, True, "/x")),
+        (["--help"], None),
+        (["--timeout"], None),
+        (["--timeout", "soon"], None),
+        (["--fail-close"], None),
+    ],
+)
+def test_bridge_arguments_without_argparse(argv: list[str], expected: run.Options | None) -> None:
+    assert run.parse(argv) == expected
