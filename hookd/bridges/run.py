@@ -170,7 +170,9 @@ def run(opts: Options | argparse.Namespace) -> int:
                 sys.stderr.write(f"hookd bridge: hook failed: {error}\n")
             out = cc.render(call.event, verdict)
         except _Deadline:
-            raise Unavailable(f"hookd did not answer {event or 'the event'} within {timeout:g} s") from None
+            if event is None:
+                raise Unavailable(f"no complete hook input on stdin within {timeout:g} s") from None
+            raise Unavailable(f"hookd did not answer {event} within {timeout:g} s") from None
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)

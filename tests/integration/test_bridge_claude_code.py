@@ -440,3 +440,27 @@ def test_help_and_bad_options_go_through_argparse(env: Env) -> None:
     assert r.returncode == 0 and "--fail-closed" in r.stdout and "--timeout" in r.stdout
     r = env.hookd("bridge", "claude-code", "--timeout", "soon", input="{}")
     assert r.returncode == 2 and "invalid float value" in r.stderr
+
+
+def test_an_agent_that_never_closes_stdin_does_not_hang_the_bridge(env: Env) -> None:
+    import subprocess
+
+    from ..conftest import HOOKD
+
+    proc = subprocess.Popen(
+        [*HOOKD, "bridge", "claude-code", "--timeout", "0.5"],
+        env=env.env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        proc.stdin.write(b'{"hook_event_name": "PreToolUse"')  # type: ignore[union-attr]
+        proc.stdin.flush()  # type: ignore[union-attr]
+        proc.wait(timeout=30)  # stdin stays open, as with an agent that never closes it
+        out, err = proc.stdout.read(), proc.stderr.read()  # type: ignore[union-attr]
+    finally:
+        proc.kill()
+        proc.stdin.close()  # type: ignore[union-attr]
+    assert (proc.returncode, out) == (0, b"")
+    assert b"no complete hook input on stdin within 0.5 s" in err
