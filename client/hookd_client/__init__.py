@@ -10,7 +10,8 @@ with Client() as hookd:
         ...
 """
 
-from .aio import AsyncClient
+from typing import TYPE_CHECKING, Any
+
 from .client import Client
 from .errors import ConnectionLost, DaemonNotRunning, HookdError, ProtocolMismatch
 from .messages import (
@@ -27,7 +28,21 @@ from .messages import (
 )
 from .paths import default_socket_path
 
+if TYPE_CHECKING:
+    from .aio import AsyncClient
+
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    # AsyncClient pulls in asyncio (~30 ms); one-shot callers such as the
+    # agent bridge only need the blocking Client, so load it on first use.
+    if name == "AsyncClient":
+        from .aio import AsyncClient
+
+        return AsyncClient
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "PROTOCOL_VERSION",

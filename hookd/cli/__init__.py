@@ -4,16 +4,22 @@ agent bridge) start fast."""
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    # Imported where used: the bridge fast path in main() needs neither.
+    import argparse
+    from collections.abc import Sequence
 
 # Subcommand modules, in `hookd --help` order. Each has add(subparsers).
-COMMANDS = ("serve", "calls", "catalog")
+COMMANDS = ("serve", "calls", "catalog", "bridge", "importer")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+    import importlib
+
     parser = argparse.ArgumentParser(
         prog="hookd",
         description="hookd: the per-user hook daemon for AI coding agents. Runs your hooks in a defined order, warm and audited.",
@@ -30,8 +36,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:2] == ["bridge", "claude-code"]:
+        # The agent starts the bridge for every event: skip importing every command's parser.
+        from hookd.bridges.run import main as bridge_main
+
+        return bridge_main(args_list[2:])
+    if args_list[:3] == ["bridge", "run-hook", "claude-code"]:
+        from hookd.bridges.adapter import main as adapter_main
+
+        return adapter_main(args_list[3:])
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(args_list)
     if not getattr(args, "run", None):
         parser.print_help(sys.stderr)
         return 2

@@ -1,0 +1,186 @@
+"""`hookd bridge claude-code`: one agent hook event in, one hookd call, the agent's answer out.
+
+Claude Code starts this once per event, so it imports only the standard
+library and the blocking client. It never hangs the agent: one deadline covers
+reading stdin, connecting and the call; when it passes, or hookd is down, the
+agent proceeds (or, with --fail-closed, a tool call is denied).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from . import claude_code as cc
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+
+DEFAULT_TIMEOUT = 10.0
+# Claude Code gives all SessionEnd hooks 1.5 s together; stay well inside it.
+SESSION_END_TIMEOUT = 1.0
+
+
+class Unavailable(Exception):
+    """hookd could not answer: not running, too slow, or refused the call."""
+
+
+class _Deadline(BaseException):
+    # BaseException so no `except Exception` on the way up swallows it.
+    pass
+
+
+class Options(NamedTuple):
+    timeout: float = DEFAULT_TIMEOUT
+    fail_closed: bool = False
+    socket: str | None = None
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"give up on hookd after this long and let the agent proceed (default {DEFAULT_TIMEOUT:g}; "
+        f"keep it below the agent's hook timeout; SessionEnd uses at most {SESSION_END_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--fail-closed",
+        action="store_true",
+        help="when hookd is down or too slow, deny PreToolUse instead of letting the tool run",
+    )
+    parser.add_argument("--socket", metavar="PATH", help="daemon socket (default: see `hookd --help`)")
+
+
+def parser() -> argparse.ArgumentParser:
+    import argparse
+
+    p = argparse.ArgumentParser(
+        prog="hookd bridge claude-code",
+        description="Read a Claude Code hook input on stdin, run the matching hookd point, and print Claude Code's "
+        "hook output. Meant to be called by the agent (see `hookd bridge install claude-code`).",
+    )
+    add_options(p)
+    return p
+
+
+def parse(argv: Sequence[str]) -> Options | None:
+    """The agent's usual arguments, read without argparse (~4 ms of imports); None defers to argparse."""
+    values: dict[str, Any] = {}
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        name, eq, inline = arg.partition("=")
+        if arg == "--fail-closed":
+            values["fail_closed"] = True
+        elif name in ("--timeout", "--socket") and (eq or args):
+            value = inline if eq else args.pop(0)
+            if name == "--socket":
+                values["socket"] = value
+                continue
+            try:
+                values["timeout"] = float(value)
+            except ValueError:
+                return None
+        else:
+            return None  # --help, typos, anything else: argparse explains
+    return Options(**values)
+
+
+def main(argv: Sequence[str]) -> int:
+    opts = parse(argv)
+    if opts is None:
+        ns = parser().parse_args(argv)
+        opts = Options(ns.timeout, ns.fail_closed, ns.socket)
+    return run(opts)
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    raise _Deadline
+
+
+def _verdict(outcome: Any) -> cc.Verdict:
+    by = outcome.decided_by.name if outcome.decided_by is not None else None
+    errors = tuple(f"{e.hook.name}: {e.code}: {e.message}" for e in outcome.errors)
+    return cc.Verdict(outcome.decision, outcome.reason, outcome.injection, outcome.modified_input, outcome.modified_output, by, errors)
+
+
+def ask(call: cc.Call, socket_path: str | None, timeout: float) -> cc.Verdict | None:
+    """Make ``call`` on the daemon. Raises Unavailable."""
+    from hookd_client.client import Client
+    from hookd_client.errors import DaemonNotRunning, HookdError
+
+    try:
+        with Client(socket_path, name="hookd-bridge/claude-code", timeout=timeout) as client:
+            if call.attach:
+                client.attach_session(call.session, project=call.project)
+            where = {"session": call.session, "project": call.project}
+            if call.dispose:
+                # Observers of the session's last event run before its hooks go away.
+                client.emit(call.point, call.payload, **where)
+                try:
+                    client.dispose_session(call.session)
+                except HookdError as exc:
+                    if exc.code != "not_found":
+                        raise
+                return None
+            if call.decide:
+                try:
+                    return _verdict(client.decide(call.point, call.payload, **where))
+                except HookdError as exc:
+                    if exc.code != "wrong_kind":
+                        raise
+                    # An observer point in the catalog: its observers still see the event.
+            client.emit(call.point, call.payload, **where)
+            return None
+    except HookdError as exc:
+        if isinstance(exc, DaemonNotRunning):
+            raise Unavailable(f"hookd is not running (nothing listens on {exc.path})") from None
+        raise Unavailable(f"hookd did not answer {call.event}: {exc}") from None
+    except OSError as exc:
+        raise Unavailable(f"hookd is unreachable: {exc}") from None
+
+
+def run(opts: Options | argparse.Namespace) -> int:
+    import msgspec  # loaded by the client anyway; its JSON codec spares importing json
+
+    event: str | None = None
+    out: dict[str, Any] | None = None
+    timeout = max(opts.timeout, 0.01)
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        try:
+            raw = sys.stdin.buffer.read()
+            try:
+                call = cc.route(msgspec.json.decode(raw), os.environ)
+            except (msgspec.DecodeError, cc.BadInput) as exc:
+                sys.stderr.write(f"hookd bridge: bad hook input: {exc}\n")
+                return 1
+            event = call.event
+            if call.event == cc.SESSION_END and timeout > SESSION_END_TIMEOUT:
+                timeout = SESSION_END_TIMEOUT
+                signal.setitimer(signal.ITIMER_REAL, timeout)
+            verdict = ask(call, opts.socket, timeout)
+            for error in verdict.errors if verdict else ():
+                sys.stderr.write(f"hookd bridge: hook failed: {error}\n")
+            out = cc.render(call.event, verdict)
+        except _Deadline:
+            if event is None:
+                raise Unavailable(f"no complete hook input on stdin within {timeout:g} s") from None
+            raise Unavailable(f"hookd did not answer {event} within {timeout:g} s") from None
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+    except Unavailable as exc:
+        policy = "denying the tool call (--fail-closed)" if opts.fail_closed and event == "PreToolUse" else "the agent proceeds"
+        sys.stderr.write(f"hookd bridge: {exc}; {policy}\n")
+        out = cc.fail_closed(event, f"{exc}; the hookd bridge runs with --fail-closed") if opts.fail_closed and event else None
+    if out is not None:
+        sys.stdout.buffer.write(msgspec.json.encode(out) + b"\n")
+        sys.stdout.flush()
+    return 0

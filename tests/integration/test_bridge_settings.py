@@ -1,0 +1,218 @@
+"""`hookd bridge install/uninstall` and `hookd import claude-code` on real settings files, through the CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from hookd.bridges.claude_code import INSTALLED_EVENTS
+
+from ..conftest import Env, write_script
+
+# A settings file as a user has it: other settings, other hooks, two-space JSON as Claude Code writes it.
+USER_SETTINGS = (
+    json.dumps(
+        {
+            "model": "claude-sonnet-4-6",
+            "permissions": {"allow": ["Bash(npm run lint)"], "deny": ["Read(./.env)"]},
+            "hooks": {
+                "PreToolUse": [
+                    {"matcher": "Bash", "hooks": [{"type": "command", "command": "python3 .claude/hooks/check.py", "timeout": 30}]},
+                    {"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "jq . >/dev/null"}]},
+                ],
+                "PostToolUse": [{"matcher": "mcp__memory__.*", "hooks": [{"type": "command", "command": "echo done", "timeout": 5}]}],
+                "Stop": [{"hooks": [{"type": "prompt", "prompt": "Check if all tasks are complete: $ARGUMENTS"}]}],
+                "Notification": [],
+            },
+            "statusLine": {"type": "command", "command": "echo ✓"},
+        },
+        indent=2,
+        ensure_ascii=False,
+    )
+    + "\n"
+)
+BRIDGE = "/opt/hookd/bin/hookd bridge claude-code"
+
+
+def test_install_then_uninstall_leaves_the_file_byte_identical(env: Env, tmp_path: Path) -> None:
+    settings = tmp_path / "settings.json"
+    settings.write_text(USER_SETTINGS)
+    before = settings.read_bytes()
+
+    r = env.hookd("bridge", "install", "claude-code", "--settings", str(settings), "--command", "/opt/hookd/bin/hookd")
+    assert r.returncode == 0, r.stderr
+    assert Path(str(settings) + ".hookd-backup").read_bytes() == before
+    doc = json.loads(settings.read_text())
+    original = json.loads(USER_SETTINGS)
+    assert doc["model"] == original["model"] and doc["permissions"] == original["permissions"]
+    assert doc["statusLine"] == original["statusLine"]
+    for event in INSTALLED_EVENTS:
+        assert doc["hooks"][event][-1] == {"hooks": [{"type": "command", "command": BRIDGE}]}, event
+    # The user's own hooks are untouched and still run first in their lists.
+    assert doc["hooks"]["PreToolUse"][:2] == original["hooks"]["PreToolUse"]
+    assert doc["hooks"]["Stop"][0] == original["hooks"]["Stop"][0]
+    assert settings.read_text().startswith('{\n  "model"')
+
+    again = env.hookd("bridge", "install", "--settings", str(settings), "--command", "/opt/hookd/bin/hookd")
+    assert again.returncode == 0 and "already" in again.stdout
+    assert json.loads(settings.read_text()) == doc
+
+    r = env.hookd("bridge", "uninstall", "--settings", str(settings))
+    assert r.returncode == 0, r.stderr
+    assert settings.read_bytes() == before
+    assert not Path(str(settings) + ".hookd-backup").exists()
+    r = env.hookd("bridge", "uninstall", "--settings", str(settings))
+    assert r.returncode == 0 and "not in" in r.stdout
+    assert settings.read_bytes() == before
+
+
+def test_round_trip_keeps_an_unusual_style(env: Env, tmp_path: Path) -> None:
+    settings = tmp_path / "settings.json"
+    settings.write_text('{\n    "hooks": {\n        "Stop": []\n    },\n    "env": {"A": "1"}}')
+    before = settings.read_bytes()
+    assert env.hookd("bridge", "install", "--settings", str(settings), "--command", "hookd").returncode == 0
+    assert settings.read_text().startswith('{\n    "hooks": {\n        "Stop": [')
+    assert env.hookd("bridge", "uninstall", "--settings", str(settings)).returncode == 0
+    assert settings.read_bytes() == before
+
+
+def test_uninstall_keeps_changes_made_after_install(env: Env, tmp_path: Path) -> None:
+    settings = tmp_path / "settings.json"
+    settings.write_text(USER_SETTINGS)
+    env.hookd("bridge", "install", "--settings", str(settings), "--command", "hookd")
+    doc = json.loads(settings.read_text())
+    doc["model"] = "claude-opus-4-6"
+    settings.write_text(json.dumps(doc, indent=2) + "\n")
+    r = env.hookd("bridge", "uninstall", "--settings", str(settings))
+    assert r.returncode == 0 and "kept" in r.stdout
+    expected = json.loads(USER_SETTINGS)
+    expected["model"] = "claude-opus-4-6"
+    assert json.loads(settings.read_text()) == expected
+    assert Path(str(settings) + ".hookd-backup").exists()
+
+
+def test_install_in_the_user_scope_creates_the_file_and_uninstall_removes_it(env: Env) -> None:
+    settings = env.home / ".claude" / "settings.json"
+    r = env.hookd("bridge", "install", "claude-code", "--user", "--command", "hookd")
+    assert r.returncode == 0, r.stderr
+    assert set(json.loads(settings.read_text())["hooks"]) == set(INSTALLED_EVENTS)
+    assert env.hookd("bridge", "uninstall", "--user").returncode == 0
+    assert not settings.exists()
+
+
+def test_invalid_settings_are_left_alone(env: Env, tmp_path: Path) -> None:
+    settings = tmp_path / "settings.json"
+    settings.write_text('{"hooks": {"Stop": [}\n')
+    r = env.hookd("bridge", "install", "--settings", str(settings), "--command", "hookd")
+    assert r.returncode == 1
+    assert "not valid JSON" in r.stderr and f"{settings}:1:" in r.stderr
+    assert settings.read_text() == '{"hooks": {"Stop": [}\n'
+    assert not Path(str(settings) + ".hookd-backup").exists()
+
+
+def test_import_converts_matchers_timeouts_and_commands(env: Env, tmp_path: Path) -> None:
+    settings = tmp_path / "settings.json"
+    settings.write_text(USER_SETTINGS)
+    r = env.hookd("import", "claude-code", str(settings), "--hookd", "/opt/hookd/bin/hookd")
+    assert r.returncode == 0, r.stderr
+    hooks = yaml.safe_load(r.stdout)["hooks"]
+    run_hook = ["bridge", "run-hook", "claude-code"]
+    assert hooks == [
+        {
+            "name": "claude-pre-tool-use-1",
+            "description": "imported from settings.json: PreToolUse matcher 'Bash': python3 .claude/hooks/check.py",
+            "point": "tool.approval.pre",
+            "type": "decision",
+            "command": "/opt/hookd/bin/hookd",
+            "args": [*run_hook, "--matcher", "Bash", "--", "/bin/sh", "-c", "python3 .claude/hooks/check.py"],
+            "match": {"toolName": "^(?:Bash)$"},
+            "timeout": 30,
+            "enabled": True,
+        },
+        {
+            "name": "claude-pre-tool-use-2",
+            "description": "imported from settings.json: PreToolUse matcher 'Edit|Write': jq . >/dev/null",
+            "point": "tool.approval.pre",
+            "type": "decision",
+            "command": "/opt/hookd/bin/hookd",
+            "args": [*run_hook, "--matcher", "Edit|Write", "--", "/bin/sh", "-c", "jq . >/dev/null"],
+            "match": {"toolName": "^(?:Edit|Write)$"},
+            "enabled": True,
+        },
+        {
+            "name": "claude-post-tool-use-1",
+            "description": "imported from settings.json: PostToolUse matcher 'mcp__memory__.*': echo done",
+            "point": "tool.execute.after",
+            "type": "decision",
+            "command": "/opt/hookd/bin/hookd",
+            "args": [*run_hook, "--matcher", "mcp__memory__.*", "--", "/bin/sh", "-c", "echo done"],
+            "match": {"toolName": "mcp__memory__.*"},
+            "timeout": 5,
+            "enabled": True,
+        },
+    ]
+    assert "a 'prompt' handler was not imported" in r.stderr
+
+
+def test_imported_claude_hook_denies_through_hookd_and_the_bridge(env: Env, daemon_factory, tmp_path: Path) -> None:
+    # A hook written for Claude Code (exit 2 + stderr blocks), moved under hookd with `hookd import`.
+    check = write_script(
+        tmp_path / "block-rm.py",
+        """
+        import json, sys
+        data = json.load(sys.stdin)
+        if data["tool_name"] == "Bash" and data["tool_input"]["command"].startswith("rm"):
+            print("Blocked: rm commands are not allowed", file=sys.stderr)
+            sys.exit(2)
+        """,
+    )
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": str(check), "timeout": 10}]}]}}))
+    out = env.config / "hookd" / "hooks.yaml"
+    out.parent.mkdir(parents=True)
+    hookd = f"{sys.executable} -m hookd"
+    r = env.hookd("import", "claude-code", str(settings), "-o", str(out), "--hookd", hookd)
+    assert r.returncode == 0, r.stderr
+    daemon_factory()
+    data = {
+        "session_id": "s1",
+        "cwd": str(tmp_path),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf build"},
+    }
+    r = env.hookd("bridge", "claude-code", input=json.dumps(data))
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "Blocked: rm commands are not allowed",
+        }
+    }
+    data["tool_input"] = {"command": "ls"}
+    r = env.hookd("bridge", "claude-code", input=json.dumps(data))
+    assert (r.returncode, r.stdout) == (0, ""), r.stderr
+
+
+def test_run_hook_abstains_when_the_matcher_does_not_match(env: Env, tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    hook = write_script(
+        tmp_path / "hook.py", f'import pathlib; pathlib.Path({str(marker)!r}).touch()\nprint(\'{{"decision": "block"}}\')\n'
+    )
+    payload = {"toolName": "Read", "args": {"file_path": "/x"}}
+    run_env = {**env.env, "HOOKD_POINT": "tool.approval.pre"}
+
+    def run(matcher: str) -> subprocess.CompletedProcess[str]:
+        argv = [sys.executable, "-m", "hookd", "bridge", "run-hook", "claude-code", "--matcher", matcher, "--", str(hook)]
+        return subprocess.run(argv, input=json.dumps(payload), env=run_env, capture_output=True, text=True, timeout=30)
+
+    r = run("Bash")
+    assert (r.returncode, r.stdout, marker.exists()) == (0, "", False)
+    r = run("Read|Grep")
+    assert r.returncode == 0 and marker.exists()
+    assert json.loads(r.stdout) == {"decision": "deny"}

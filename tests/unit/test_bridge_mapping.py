@@ -1,0 +1,256 @@
+"""The Claude Code mapping as pure functions: routing, rendering, and the reverse translation run-hook uses."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hookd import points
+from hookd.bridges import claude_code as cc
+from hookd.bridges import claude_hooks as ch
+from hookd.bridges import run
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=10,
+)
+
+
+def test_every_routed_point_is_in_the_catalog() -> None:
+    for event, (point, _) in cc.ROUTES.items():
+        assert points.lookup(point).name == point, event
+
+
+def test_which_decision_routes_fall_back_to_emit_today() -> None:
+    # These events ask for a decision but their point is an observer point in the catalog, so the
+    # daemon answers wrong_kind and the bridge emits. If the catalog changes, update docs/bridges.md.
+    observer_points = {e for e, (p, decide) in cc.ROUTES.items() if decide and points.lookup(p).kind == "observer"}
+    assert observer_points == {"Stop", "SubagentStop", "SessionStart"}
+
+
+def test_route_builds_payload_session_and_project() -> None:
+    data = {
+        "session_id": "s1",
+        "transcript_path": "/t.jsonl",
+        "cwd": "/repo/sub",
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+        "tool_use_id": "toolu_1",
+    }
+    call = cc.route(data, {"CLAUDE_PROJECT_DIR": "/repo"})
+    assert call.point == "tool.approval.pre" and call.decide
+    assert call.session == "s1" and call.project == "/repo"
+    assert call.payload == {"toolName": "Bash", "args": {"command": "ls"}, "toolUseId": "toolu_1", "hookInput": data}
+    assert cc.route(data, {}).project == "/repo/sub"
+    assert cc.route({**data, "cwd": "relative"}, {}).project is None
+
+
+def test_route_session_lifecycle_and_unmapped() -> None:
+    start = cc.route({"hook_event_name": "SessionStart", "session_id": "s1", "source": "startup"}, {})
+    assert (start.point, start.attach, start.dispose) == ("agent.turn.start", True, False)
+    end = cc.route({"hook_event_name": "SessionEnd", "session_id": "s1", "reason": "other"}, {})
+    assert (end.point, end.decide, end.attach, end.dispose) == ("chat.finished", False, False, True)
+    other = cc.route({"hook_event_name": "FileChanged", "file_path": "/x"}, {})
+    assert (other.point, other.decide, other.session) == ("custom.claude.FileChanged", False, None)
+
+
+@pytest.mark.parametrize("bad", [[], "x", 3, {}, {"hook_event_name": ""}, {"hook_event_name": 5}])
+def test_route_rejects_what_is_not_a_hook_input(bad: object) -> None:
+    with pytest.raises(cc.BadInput):
+        cc.route(bad, {})
+
+
+def test_render_deny_without_reason_names_the_hook() -> None:
+    v = cc.Verdict("deny", decided_by="guard")
+    assert cc.render("PreToolUse", v) == {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "denied by hookd hook 'guard'",
+        }
+    }
+    assert cc.render("Stop", v) == {"decision": "block", "reason": "blocked by hookd hook 'guard'"}
+
+
+def test_render_stop_when_the_catalog_allows_it() -> None:
+    assert cc.render("Stop", cc.Verdict("deny", "tests still fail", "run pytest")) == {
+        "decision": "block",
+        "reason": "tests still fail",
+        "hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "run pytest"},
+    }
+
+
+@pytest.mark.parametrize(
+    ("event", "verdict"),
+    [
+        ("PreToolUse", cc.Verdict("continue")),
+        ("PermissionRequest", cc.Verdict("ask", "confirm")),
+        ("UserPromptSubmit", cc.Verdict("allow")),
+        ("PreCompact", cc.Verdict(None, injection="ignored: PreCompact has no context field")),
+        ("Notification", cc.Verdict("deny", "observers cannot decide")),
+        ("SessionEnd", cc.Verdict("deny")),
+    ],
+)
+def test_render_says_nothing_when_the_agent_has_no_field_for_it(event: str, verdict: cc.Verdict) -> None:
+    assert cc.render(event, verdict) is None
+
+
+def test_fail_closed_denies_only_pre_tool_use() -> None:
+    assert cc.fail_closed("PreToolUse", "down")["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert cc.fail_closed("UserPromptSubmit", "down") is None
+
+
+@given(
+    st.sampled_from([*cc.ROUTES, "Unknown"]),
+    st.sampled_from([None, "allow", "deny", "ask", "continue"]),
+    st.none() | st.text(),
+    st.none() | st.text(),
+    st.none() | st.dictionaries(st.text(), json_values, max_size=3),
+    json_values,
+)
+def test_render_always_gives_json_or_nothing(event, decision, reason, injection, modified_input, modified_output) -> None:
+    out = cc.render(event, cc.Verdict(decision, reason, injection, modified_input, modified_output))
+    assert out is None or json.loads(json.dumps(out)) == out
+
+
+@given(st.dictionaries(st.text(), json_values, max_size=6), st.text())
+def test_route_never_crashes_on_adversarial_input(data: dict, event: str) -> None:
+    try:
+        call = cc.route({**data, "hook_event_name": event}, {})
+    except cc.BadInput:
+        assert not event
+        return
+    assert call.event == event and call.payload["hookInput"]["hook_event_name"] == event
+
+
+# ------------------------------------------------------------------ run-hook: Claude Code hook -> HookDecision
+
+
+@pytest.mark.parametrize(
+    ("matcher", "tool", "expected"),
+    [
+        (None, "Bash", True),
+        ("*", "Bash", True),
+        ("", "Write", True),
+        ("Bash", "Bash", True),
+        ("Bash", "BashOutput", False),
+        ("Edit|Write", "Write", True),
+        ("Edit, Write", "Edit", True),
+        ("Edit|Write", "NotebookEdit", False),
+        ("Edit.*", "NotebookEdit", True),
+        ("^Notebook", "NotebookEdit", True),
+        ("mcp__memory__.*", "mcp__memory__create_entities", True),
+        ("mcp__memory", "mcp__memory__create_entities", False),
+        ("(", "Bash", False),
+    ],
+)
+def test_matcher_follows_claude_code(matcher: str | None, tool: str, expected: bool) -> None:
+    assert ch.matches(matcher, "PreToolUse", {"tool_name": tool}) is expected
+
+
+def test_hook_input_prefers_the_chains_current_args() -> None:
+    original = {
+        "hook_event_name": "PreToolUse",
+        "session_id": "s1",
+        "cwd": "/repo",
+        "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf /"},
+    }
+    payload = {"toolName": "Bash", "args": {"command": "echo safe"}, "hookInput": original}
+    data = ch.hook_input(payload, "tool.approval.pre", "s1", "/repo", "/")
+    assert data["tool_input"] == {"command": "echo safe"}
+    assert data["hook_event_name"] == "PreToolUse" and data["session_id"] == "s1"
+
+
+def test_hook_input_without_the_bridge_is_rebuilt_from_the_point() -> None:
+    data = ch.hook_input({"toolName": "Bash", "args": {"command": "ls"}, "durationMs": 3}, "tool.execute.after", "s9", "", "/work")
+    assert data == {
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+        "duration_ms": 3,
+        "hook_event_name": "PostToolUse",
+        "session_id": "s9",
+        "cwd": "/work",
+    }
+
+
+@pytest.mark.parametrize(
+    ("event", "code", "stdout", "stderr", "expected"),
+    [
+        (
+            "PreToolUse",
+            2,
+            "",
+            "Blocked: rm commands are not allowed\n",
+            {"decision": "deny", "reason": "Blocked: rm commands are not allowed"},
+        ),
+        ("PermissionRequest", 2, "", "ignored", None),
+        ("PostToolUse", 2, "", "lint: 3 errors", {"injection": "lint: 3 errors"}),
+        ("PreToolUse", 0, "", "", None),
+        (
+            "PreToolUse",
+            0,
+            json.dumps(
+                {
+                    "hookSpecificOutput": {
+                        "hookEventName": "PreToolUse",
+                        "permissionDecision": "allow",
+                        "permissionDecisionReason": "ok",
+                        "updatedInput": {"command": "npm run lint"},
+                        "additionalContext": "prod",
+                    }
+                }
+            ),
+            "",
+            {"decision": "allow", "reason": "ok", "modifiedInput": {"command": "npm run lint"}, "injection": "prod"},
+        ),
+        ("PreToolUse", 0, '{"hookSpecificOutput": {"permissionDecision": "defer"}}', "", None),
+        ("PreToolUse", 0, '{"decision": "block", "reason": "legacy"}', "", {"decision": "deny", "reason": "legacy"}),
+        ("Stop", 0, '{"decision": "block", "reason": "tests fail"}', "", {"decision": "deny", "reason": "tests fail"}),
+        (
+            "PermissionRequest",
+            0,
+            '{"hookSpecificOutput": {"decision": {"behavior": "deny", "message": "no"}}}',
+            "",
+            {"decision": "deny", "reason": "no"},
+        ),
+        ("PostToolUse", 0, '{"hookSpecificOutput": {"updatedMCPToolOutput": [1]}}', "", {"modifiedOutput": [1]}),
+        ("UserPromptSubmit", 0, "Current branch: main\n", "", {"injection": "Current branch: main"}),
+        ("PreToolUse", 0, "plain text is only logged", "", None),
+    ],
+)
+def test_claude_hook_results_become_hook_decisions(event, code, stdout, stderr, expected) -> None:
+    assert ch.decision(event, code, stdout, stderr) == expected
+
+
+def test_a_failing_claude_hook_is_an_error_not_a_decision() -> None:
+    with pytest.raises(ch.NotADecision, match="status 1: boom"):
+        ch.decision("PreToolUse", 1, "", "boom\nmore")
+    # With valid JSON the exit code is ignored, as in Claude Code.
+    assert ch.decision("Stop", 1, '{"decision": "block", "reason": "r"}', "") == {"decision": "deny", "reason": "r"}
+
+
+# ------------------------------------------------------------------ the bridge's own argument reader
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        ([], run.Options()),
+        (["--fail-closed"], run.Options(fail_closed=True)),
+        (["--timeout", "2.5", "--socket", "/s"], run.Options(2.5, False, "/s")),
+        (["--timeout=3", "--socket=/x", "--fail-closed"], run.Options(3.0, True, "/x")),
+        (["--help"], None),
+        (["--timeout"], None),
+        (["--timeout", "soon"], None),
+        (["--fail-close"], None),
+    ],
+)
+def test_bridge_arguments_without_argparse(argv: list[str], expected: run.Options | None) -> None:
+    assert run.parse(argv) == expected
