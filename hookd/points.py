@@ -1,7 +1,9 @@
 """The hook point catalog: every point of seed 000 and every event of seed 004.
 
 A point is a ``decision`` point when either seed lets a hook steer it there
-(seed 000's decision points, seed 004's blockable events); observers may be
+(seed 000's decision points, seed 004's blockable events), or when a later
+issue needs one (agent.turn.start and agent.turn.stop, for the agent bridge);
+observers may be
 registered on any point, decision hooks only on decision points. Names under
 ``custom.`` are free for users and accept both kinds. ``event`` is the
 catch-all: an observer on it sees every event.
@@ -48,9 +50,11 @@ POINTS: dict[str, Point] = {
         Point("session.save.before", "observer", (_S0,), "before the session is saved"),
         Point("session.save.after", "observer", (_S0,), "after the session was saved"),
         # seed 000: agent lifecycle
-        Point("agent.turn.start", "observer", (_S0,), "an agent turn starts"),
+        # agent.turn.start/stop are observer points in seed 000; issue 9 (the agent bridge) needs
+        # decisions there: an injection when a session starts, a deny that keeps the agent going.
+        Point("agent.turn.start", "decision", (_S0,), "an agent turn starts; may inject context"),
         Point("agent.step.before", "observer", (_S0,), "before an agent step runs"),
-        Point("agent.turn.stop", "observer", (_S0,), "an agent turn is stopped"),
+        Point("agent.turn.stop", "decision", (_S0,), "an agent turn is stopping; deny keeps the agent going"),
         Point("agent.turn.end", "observer", (_S0,), "an agent turn ended"),
         # seed 000: subagents
         Point("agent.subagent.spawn.before", "decision", (_S0,), "before a subagent is created; may deny"),

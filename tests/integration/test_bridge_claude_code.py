@@ -19,13 +19,13 @@ DECISION_POINTS = (
     "chat.message",
     "agent.subagent.spawn.before",
     "experimental.session.compacting",
+    "agent.turn.stop",
+    "agent.turn.start",
 )
 OBSERVED_POINTS = (
     *DECISION_POINTS,
     "tool.execute.error",
-    "agent.turn.stop",
     "agent.subagent.complete",
-    "agent.turn.start",
     "chat.finished",
     "custom.claude.Notification",
     "custom.claude.PostCompact",
@@ -289,6 +289,22 @@ def test_user_prompt_submit_block_and_context(bridge: Bridge) -> None:
     assert bridge.seen("chat.message", 2)[0]["payload"]["prompt"] == USER_PROMPT["prompt"]
 
 
+def test_stop_deny_blocks_so_the_agent_keeps_going(bridge: Bridge) -> None:
+    stop = {"hook_event_name": "Stop", "stop_hook_active": False, "last_assistant_message": "Done."}
+    bridge.set({"agent.turn.stop": {"decision": "deny", "reason": "the tests are still failing"}})
+    assert bridge.call(stop)[:2] == (0, {"decision": "block", "reason": "the tests are still failing"})
+    assert bridge.seen("agent.turn.stop")[0]["payload"]["outcome"]["decision"] == "deny"
+
+
+def test_session_start_injects_context(bridge: Bridge) -> None:
+    bridge.set({"agent.turn.start": {"injection": "Project rules: no force pushes"}})
+    start = {"hook_event_name": "SessionStart", "source": "startup", "model": "claude-sonnet-4-6"}
+    assert bridge.call(start)[:2] == (
+        0,
+        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "Project rules: no force pushes"}},
+    )
+
+
 def test_stop_and_subagent_stop_reach_their_observer_points(bridge: Bridge) -> None:
     stop = {
         "hook_event_name": "Stop",
@@ -297,8 +313,7 @@ def test_stop_and_subagent_stop_reach_their_observer_points(bridge: Bridge) -> N
         "background_tasks": [],
         "session_crons": [],
     }
-    # agent.turn.stop is an observer point in the catalog: the daemon refuses a decision there,
-    # so the bridge emits and says nothing (the agent stops as usual).
+    # no decision hook answers: the agent stops as usual; observers see the event
     assert bridge.call(stop)[:2] == (0, None)
     assert bridge.seen("agent.turn.stop")[0]["payload"]["lastAssistantMessage"] == "I've completed the refactoring."
     sub_stop = {
