@@ -277,7 +277,9 @@ def test_ready_status_watchdog_and_stopping_reach_the_notify_socket(env: Env, no
         ), "hooks must not inherit the manager's variables"
         d.signal(signal.SIGHUP)
         notify.wait_for("RELOADING=1")
-        notify.wait_for("READY=1")
+        reloaded = notify.wait_for("READY=1")
+        # The client above attached one session and made one call, then hung up.
+        assert "STATUS=0 connections, 1 sessions, 1 events served" in reloaded
         d.signal(signal.SIGTERM)
         stopping = notify.wait_for("STOPPING=1")
         assert any(x.startswith("STATUS=stopping") for x in stopping)
