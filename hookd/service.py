@@ -31,6 +31,9 @@ log = structlog.get_logger("hookd.service")
 STATUS_EVERY = 5.0
 # After the drain: how long cancelled calls get to unwind and killed hooks to be reaped.
 UNWIND = 1.0
+# Held back from the start until the loop handles them: a client can connect as soon as the socket
+# is bound, and a SIGTERM in that window must stop hookd cleanly, not kill it by default action.
+SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
 
 
 def install_event_loop() -> str:
@@ -93,6 +96,8 @@ class Service:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self._on_signal, sig)
         loop.add_signal_handler(signal.SIGHUP, self._on_hup)
+        # Unblocked before any hook process is spawned: children inherit the signal mask.
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)
         self.daemon.start()
         server = await start_server(self.daemon, listener.sock)
         log.info("hookd listening", socket=listener.path, pid=os.getpid(), activated=not listener.owned)
@@ -158,6 +163,7 @@ def _listener(settings: Settings) -> Listener | None:
 
 def serve(settings: Settings, drain: float = 3.0) -> int:
     loop_name = install_event_loop()
+    signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
     # Read (and remove) the manager's variables before anything copies the environment for hook processes.
     notifier = Notifier.from_environ()
     watchdog = watchdog_interval()
