@@ -13,6 +13,7 @@ exits 0. A second signal exits at once. SIGHUP reloads the user hook files.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sys
@@ -53,9 +54,11 @@ class Service:
         drain: float = 3.0,
         notifier: Notifier | None = None,
         watchdog: float | None = None,
+        status_every: float = STATUS_EVERY,
     ) -> None:
         self.settings = settings
         self.drain = drain
+        self.status_every = status_every
         self.notifier = notifier or Notifier(None)
         self.watchdog_interval = watchdog
         self.daemon = Daemon(settings)
@@ -74,7 +77,7 @@ class Service:
         if line != self._status:
             self._status = line
             self.notifier.status(line)
-        self._status_timer = asyncio.get_running_loop().call_later(STATUS_EVERY, self._report_status)
+        self._status_timer = asyncio.get_running_loop().call_later(self.status_every, self._report_status)
 
     def _on_signal(self, signum: int) -> None:
         self._signals += 1
@@ -106,7 +109,7 @@ class Service:
         self.notifier.ready(self._status)
         watchdog = None
         if self.notifier.enabled:
-            self._status_timer = loop.call_later(STATUS_EVERY, self._report_status)
+            self._status_timer = loop.call_later(self.status_every, self._report_status)
             if self.watchdog_interval:
                 watchdog = Watchdog(self.notifier, self.watchdog_interval)
                 watchdog.start()
@@ -137,7 +140,10 @@ class Service:
                     task.cancel()
                 # Cancelled hook calls schedule the kill of their process groups as they unwind.
                 await asyncio.wait(pending, timeout=UNWIND)
-        await self.daemon.commands.groups.kill_all_and_reap(UNWIND)
+        groups = self.daemon.commands.groups
+        groups.kill_all()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(groups.settle(), UNWIND)
 
 
 def _listener(settings: Settings) -> Listener | None:

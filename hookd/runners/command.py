@@ -87,12 +87,6 @@ class ProcessGroups:
             self.kill(pgid, signal.SIGKILL)
         self.live.clear()
 
-    async def kill_all_and_reap(self, timeout: float) -> None:
-        """KILL every live group, then give the reapers up to ``timeout`` to collect the exit statuses."""
-        self.kill_all()
-        if self._reapers:
-            await asyncio.wait(set(self._reapers), timeout=timeout)
-
 
 class CommandRunner:
     """Runs a hook's command. One instance serves every command hook of the daemon."""
