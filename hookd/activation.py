@@ -80,7 +80,7 @@ def adopt(fd: int = LISTEN_FDS_START) -> Listener:
         sock = socket.socket(fileno=fd)
     except OSError as exc:
         raise ActivationError(
-            f"socket activation passed fd {fd}, but it is not a socket ({exc.strerror}); check the ListenStream= line of hookd.socket"
+            f"socket activation passed fd {fd}, but it is not an open socket ({exc.strerror}); check the ListenStream= line of hookd.socket"
         ) from None
     try:
         domain, kind, listening = _describe(sock)

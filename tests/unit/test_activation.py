@@ -100,7 +100,7 @@ def test_a_socket_hookd_cannot_serve_on_is_a_clear_error(tmp_path: Path, kind: s
 def test_an_fd_that_is_not_a_socket_is_a_clear_error() -> None:
     r, w = os.pipe()
     try:
-        with pytest.raises(ActivationError, match="not a socket"):
+        with pytest.raises(ActivationError, match="not an open socket"):
             adopt(r)
     finally:
         os.close(r)
