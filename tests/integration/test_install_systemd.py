@@ -7,12 +7,12 @@ import os
 import shlex
 import shutil
 import subprocess
-import time
 
 import pytest
 from hookd_client import Client
 
 from ..conftest import Env
+from .test_systemd import wait_for_activator
 
 
 def _section(path: str, name: str) -> configparser.SectionProxy:
@@ -58,16 +58,12 @@ def test_the_installed_units_serve_the_clients_default_path(env: Env, monkeypatc
     exec_start = shlex.split(_section(str(unit_dir / "hookd.service"), "Service")["ExecStart"])
     os.makedirs(os.path.dirname(listen), mode=0o700, exist_ok=True)
     client_env = {k: v for k, v in env.env.items() if k != "HOOKD_SOCKET"}
-    proc = subprocess.Popen(
-        ["systemd-socket-activate", "-l", listen, *exec_start, "--no-user-hooks"],
-        env=client_env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    log_path = env.root / "activate.log"
+    with open(log_path, "wb") as log:
+        argv = ["systemd-socket-activate", "-l", listen, *exec_start, "--no-user-hooks"]
+        proc = subprocess.Popen(argv, env=client_env, stdout=log, stderr=log)
     try:
-        deadline = time.monotonic() + 15
-        while not os.path.exists(listen) and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_for_activator(log_path, listen)
         # What an agent does with no configuration: the default path under $XDG_RUNTIME_DIR.
         monkeypatch.delenv("HOOKD_SOCKET", raising=False)
         monkeypatch.setenv("XDG_RUNTIME_DIR", runtime)

@@ -88,6 +88,16 @@ def pgid_gone(pgid: int, timeout: float = 10.0) -> bool:
     return False
 
 
+def wait_for_activator(log: Path, path: str, timeout: float = 15.0) -> None:
+    """Until systemd-socket-activate listens: it says so after listen(), while the file exists from bind() on."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if log.exists() and f"Listening on {path}" in log.read_text(errors="replace"):
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"systemd-socket-activate did not listen on {path} within {timeout} s")
+
+
 def kill_group(mark: Path) -> None:
     """Cleanup after a failed test: leave no hung hook behind, whatever the daemon did."""
     if mark.exists() and mark.read_text().strip():
@@ -159,9 +169,7 @@ def test_systemd_socket_activate_starts_hookd_on_the_first_connect(env: Env) -> 
     )
     log.close()
     try:
-        deadline = time.monotonic() + 15
-        while not os.path.exists(path) and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_for_activator(env.root / "activate.log", path)
         # Before anyone connects, only the activator runs; hookd does not exist yet.
         assert Path(f"/proc/{proc.pid}/comm").read_text().strip() == "systemd-socket-"
         with Client(path, timeout=30) as c:
