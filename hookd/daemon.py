@@ -85,6 +85,14 @@ class Daemon:
     def on_disconnect(self, conn: Any) -> None:
         pass
 
+    def begin_shutdown(self) -> None:
+        """A stop has begun (issue 6): new requests get SHUTTING_DOWN, in-flight ones may finish.
+
+        Hook point for the event stream (issue 4): tell every subscriber here that
+        its stream ends, so a subscriber does not hold the drain until its deadline.
+        """
+        self.closing = True
+
     # ------------------------------------------------------------- user files
 
     def start(self) -> None:

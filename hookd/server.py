@@ -17,6 +17,7 @@ import os
 import socket
 import stat
 import struct
+import sys
 from collections.abc import Coroutine
 from typing import Any
 
@@ -265,4 +266,8 @@ def bind_socket(path: str) -> Listener:
 
 async def start_server(daemon: Daemon, sock: socket.socket) -> asyncio.Server:
     loop = asyncio.get_running_loop()
-    return await loop.create_unix_server(lambda: Connection(daemon), sock=sock)
+    extra: dict[str, Any] = {}
+    if sys.version_info >= (3, 13) and isinstance(loop, asyncio.BaseEventLoop):
+        # Listener.remove() alone decides whether the file goes: an inherited socket belongs to the service manager.
+        extra["cleanup_socket"] = False
+    return await loop.create_unix_server(lambda: Connection(daemon), sock=sock, **extra)

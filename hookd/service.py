@@ -1,24 +1,40 @@
 """`hookd serve`: start the daemon, serve until a signal, stop cleanly.
 
+The daemon listens on the socket the service manager passed (socket
+activation, see activation.py) or binds its own. It tells the manager when it
+is ready, how it is doing and when it stops (sdnotify.py), and pings the
+watchdog from the event loop.
+
 On SIGTERM/SIGINT the daemon stops accepting, lets in-flight calls finish for
 up to ``drain`` seconds, kills every hook process group still running and
-exits 0. A second signal exits at once.
+exits 0. A second signal exits at once. SIGHUP reloads the user hook files.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sys
 
 import structlog
 
+from .activation import ActivationError, inherited_listener
 from .daemon import Daemon
+from .sdnotify import Notifier, Watchdog, watchdog_interval
 from .server import AlreadyRunning, Listener, bind_socket, start_server
 from .settings import Settings
 
 log = structlog.get_logger("hookd.service")
+
+# How often STATUS= is refreshed for `systemctl --user status hookd` (only when it changed).
+STATUS_EVERY = 5.0
+# After the drain: how long cancelled calls get to unwind and killed hooks to be reaped.
+UNWIND = 1.0
+# Held back from the start until the loop handles them: a client can connect as soon as the socket
+# is bound, and a SIGTERM in that window must stop hookd cleanly, not kill it by default action.
+SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
 
 
 def install_event_loop() -> str:
@@ -32,12 +48,36 @@ def install_event_loop() -> str:
 
 
 class Service:
-    def __init__(self, settings: Settings, drain: float = 3.0) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        drain: float = 3.0,
+        notifier: Notifier | None = None,
+        watchdog: float | None = None,
+        status_every: float = STATUS_EVERY,
+    ) -> None:
         self.settings = settings
         self.drain = drain
+        self.status_every = status_every
+        self.notifier = notifier or Notifier(None)
+        self.watchdog_interval = watchdog
         self.daemon = Daemon(settings)
         self._stop = asyncio.Event()
         self._signals = 0
+        self._status = ""
+        self._status_timer: asyncio.TimerHandle | None = None
+
+    def status_line(self) -> str:
+        d = self.daemon
+        c = d.engine.counters
+        return f"{d.connections} connections, {len(d.registry.sessions)} sessions, {c.emits + c.decides} events served"
+
+    def _report_status(self) -> None:
+        line = self.status_line()
+        if line != self._status:
+            self._status = line
+            self.notifier.status(line)
+        self._status_timer = asyncio.get_running_loop().call_later(self.status_every, self._report_status)
 
     def _on_signal(self, signum: int) -> None:
         self._signals += 1
@@ -45,55 +85,104 @@ class Service:
             log.warning("second signal: exiting now", signal=signal.Signals(signum).name)
             self.daemon.commands.groups.kill_all()
             os._exit(1)
-        log.info("stopping", signal=signal.Signals(signum).name)
+        log.info("stopping", signal=signal.Signals(signum).name, drain=self.drain)
         self._stop.set()
 
     def _on_hup(self) -> None:
         log.info("SIGHUP: reloading user hooks")
+        self.notifier.reloading()
         self.daemon.load_global()
+        self.notifier.send("READY=1", f"STATUS={self.status_line()}")
 
     async def run(self, listener: Listener) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self._on_signal, sig)
         loop.add_signal_handler(signal.SIGHUP, self._on_hup)
+        # Unblocked before any hook process is spawned: children inherit the signal mask.
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)
         self.daemon.start()
         server = await start_server(self.daemon, listener.sock)
-        log.info("hookd listening", socket=listener.path, pid=os.getpid())
+        log.info("hookd listening", socket=listener.path, pid=os.getpid(), activated=not listener.owned)
+        # Only now can a client be served: the socket is accepted on and the user hooks are loaded.
+        self._status = self.status_line()
+        self.notifier.ready(self._status)
+        watchdog = None
+        if self.notifier.enabled:
+            self._status_timer = loop.call_later(self.status_every, self._report_status)
+            if self.watchdog_interval:
+                watchdog = Watchdog(self.notifier, self.watchdog_interval)
+                watchdog.start()
         try:
             await self._stop.wait()
         finally:
-            self.daemon.closing = True
+            self.notifier.stopping(f"stopping: draining {self.status_line()}")
+            self.daemon.begin_shutdown()
             server.close()
             listener.remove()
             await self._drain()
-            self.daemon.commands.groups.kill_all()
+            if self._status_timer is not None:
+                self._status_timer.cancel()
+            if watchdog is not None:
+                watchdog.stop()
         log.info("hookd stopped")
         return 0
 
     async def _drain(self) -> None:
-        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        """Wait up to ``drain`` seconds for in-flight work, then cancel it and kill every hook still running."""
+        current = asyncio.current_task()
+        tasks = {t for t in asyncio.all_tasks() if t is not current}
         if tasks:
             __, pending = await asyncio.wait(tasks, timeout=self.drain)
-            for task in pending:
-                task.cancel()
+            if pending:
+                log.warning("drain time is up: cancelling unfinished work", tasks=len(pending))
+                for task in pending:
+                    task.cancel()
+                # Cancelled hook calls schedule the kill of their process groups as they unwind.
+                await asyncio.wait(pending, timeout=UNWIND)
+        groups = self.daemon.commands.groups
+        groups.kill_all()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(groups.settle(), UNWIND)
+
+
+def _listener(settings: Settings) -> Listener | None:
+    """The inherited socket, or a freshly bound one; None (after logging why) when neither is possible."""
+    try:
+        listener = inherited_listener()
+    except ActivationError as exc:
+        log.error("socket activation failed", error=str(exc))
+        return None
+    if listener is not None:
+        if settings.socket != listener.path:
+            log.info("serving the socket passed by the service manager", socket=listener.path, configured=settings.socket)
+        settings.socket = listener.path
+        return listener
+    try:
+        return bind_socket(settings.socket)
+    except AlreadyRunning as exc:
+        log.error(str(exc))
+    except OSError as exc:
+        log.error("cannot listen", socket=settings.socket, error=str(exc))
+    return None
 
 
 def serve(settings: Settings, drain: float = 3.0) -> int:
     loop_name = install_event_loop()
-    try:
-        listener = bind_socket(settings.socket)
-    except AlreadyRunning as exc:
-        log.error(str(exc))
-        return 1
-    except OSError as exc:
-        log.error("cannot listen", socket=settings.socket, error=str(exc))
+    signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+    # Read (and remove) the manager's variables before anything copies the environment for hook processes.
+    notifier = Notifier.from_environ()
+    watchdog = watchdog_interval()
+    listener = _listener(settings)
+    if listener is None:
+        notifier.send("STATUS=failed to start; see the log")
         return 1
     log.debug("event loop", loop=loop_name)
-    service = Service(settings, drain)
+    service = Service(settings, drain, notifier, watchdog)
     try:
         return asyncio.run(service.run(listener))
     except KeyboardInterrupt:
         return 130
     finally:
+        notifier.close()
         sys.stderr.flush()

@@ -11,7 +11,9 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "serve",
         help="run the daemon in the foreground",
         description="Run the hookd daemon in the foreground until SIGTERM or SIGINT. "
-        "Logs go to stderr (console on a terminal, JSON lines otherwise).",
+        "Logs go to stderr (console on a terminal, JSON lines otherwise). "
+        "Started by systemd (see `hookd install-systemd`), it serves the socket it is passed "
+        "and reports readiness, status and watchdog pings to the service manager.",
     )
     p.add_argument("--socket", metavar="PATH", help="socket to listen on (default: see `hookd --help`)")
     p.add_argument("--max-frame", type=int, metavar="BYTES", default=1 << 20, help="largest accepted frame (default 1 MiB)")

@@ -1,0 +1,52 @@
+"""`hookd install-systemd`: install the systemd user units for this hookd."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "install-systemd",
+        help="install hookd.socket and hookd.service as systemd user units",
+        description="Write hookd.socket and hookd.service into your systemd user unit directory "
+        "($XDG_CONFIG_HOME/systemd/user, else ~/.config/systemd/user), with ExecStart= pointing at this "
+        "install of hookd. The socket listens on $XDG_RUNTIME_DIR/hookd/hookd.sock, the path clients use "
+        "by default, and starts the daemon when the first client connects. Existing hookd units there are "
+        "replaced. Nothing is enabled or started: the command prints what to run next.",
+        epilog="Then: systemctl --user daemon-reload && systemctl --user enable --now hookd.socket. "
+        "Logs: journalctl --user -u hookd. Docs: docs/systemd.md.",
+    )
+    p.add_argument("--unit-dir", metavar="DIR", help="write the units here instead of the user unit directory")
+    p.add_argument("--print", dest="print_only", action="store_true", help="print the units to stdout, write nothing")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from hookd import units
+    from hookd.cli.common import fail
+
+    if args.print_only:
+        for name in units.UNITS:
+            sys.stdout.write(f"# ---- {name}\n{units.render(name)}")
+        return 0
+    directory = Path(args.unit_dir).expanduser() if args.unit_dir else units.user_unit_dir()
+    try:
+        done = units.install(directory)
+    except OSError as exc:
+        return fail(f"cannot write the units into {directory}: {exc.strerror or exc}")
+    for path, what in done:
+        sys.stdout.write(f"{what}: {path}\n")
+    command = " ".join(units.quote(a, executable=i == 0) for i, a in enumerate(units.hookd_command()))
+    sys.stdout.write(
+        f"ExecStart runs: {command} serve\n\n"
+        "Next:\n"
+        "  systemctl --user daemon-reload\n"
+        "  systemctl --user enable --now hookd.socket\n"
+        "Logs:\n"
+        "  journalctl --user -u hookd\n"
+    )
+    return 0
