@@ -107,14 +107,17 @@ class _State:
         self.subscribed: Subscribed | None = None
         self.live = False
         self.ended = False
-        self.items: deque[Event | Gap] = deque()
+        self.items: deque[Event | Gap | Live] = deque()
         self.unsubscribe_id = 0
+        self.yield_live = False
 
     def feed(self, msg: Reply) -> None:
         if isinstance(msg, Event | Gap):
             self.items.append(msg)
         elif isinstance(msg, Live):
             self.live = True
+            if self.yield_live:
+                self.items.append(msg)
             if not self.request.follow:
                 self.ended = True
         elif isinstance(msg, Subscribed):
@@ -124,7 +127,7 @@ class _State:
         elif isinstance(msg, Error):
             raise HookdError(msg.code, msg.message)
 
-    def next_item(self) -> Event | Gap | None:
+    def next_item(self) -> Event | Gap | Live | None:
         if self.items:
             return self.items.popleft()
         return None
@@ -166,6 +169,11 @@ class Subscription:
     def live(self) -> bool:
         """True once the replay of history is over."""
         return self._state.live
+
+    def mark_live(self) -> Subscription:
+        """Also yield the :class:`Live` marker that ends the replay (to tell history from live)."""
+        self._state.yield_live = True
+        return self
 
     def open(self) -> Subscription:
         if self._sock is not None:
@@ -214,7 +222,7 @@ class Subscription:
     def __iter__(self) -> Subscription:
         return self
 
-    def __next__(self) -> Event | Gap:
+    def __next__(self) -> Event | Gap | Live:
         self.open()
         state = self._state
         while True:
@@ -266,6 +274,11 @@ class AsyncSubscription:
     def live(self) -> bool:
         return self._state.live
 
+    def mark_live(self) -> AsyncSubscription:
+        """Also yield the :class:`Live` marker that ends the replay."""
+        self._state.yield_live = True
+        return self
+
     async def open(self) -> AsyncSubscription:
         if self._writer is not None:
             return self
@@ -304,7 +317,7 @@ class AsyncSubscription:
     def __aiter__(self) -> AsyncSubscription:
         return self
 
-    async def __anext__(self) -> Event | Gap:
+    async def __anext__(self) -> Event | Gap | Live:
         await self.open()
         state = self._state
         while True:
