@@ -31,9 +31,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--history", type=int, metavar="N", default=10_000, help="events kept in memory for `subscribe --since` (default 10000)")
     p.add_argument("--no-journal", action="store_true", help="do not write the event journal")
     p.add_argument("--journal", metavar="PATH", help="event journal file (default $XDG_STATE_HOME/hookd/events.jsonl)")
-    p.add_argument(
-        "--journal-max-bytes", type=int, metavar="BYTES", default=16 << 20, help="rotate past this size (default 16 MiB)"
-    )
+    p.add_argument("--journal-max-bytes", type=int, metavar="BYTES", default=16 << 20, help="rotate past this size (default 16 MiB)")
     p.add_argument("--journal-keep", type=int, metavar="N", default=5, help="rotated journal files kept (default 5)")
     p.set_defaults(run=run)
 
