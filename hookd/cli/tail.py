@@ -143,13 +143,13 @@ def run(args: argparse.Namespace) -> int:
         replay = 0
     client = Client(args.socket, name="hookd-tail", connect=False)
     sub = client.subscribe(args.point, sessions=args.session, projects=projects, since=replay, follow=follow, queue=1_000_000).mark_live()
+    not_running = ""
     try:
         sub.open()
     except HookdError as exc:
         if exc.code != "not_running":
             return fail(str(exc))
-        if follow:
-            return fail(exc.message)
+        not_running = exc.message
         sub = None  # type: ignore[assignment]
 
     def backlog() -> Iterator[Any]:
@@ -169,13 +169,16 @@ def run(args: argparse.Namespace) -> int:
     for item in shown:
         printer(item)
     if sub is None:
-        return 0
+        # The journal alone answers questions about the past; following needs the daemon.
+        return fail(not_running) if follow else 0
     if not follow:
         sub.close()
         return 0
     try:
         for item in sub:
             printer(item)
+    except HookdError as exc:
+        return fail(f"the stream ended: {exc.message}")
     finally:
         sub.close()
     return 0

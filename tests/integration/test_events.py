@@ -247,3 +247,29 @@ def test_bad_subscriptions_get_clear_errors_and_the_daemon_keeps_serving(daemon)
         with pytest.raises(ValueError, match="duration"):
             c.subscribe(since="yesterday")
         assert c.status().pid > 0
+
+
+def test_config_loads_and_reloads_are_events(env, daemon_factory):
+    import signal
+
+    hooks = env.write_global_hooks(
+        """
+        hooks:
+          - name: log
+            point: tool.execute.after
+            type: observer
+            command: "true"
+            enabled: true
+        """
+    )
+    daemon = daemon_factory()
+    with Client(daemon.socket) as c:
+        sub = c.subscribe(["hookd.config.*", "hookd.daemon.*"], since=0, timeout=HANG_GUARD).open()
+        started, loaded = next(sub), next(sub)
+        assert started.point == "hookd.daemon.started" and started.payload["pid"] == daemon.proc.pid
+        assert loaded.point == "hookd.config.reloaded" and loaded.payload["file"] == str(hooks) and loaded.payload["hooks"] == 1
+        hooks.write_text("hooks: [ {name: log, point: nowhere.at.all, type: observer, command: x, enabled: true} ]\n")
+        daemon.signal(signal.SIGHUP)
+        rejected = next(sub)
+        sub.close()
+    assert rejected.point == "hookd.config.rejected" and "nowhere.at.all" in " ".join(rejected.payload["problems"])

@@ -49,6 +49,9 @@ def test_journal_rotates_and_tail_reads_across_a_daemon_restart(env, daemon_fact
     r = env.hookd("tail", "--since", "1h", "--json", "--point", "custom.j")  # no daemon: the journal alone
     assert r.returncode == 0, r.stderr
     assert [json.loads(line)["payload"]["i"] for line in r.stdout.splitlines()] == got
+    r = env.hookd("tail", "-f", "-n", "2", "--json", "--point", "custom.j")  # following needs a daemon: history, then a clear error
+    assert r.returncode == 1 and "no hookd daemon" in r.stderr
+    assert [json.loads(line)["payload"]["i"] for line in r.stdout.splitlines()] == [603, 604]
 
 
 def _scenario(env, daemon, tmp_path) -> None:  # type: ignore[no-untyped-def]
