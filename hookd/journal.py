@@ -136,7 +136,8 @@ class Journal:
         self.queue: deque[Any] = deque()
         self.wake = threading.Event()
         self.written = 0
-        self.dropped = 0
+        self.dropped = 0  # also counted by the bus when the queue is at its bound
+        self._dropped_reported = 0
         self.failed = False
         self._encode = encode
         self._json = msgspec.json.Encoder()
@@ -199,6 +200,9 @@ class Journal:
 
     def _drain(self) -> None:
         queue = self.queue
+        if self.dropped != self._dropped_reported:
+            log.warning("journal could not keep up; events were not written", dropped=self.dropped - self._dropped_reported)
+            self._dropped_reported = self.dropped
         if len(queue) > self.backlog:
             excess = len(queue) - self.backlog
             for _ in range(excess):

@@ -68,6 +68,16 @@ def test_filter_globs_sessions_projects():
     assert not proj(rec(1, "llm.request.before", project="/repo/a"))
 
 
+@given(
+    st.lists(st.text(alphabet="ab.*?[]!", min_size=1, max_size=6), min_size=1, max_size=3),
+    st.text(alphabet="ab.Ab", max_size=8),
+)
+def test_point_globs_mean_what_fnmatch_means(globs, point):
+    import fnmatch
+
+    assert Filter(globs)(rec(1, point)) == any(fnmatch.fnmatchcase(point, g) for g in globs)
+
+
 # ------------------------------------------------------------ tail format
 
 TODAY = datetime.date.today()
