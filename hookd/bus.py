@@ -35,9 +35,10 @@ from .journal import Journal
 
 log = structlog.get_logger("hookd.bus")
 
-# An event as the bus keeps it: (seq, time, kind, point, session, project, payload, outcome, duration).
-# ``outcome`` is the decision chain's state (anything with decision, reason, decided_by, errors) or None.
-Record = tuple[int, float, str, str, str | None, str | None, dict[str, Any], Any, float | None]
+# An event as the bus keeps it: (seq, time, kind, point, session, project, payload, outcome, duration, size).
+# ``outcome`` is the decision chain's state (anything with decision, reason, decided_by, errors) or None;
+# ``size`` approximates the event's memory (its request's frame size) to bound the ring in bytes.
+Record = tuple[int, float, str, str, str | None, str | None, dict[str, Any], Any, float | None, int]
 
 WRITE_CHUNK = 64 * 1024
 # Live events are fanned out at most this long after publication. Waiting a moment turns a
@@ -46,10 +47,11 @@ WRITE_CHUNK = 64 * 1024
 # event with a fan-out per event, ~50 us with this delay; see bench/emit_throughput.py).
 DISPATCH_DELAY = 0.001
 _now = time.time
+_SMALL = 256  # what an internal event counts for against history_bytes
 
 
 def to_event(rec: Record) -> m.Event:
-    seq, when, kind, point, session, project, payload, outcome, duration = rec
+    seq, when, kind, point, session, project, payload, outcome, duration, _ = rec
     if outcome is None:
         return m.Event(seq, when, kind, point, session, project, payload, duration=duration)  # type: ignore[arg-type]
     return m.Event(
@@ -217,6 +219,7 @@ class Bus:
     def __init__(
         self,
         history: int = 10_000,
+        history_bytes: int = 64 << 20,
         queue: int = 10_000,
         queue_bytes: int = 8 << 20,
         max_queue: int = 1_000_000,
@@ -226,7 +229,10 @@ class Bus:
     ) -> None:
         self.seq = first_seq - 1
         self.first_seq = first_seq
-        self.ring: deque[Record] = deque(maxlen=history)
+        self.ring: deque[Record] = deque()
+        self.history = history
+        self.history_bytes = history_bytes
+        self.ring_bytes = 0
         self.queue = queue
         self.queue_bytes = queue_bytes
         self.max_queue = max_queue
@@ -251,11 +257,16 @@ class Bus:
         payload: dict[str, Any],
         outcome: Any = None,
         duration: float | None = None,
+        size: int = _SMALL,
     ) -> None:
         """Put one event on the bus. The hot path: no encoding, no I/O, no await."""
         self.seq = seq = self.seq + 1
-        rec = (seq, _now(), kind, point, session, project, payload, outcome, duration)
-        self.ring.append(rec)
+        rec = (seq, _now(), kind, point, session, project, payload, outcome, duration, size)
+        ring = self.ring
+        ring.append(rec)
+        self.ring_bytes += size
+        if len(ring) > self.history or self.ring_bytes > self.history_bytes:
+            self._trim()
         jq = self._journal_queue
         if jq is not None:
             n = len(jq)
@@ -270,6 +281,11 @@ class Bus:
             if not self._scheduled:
                 self._scheduled = True
                 self._loop.call_later(DISPATCH_DELAY, self._dispatch)  # type: ignore[union-attr]
+
+    def _trim(self) -> None:
+        ring = self.ring
+        while len(ring) > 1 and (len(ring) > self.history or self.ring_bytes > self.history_bytes):
+            self.ring_bytes -= ring.popleft()[9]
 
     def internal(self, point: str, payload: dict[str, Any], session: str | None = None, project: str | None = None) -> None:
         """A daemon happening (``hookd.*``), on the same bus as everything else."""
@@ -416,6 +432,7 @@ def make_bus(settings: Any) -> Bus:
             first_seq = last.seq + 1
     return Bus(
         history=settings.history,
+        history_bytes=settings.history_bytes,
         queue=settings.subscriber_queue,
         queue_bytes=settings.subscriber_queue_bytes,
         journal=journal,

@@ -190,7 +190,7 @@ class Daemon:
         project = _project(req.project)
         plan = self.registry.plan(req.point, req.session, project)
         ctx = CallContext(req.point, req.session, self.registry.project_for(req.session, project))
-        self.bus.publish("emit", req.point, ctx.session, ctx.project, req.payload)
+        self.bus.publish("emit", req.point, ctx.session, ctx.project, req.payload, size=getattr(conn, "body_size", 0))
         tasks = self.engine.emit(plan, req.payload, ctx)
         if not req.wait or not tasks:
             return m.Accepted(req.id, len(tasks))
@@ -212,15 +212,15 @@ class Daemon:
         ctx = CallContext(req.point, req.session, self.registry.project_for(req.session, project))
         if not plan.decisions:
             state = self.engine.decided_without_hooks(plan, req.payload, ctx)
-            self.bus.publish("decide", req.point, ctx.session, ctx.project, req.payload, state)
+            self.bus.publish("decide", req.point, ctx.session, ctx.project, req.payload, state, size=getattr(conn, "body_size", 0))
             return state.outcome(req.id)
-        return self._decide(req.id, plan, req.payload, ctx)
+        return self._decide(req.id, plan, req.payload, ctx, getattr(conn, "body_size", 0))
 
-    async def _decide(self, rid: int, plan: Any, payload: dict[str, Any], ctx: CallContext) -> m.Reply:
+    async def _decide(self, rid: int, plan: Any, payload: dict[str, Any], ctx: CallContext, size: int = 0) -> m.Reply:
         started = time.perf_counter()
         state = await self.engine.decide(plan, payload, ctx)
         took = round((time.perf_counter() - started) * 1000, 3)
-        self.bus.publish("decide", ctx.point, ctx.session, ctx.project, payload, state, took)
+        self.bus.publish("decide", ctx.point, ctx.session, ctx.project, payload, state, took, size)
         return state.outcome(rid)
 
     def _hooks_for(self, specs: list[m.HookSpec], scope: m.Scope, owner: str, source: str) -> list[Hook]:

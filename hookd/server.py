@@ -52,6 +52,7 @@ class Connection(asyncio.Protocol):
         self._paused_reading = False
         self._paused_writing = False
         self.stream: Any = None  # the event-bus subscriber on this connection, if any
+        self.body_size = 0
         self.log = log
 
     # ----------------------------------------------------------- lifecycle
@@ -140,6 +141,7 @@ class Connection(asyncio.Protocol):
                 out,  # type: ignore[attr-defined]
             )
             return
+        self.body_size = len(body)  # the event bus bounds its history's memory by this
         result = self.daemon.handle(self, request)
         if isinstance(result, m.Reply):
             self.codec.encode_into(result, out)

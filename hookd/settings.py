@@ -22,6 +22,7 @@ class Settings:
     load_user_config: bool = True
     # --- event stream (issue 4)
     history: int = 10_000  # events kept in memory for subscribe(since=...)
+    history_bytes: int = 64 << 20  # ... and at most about this much of their requests' bytes
     subscriber_queue: int = 10_000  # per subscriber, events queued before it misses some
     subscriber_queue_bytes: int = 8 << 20
     journal: bool = True

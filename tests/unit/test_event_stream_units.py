@@ -13,11 +13,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hookd import journal, tailfmt
-from hookd.bus import Filter, to_event
+from hookd.bus import Bus, Filter, to_event
 
 
 def rec(seq: int, point: str = "tool.execute.after", session: str | None = "s1", project: str | None = None, when: float = 0.0):  # type: ignore[no-untyped-def]
-    return (seq, when or time.time(), "emit", point, session, project, {"i": seq}, None, None)
+    return (seq, when or time.time(), "emit", point, session, project, {"i": seq}, None, None, 0)
 
 
 # ------------------------------------------------------------------ since
@@ -76,6 +76,18 @@ def test_point_globs_mean_what_fnmatch_means(globs, point):
     import fnmatch
 
     assert Filter(globs)(rec(1, point)) == any(fnmatch.fnmatchcase(point, g) for g in globs)
+
+
+def test_history_is_bounded_by_count_and_by_bytes():
+    bus = Bus(history=5, history_bytes=1000)
+    for i in range(20):
+        bus.publish("emit", "custom.x", None, None, {"i": i}, size=100)
+    assert [r[0] for r in bus.ring] == [16, 17, 18, 19, 20] and bus.ring_bytes == 500
+    for i in range(3):
+        bus.publish("emit", "custom.big", None, None, {"i": i}, size=400)
+    assert [r[3] for r in bus.ring] == ["custom.big", "custom.big"] and bus.ring_bytes == 800
+    bus.publish("emit", "custom.huge", None, None, {}, size=5000)
+    assert [r[3] for r in bus.ring] == ["custom.huge"]  # the newest event always stays
 
 
 # ------------------------------------------------------------ tail format
