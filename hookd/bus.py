@@ -413,6 +413,7 @@ class Bus:
                 self._journal_queue = None
 
     def close(self) -> None:
+        self._dispatch()  # subscribers still connected see the last events (hookd.daemon.stopped)
         if self.journal is not None:
             self.journal.close()
 

@@ -134,3 +134,30 @@ def test_tail_rejects_bad_arguments_clearly(env, daemon):
     assert r.returncode == 2 and "--lines" in r.stderr
     r = env.hookd("tail", "--help")
     assert r.returncode == 0 and "--follow" in r.stdout and "--since" in r.stdout
+
+
+def test_on_a_terminal_tail_follows_and_colours_by_default(env, daemon):
+    import os
+    import pty
+    import select
+
+    with Client(daemon.socket) as c:
+        c.emit("custom.tty", {"i": 0})
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([*HOOKD, "tail", "--point", "custom.tty"], env=env.env, stdout=slave, stderr=subprocess.PIPE)
+    os.close(slave)
+    seen = b""
+    try:
+        with Client(daemon.socket) as c:
+            while b"i=1" not in seen:
+                ready, _, _ = select.select([master], [], [], HANG_GUARD)
+                assert ready, f"tail printed nothing; so far: {seen!r}"
+                seen += os.read(master, 65536)
+                if b"i=0" in seen and b"i=1" not in seen:
+                    c.emit("custom.tty", {"i": 1})  # it is still running: following
+        assert proc.poll() is None
+        assert b"\x1b[" in seen
+    finally:
+        proc.terminate()
+        proc.wait(HANG_GUARD)
+        os.close(master)
