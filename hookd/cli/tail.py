@@ -165,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
 
     shown: Iterable[Any] = backlog()
     if lines is not None:
-        shown = collections.deque(shown, maxlen=lines) if lines else ()
+        shown = collections.deque(shown, maxlen=lines)  # reads the whole replay, even for -n 0
     for item in shown:
         printer(item)
     if sub is None:
@@ -176,7 +176,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     try:
         for item in sub:
-            printer(item)
+            if not isinstance(item, Live):
+                printer(item)
     except HookdError as exc:
         return fail(f"the stream ended: {exc.message}")
     finally:

@@ -161,3 +161,27 @@ def test_on_a_terminal_tail_follows_and_colours_by_default(env, daemon):
         proc.terminate()
         proc.wait(HANG_GUARD)
         os.close(master)
+
+
+def test_tail_follow_with_no_history_prints_only_new_events(env, daemon):
+    with Client(daemon.socket) as c:
+        c.emit("custom.n0", {"old": True})
+        proc = subprocess.Popen(
+            [*HOOKD, "tail", "-f", "-n", "0", "--json", "--point", "custom.n0"], env=env.env, stdout=subprocess.PIPE, text=True
+        )
+        lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout], daemon=True).start()  # type: ignore[union-attr]
+        try:
+            first = None
+            for _ in range(int(HANG_GUARD / 0.2)):  # it prints nothing until it is subscribed and something new happens
+                c.emit("custom.n0", {"new": True})
+                try:
+                    first = json.loads(lines.get(timeout=0.2))
+                    break
+                except queue.Empty:
+                    continue
+            assert first is not None and first["payload"] == {"new": True}
+            assert proc.poll() is None
+        finally:
+            proc.terminate()
+            proc.wait(HANG_GUARD)
