@@ -118,7 +118,6 @@ class Subscriber:
         self.missed = 0
         self.miss_first = 0
         self.miss_last = 0
-        self.missed_total = 0
 
     # ---------------------------------------------------------- the queue
 
@@ -174,7 +173,6 @@ class Subscriber:
             )
             log.warning("subscriber fell behind; dropping its events until it reads", peer=getattr(self.conn, "peer", 0))
         self.missed += 1
-        self.missed_total += 1
         self.miss_last = seq
 
     # ------------------------------------------------------------ writing
@@ -220,7 +218,7 @@ class Bus:
         self,
         history: int = 10_000,
         history_bytes: int = 64 << 20,
-        queue: int = 10_000,
+        queue: int = 16_384,
         queue_bytes: int = 8 << 20,
         max_queue: int = 1_000_000,
         max_queue_bytes: int = 256 << 20,

@@ -23,7 +23,7 @@ class Settings:
     # --- event stream (issue 4)
     history: int = 10_000  # events kept in memory for subscribe(since=...)
     history_bytes: int = 64 << 20  # ... and at most about this much of their requests' bytes
-    subscriber_queue: int = 10_000  # per subscriber, events queued before it misses some
+    subscriber_queue: int = 16_384  # per subscriber, events queued before it misses some (> history: a full replay fits)
     subscriber_queue_bytes: int = 8 << 20
     journal: bool = True
     journal_path: str | None = None  # None: $XDG_STATE_HOME/hookd/events.jsonl
