@@ -95,8 +95,11 @@ class Daemon:
 
         Hook point for the event stream (issue 4): tell every subscriber here that
         its stream ends, so a subscriber does not hold the drain until its deadline.
+        Subscribers hold no task, so they never hold the drain; they are told the
+        daemon is stopping, and get ``hookd.daemon.stopped`` from :meth:`stop`.
         """
         self.closing = True
+        self.bus.internal("hookd.daemon.stopping", {"pid": os.getpid()})
 
     # ------------------------------------------------------------- user files
 
