@@ -18,6 +18,7 @@ import structlog
 from hookd_client import messages as m
 
 from . import __version__, points, userconfig
+from .bus import BusError, make_bus
 from .engine import Engine
 from .registry import CallContext, Hook, Registry
 from .runners.command import CommandRunner, Limits
@@ -57,6 +58,8 @@ class Daemon:
         self.settings = settings or Settings()
         self.registry = Registry(project_loader=self.load_project)
         self.engine = Engine()
+        self.bus = make_bus(self.settings)
+        self.engine.on_hook_error = self.bus.hook_error
         self.commands = CommandRunner(Limits(self.settings.stdout_cap, self.settings.stderr_cap, self.settings.max_hook_processes))
         self.started = time.monotonic()
         self.connections = 0
@@ -75,6 +78,8 @@ class Daemon:
             m.DisableHook: self.disable_hook,
             m.Explain: self.explain,
             m.StatusRequest: self.status,
+            m.Subscribe: self.subscribe,
+            m.Unsubscribe: self.unsubscribe,
         }
 
     # ------------------------------------------------------------ connections
@@ -83,19 +88,24 @@ class Daemon:
         pass
 
     def on_disconnect(self, conn: Any) -> None:
-        pass
+        self.bus.detach(conn)
 
     def begin_shutdown(self) -> None:
         """A stop has begun (issue 6): new requests get SHUTTING_DOWN, in-flight ones may finish.
 
         Hook point for the event stream (issue 4): tell every subscriber here that
         its stream ends, so a subscriber does not hold the drain until its deadline.
+        Subscribers hold no task, so they never hold the drain; they are told the
+        daemon is stopping, and get ``hookd.daemon.stopped`` from :meth:`stop`.
         """
         self.closing = True
+        self.bus.internal("hookd.daemon.stopping", {"pid": os.getpid()})
 
     # ------------------------------------------------------------- user files
 
     def start(self) -> None:
+        self.bus.start()
+        self.bus.internal("hookd.daemon.started", {"pid": os.getpid(), "version": __version__})
         if self.settings.load_user_config:
             self.load_global()
 
@@ -122,11 +132,17 @@ class Daemon:
         except userconfig.ConfigInvalid as exc:
             for problem in exc.problems:
                 log.error("hook file rejected; previous hooks stay in force", problem=str(problem))
+            self.bus.internal("hookd.config.rejected", {"file": path, "scope": scope, "problems": [str(p) for p in exc.problems]})
             return exc.problems
         hooks = [self.command_hook(spec, scope, owner, path) for spec in specs]
         removed, added = self.registry.replace_source(scope, owner, path, hooks)
         if removed or added:
             log.info("hook file loaded", file=path, scope=scope, hooks=len(added), replaced=len(removed))
+            self.bus.internal(
+                "hookd.config.reloaded",
+                {"file": path, "scope": scope, "hooks": len(added), "replaced": len(removed)},
+                project=owner or None,
+            )
         return []
 
     def load_global(self) -> list[userconfig.Problem]:
@@ -177,6 +193,7 @@ class Daemon:
         project = _project(req.project)
         plan = self.registry.plan(req.point, req.session, project)
         ctx = CallContext(req.point, req.session, self.registry.project_for(req.session, project))
+        self.bus.publish("emit", req.point, ctx.session, ctx.project, req.payload, size=getattr(conn, "body_size", 0))
         tasks = self.engine.emit(plan, req.payload, ctx)
         if not req.wait or not tasks:
             return m.Accepted(req.id, len(tasks))
@@ -197,11 +214,16 @@ class Daemon:
         plan = self.registry.plan(req.point, req.session, project)
         ctx = CallContext(req.point, req.session, self.registry.project_for(req.session, project))
         if not plan.decisions:
-            return self.engine.decided_without_hooks(plan, req.payload, ctx).outcome(req.id)
-        return self._decide(req.id, plan, req.payload, ctx)
+            state = self.engine.decided_without_hooks(plan, req.payload, ctx)
+            self.bus.publish("decide", req.point, ctx.session, ctx.project, req.payload, state, size=getattr(conn, "body_size", 0))
+            return state.outcome(req.id)
+        return self._decide(req.id, plan, req.payload, ctx, getattr(conn, "body_size", 0))
 
-    async def _decide(self, rid: int, plan: Any, payload: dict[str, Any], ctx: CallContext) -> m.Reply:
+    async def _decide(self, rid: int, plan: Any, payload: dict[str, Any], ctx: CallContext, size: int = 0) -> m.Reply:
+        started = time.perf_counter()
         state = await self.engine.decide(plan, payload, ctx)
+        took = round((time.perf_counter() - started) * 1000, 3)
+        self.bus.publish("decide", ctx.point, ctx.session, ctx.project, payload, state, took, size)
         return state.outcome(rid)
 
     def _hooks_for(self, specs: list[m.HookSpec], scope: m.Scope, owner: str, source: str) -> list[Hook]:
@@ -237,6 +259,7 @@ class Daemon:
         self._session(conn, req.session, project, len(hooks))
         added = self.registry.add(hooks)
         log.info("session attached", session=req.session, project=project, hooks=len(added))
+        self.bus.internal("hookd.session.attached", {"hooks": len(added)}, req.session, self.registry.project_for(req.session, project))
         return m.Attached(req.id, req.session, [h.handle for h in added])
 
     def dispose_session(self, conn: Any, req: m.DisposeSession) -> Result:
@@ -244,6 +267,7 @@ class Daemon:
         if session is None and not hooks:
             raise RequestError(m.ErrorCode.NOT_FOUND, f"no session {req.session!r}")
         log.info("session disposed", session=req.session, hooks=len(hooks))
+        self.bus.internal("hookd.session.disposed", {"hooks": len(hooks)}, req.session, session.project if session else None)
         return m.Done(req.id, len(hooks))
 
     def dispose_project(self, conn: Any, req: m.DisposeProject) -> Result:
@@ -326,3 +350,22 @@ class Daemon:
             os.getpid(),
             m.Limits(s.max_frame, s.hook_timeout, s.max_inflight),
         )
+
+    # --- event stream (issue 4)
+
+    def subscribe(self, conn: Any, req: m.Subscribe) -> Result:
+        try:
+            return self.bus.subscribe(conn, req)
+        except BusError as exc:
+            raise RequestError(exc.code, exc.message) from None
+
+    def unsubscribe(self, conn: Any, req: m.Unsubscribe) -> Result:
+        try:
+            return self.bus.unsubscribe(conn, req)
+        except BusError as exc:
+            raise RequestError(exc.code, exc.message) from None
+
+    def stop(self) -> None:
+        """After the drain: the last events reach the journal."""
+        self.bus.internal("hookd.daemon.stopped", {"pid": os.getpid()})
+        self.bus.close()

@@ -51,6 +51,8 @@ class Connection(asyncio.Protocol):
         self.inflight: set[asyncio.Task[Any]] = set()
         self._paused_reading = False
         self._paused_writing = False
+        self.stream: Any = None  # the event-bus subscriber on this connection, if any
+        self.body_size = 0
         self.log = log
 
     # ----------------------------------------------------------- lifecycle
@@ -82,11 +84,15 @@ class Connection(asyncio.Protocol):
     def pause_writing(self) -> None:
         # The client does not read its replies: stop reading its requests too.
         self._paused_writing = True
+        if self.stream is not None:
+            self.stream.pause_writing()
         self._update_reading()
 
     def resume_writing(self) -> None:
         self._paused_writing = False
         self._update_reading()
+        if self.stream is not None:
+            self.stream.resume_writing()
 
     def _update_reading(self) -> None:
         transport = self.transport
@@ -135,6 +141,7 @@ class Connection(asyncio.Protocol):
                 out,  # type: ignore[attr-defined]
             )
             return
+        self.body_size = len(body)  # the event bus bounds its history's memory by this
         result = self.daemon.handle(self, request)
         if isinstance(result, m.Reply):
             self.codec.encode_into(result, out)

@@ -125,6 +125,7 @@ class Service:
                 self._status_timer.cancel()
             if watchdog is not None:
                 watchdog.stop()
+            self.daemon.stop()
         log.info("hookd stopped")
         return 0
 

@@ -20,3 +20,12 @@ class Settings:
     max_sessions: int = 100_000
     max_hooks_per_session: int = 1_000
     load_user_config: bool = True
+    # --- event stream (issue 4)
+    history: int = 10_000  # events kept in memory for subscribe(since=...)
+    history_bytes: int = 64 << 20  # ... and at most about this much of their requests' bytes
+    subscriber_queue: int = 16_384  # per subscriber, events queued before it misses some (> history: a full replay fits)
+    subscriber_queue_bytes: int = 8 << 20
+    journal: bool = True
+    journal_path: str | None = None  # None: $XDG_STATE_HOME/hookd/events.jsonl
+    journal_max_bytes: int = 16 << 20  # rotate past this size
+    journal_keep: int = 5  # rotated files kept

@@ -20,6 +20,8 @@ from .messages import (
     ChainEntry,
     Decision,
     ErrorCode,
+    Event,
+    Gap,
     HookError,
     HookRef,
     HookSpec,
@@ -27,6 +29,7 @@ from .messages import (
     Status,
 )
 from .paths import default_socket_path
+from .stream import AsyncSubscription, Subscription
 
 if TYPE_CHECKING:
     from .aio import AsyncClient
@@ -47,6 +50,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "PROTOCOL_VERSION",
     "AsyncClient",
+    "AsyncSubscription",
     "Chain",
     "ChainEntry",
     "Client",
@@ -54,6 +58,8 @@ __all__ = [
     "DaemonNotRunning",
     "Decision",
     "ErrorCode",
+    "Event",
+    "Gap",
     "HookError",
     "HookRef",
     "HookSpec",
@@ -61,5 +67,6 @@ __all__ = [
     "Outcome",
     "ProtocolMismatch",
     "Status",
+    "Subscription",
     "default_socket_path",
 ]

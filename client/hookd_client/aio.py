@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .api import Api
@@ -14,6 +14,7 @@ from .errors import ConnectionLost, DaemonNotRunning, HookdError, ProtocolMismat
 from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
 from .messages import PROTOCOL_VERSION, Error, Hello, Reply, Request, Welcome
 from .paths import default_socket_path
+from .stream import AsyncSubscription, Since, subscribe_request
 
 
 class AsyncClient(Api):
@@ -108,3 +109,20 @@ class AsyncClient(Api):
 
     def _call(self, request: Request, convert: Callable[[Reply], Any]) -> Any:
         return self._call_async(request, convert)
+
+    # --- event stream (issue 4)
+
+    def subscribe(
+        self,
+        points: Iterable[str] = (),
+        *,
+        sessions: Iterable[str] = (),
+        projects: Iterable[str] = (),
+        since: Since = None,
+        follow: bool = True,
+        queue: int | None = None,
+        queue_bytes: int | None = None,
+    ) -> AsyncSubscription:
+        """``async for ev in client.subscribe(...)``: the event stream; see Client.subscribe."""
+        request = subscribe_request(points, sessions, projects, since, follow, queue, queue_bytes)
+        return AsyncSubscription(self.path, self.name, request)

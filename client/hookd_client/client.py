@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .api import Api
@@ -18,6 +18,7 @@ from .errors import ConnectionLost, DaemonNotRunning, HookdError, ProtocolMismat
 from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
 from .messages import PROTOCOL_VERSION, Error, Hello, Reply, Request, Welcome
 from .paths import default_socket_path
+from .stream import Since, Subscription, subscribe_request
 
 _RECV = 256 * 1024
 
@@ -125,3 +126,26 @@ class Client(Api):
         except TimeoutError:
             self.close()
             raise HookdError("timeout", f"no reply within {self.timeout} s") from None
+
+    # --- event stream (issue 4)
+
+    def subscribe(
+        self,
+        points: Iterable[str] = (),
+        *,
+        sessions: Iterable[str] = (),
+        projects: Iterable[str] = (),
+        since: Since = None,
+        follow: bool = True,
+        queue: int | None = None,
+        queue_bytes: int | None = None,
+        timeout: float | None = None,
+    ) -> Subscription:
+        """Iterate over the daemon's events (on a connection of its own); see hookd_client.stream.
+
+        ``points`` are globs (``tool.*``); ``since`` is a seq (int) or a duration
+        (``"10m"``, a timedelta) to replay from memory first; ``follow=False``
+        stops after that replay.
+        """
+        request = subscribe_request(points, sessions, projects, since, follow, queue, queue_bytes)
+        return Subscription(self.path, self.name, request, timeout)

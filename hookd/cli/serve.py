@@ -27,6 +27,13 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="log level (default info, or $HOOKD_LOG_LEVEL)",
     )
     p.add_argument("--log-json", action="store_true", default=None, help="log JSON lines even on a terminal")
+    # --- event stream (issue 4)
+    p.add_argument("--history", type=int, metavar="N", default=10_000, help="events kept in memory for `subscribe --since` (default 10000)")
+    p.add_argument("--history-bytes", type=int, metavar="BYTES", default=64 << 20, help="bytes of them kept, at most (default 64 MiB)")
+    p.add_argument("--no-journal", action="store_true", help="do not write the event journal")
+    p.add_argument("--journal", metavar="PATH", help="event journal file (default $XDG_STATE_HOME/hookd/events.jsonl)")
+    p.add_argument("--journal-max-bytes", type=int, metavar="BYTES", default=16 << 20, help="rotate past this size (default 16 MiB)")
+    p.add_argument("--journal-keep", type=int, metavar="N", default=5, help="rotated journal files kept (default 5)")
     p.set_defaults(run=run)
 
 
@@ -39,4 +46,10 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings(max_frame=args.max_frame, hook_timeout=args.hook_timeout, load_user_config=not args.no_user_hooks)
     if args.socket:
         settings.socket = args.socket
+    settings.history = max(1, args.history)
+    settings.history_bytes = max(1 << 20, args.history_bytes)
+    settings.journal = not args.no_journal
+    settings.journal_path = os.path.abspath(args.journal) if args.journal else None
+    settings.journal_max_bytes = max(1024, args.journal_max_bytes)
+    settings.journal_keep = max(0, args.journal_keep)
     return serve(settings, drain=args.drain)

@@ -1,0 +1,351 @@
+"""Subscriptions to the daemon's event stream, as iterators.
+
+A subscription gets its own connection (the daemon turns a subscribed
+connection into a one-way stream), so the client that created it stays free
+for calls. Iterating yields :class:`Event` and :class:`Gap` objects in seq
+order; a Gap says how many matching events this subscriber missed and never
+comes silently. ``follow=False`` stops after the replay of history.
+
+    with Client() as c:
+        for ev in c.subscribe(points=["tool.*"], since="10m"):
+            print(ev.seq, ev.point)
+
+    async with AsyncClient() as c:
+        async for ev in c.subscribe(sessions=["s1"]):
+            ...
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime
+import os
+import re
+import socket
+from collections import deque
+from collections.abc import Iterable
+
+from .errors import ConnectionLost, DaemonNotRunning, HookdError, ProtocolMismatch
+from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
+from .messages import PROTOCOL_VERSION, Done, Error, Event, Gap, Hello, Live, Reply, Subscribe, Subscribed, Unsubscribe, Welcome
+
+_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
+_DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)\s*")
+
+Since = int | float | str | datetime.timedelta | None
+
+# A subscription connection carries only these requests, so fixed ids are enough.
+SUBSCRIBE_ID = 2
+UNSUBSCRIBE_ID = 3
+
+
+def parse_duration(text: str) -> float:
+    """``"90s"``, ``"5m"``, ``"1h30m"``, ``"2d"`` -> seconds. Raises ValueError naming the problem."""
+    pos = 0
+    total = 0.0
+    for match in _DURATION.finditer(text):
+        if match.start() != pos:
+            break
+        total += float(match.group(1)) * _UNITS[match.group(2)]
+        pos = match.end()
+    if pos != len(text) or not text.strip():
+        raise ValueError(f"not a duration: {text!r} (use e.g. 30s, 5m, 1h, 2d, or a sequence number)")
+    return total
+
+
+def parse_since(since: Since) -> tuple[int | None, float | None]:
+    """``since`` as (since_seq, since_age): an int (or digits) is a seq, a duration is an age."""
+    if since is None:
+        return None, None
+    if isinstance(since, bool):
+        raise TypeError("since must be a seq number, a duration or a timedelta")
+    if isinstance(since, int):
+        if since < 0:
+            raise ValueError("a since seq cannot be negative")
+        return since, None
+    if isinstance(since, datetime.timedelta):
+        return None, max(0.0, since.total_seconds())
+    if isinstance(since, float):
+        return None, max(0.0, since)
+    text = since.strip()
+    if text.isdigit():
+        return int(text), None
+    return None, parse_duration(text)
+
+
+def subscribe_request(
+    points: Iterable[str] = (),
+    sessions: Iterable[str] = (),
+    projects: Iterable[str] = (),
+    since: Since = None,
+    follow: bool = True,
+    queue: int | None = None,
+    queue_bytes: int | None = None,
+) -> Subscribe:
+    since_seq, since_age = parse_since(since)
+    if isinstance(points, str) or isinstance(sessions, str) or isinstance(projects, str):
+        raise TypeError("points, sessions and projects are lists of strings, not one string")
+    return Subscribe(
+        SUBSCRIBE_ID,
+        list(points),
+        list(sessions),
+        [os.path.abspath(p) for p in projects],
+        since_seq,
+        since_age,
+        follow,
+        queue,
+        queue_bytes,
+    )
+
+
+class _State:
+    """The sans-IO part: what each frame means for the iterator."""
+
+    def __init__(self, request: Subscribe) -> None:
+        self.request = request
+        self.subscribed: Subscribed | None = None
+        self.live = False
+        self.ended = False
+        self.items: deque[Event | Gap | Live] = deque()
+        self.unsubscribe_id = 0
+        self.yield_live = False
+
+    def feed(self, msg: Reply) -> None:
+        if isinstance(msg, Event | Gap):
+            self.items.append(msg)
+        elif isinstance(msg, Live):
+            self.live = True
+            if self.yield_live:
+                self.items.append(msg)
+            if not self.request.follow:
+                self.ended = True
+        elif isinstance(msg, Subscribed):
+            self.subscribed = msg
+        elif isinstance(msg, Done) and msg.id == self.unsubscribe_id:
+            self.ended = True
+        elif isinstance(msg, Error):
+            raise HookdError(msg.code, msg.message)
+
+    def next_item(self) -> Event | Gap | Live | None:
+        if self.items:
+            return self.items.popleft()
+        return None
+
+
+def _hello(name: str) -> Hello:
+    return Hello(1, PROTOCOL_VERSION, name, os.getpid())
+
+
+def _check_welcome(msg: Reply) -> Welcome:
+    if isinstance(msg, Error):
+        if msg.code == "version_mismatch":
+            raise ProtocolMismatch(msg.code, msg.message)
+        raise HookdError(msg.code, msg.message)
+    if not isinstance(msg, Welcome):
+        raise HookdError("bad_reply", f"expected welcome, got {type(msg).__name__}")
+    return msg
+
+
+class Subscription:
+    """A blocking iterator over events. Close it (or use ``with``) to end the stream."""
+
+    def __init__(self, path: str, name: str, request: Subscribe, timeout: float | None = None) -> None:
+        self.path = path
+        self.name = name
+        self.timeout = timeout
+        self._state = _State(request)
+        self._codec = reply_codec()
+        self._decoder = FrameDecoder(1 << 30)
+        self._sock: socket.socket | None = None
+        self._inbox: deque[Reply] = deque()
+
+    @property
+    def subscribed(self) -> Subscribed | None:
+        """The daemon's answer (newest seq, oldest seq kept, queue bounds), once open."""
+        return self._state.subscribed
+
+    @property
+    def live(self) -> bool:
+        """True once the replay of history is over."""
+        return self._state.live
+
+    def mark_live(self) -> Subscription:
+        """Also yield the :class:`Live` marker that ends the replay (to tell history from live)."""
+        self._state.yield_live = True
+        return self
+
+    def open(self) -> Subscription:
+        if self._sock is not None:
+            return self
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(self.timeout)
+        try:
+            sock.connect(self.path)
+        except (FileNotFoundError, ConnectionRefusedError) as exc:
+            sock.close()
+            raise DaemonNotRunning(self.path, exc.strerror or type(exc).__name__) from None
+        self._sock = sock
+        try:
+            sock.sendall(self._codec.encode(_hello(self.name)))
+            _check_welcome(self._recv_one())
+            sock.sendall(self._codec.encode(self._state.request))
+            while self._state.subscribed is None:
+                self._state.feed(self._recv_one())
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def _recv_one(self) -> Reply:
+        while not self._inbox:
+            self._fill()
+        return self._inbox.popleft()
+
+    def _fill(self) -> None:
+        sock = self._sock
+        if sock is None:
+            raise ConnectionLost("the subscription is closed")
+        try:
+            data = sock.recv(256 * 1024)
+        except TimeoutError:
+            raise HookdError("timeout", f"no event within {self.timeout} s") from None
+        except OSError as exc:
+            raise ConnectionLost(f"connection to {self.path} failed: {exc}") from None
+        if not data:
+            raise ConnectionLost()
+        try:
+            self._inbox.extend(self._codec.decode(body) for body in self._decoder.feed(data))
+        except (FrameTooLarge, BadMessage) as exc:
+            raise ConnectionLost(f"bad frame from {self.path}: {exc}") from None
+
+    def __iter__(self) -> Subscription:
+        return self
+
+    def __next__(self) -> Event | Gap | Live:
+        self.open()
+        state = self._state
+        while True:
+            item = state.next_item()
+            if item is not None:
+                return item
+            if state.ended:
+                self.close()
+                raise StopIteration
+            state.feed(self._recv_one())
+
+    def unsubscribe(self) -> None:
+        """Ask the daemon to end the stream; iteration stops after events already sent."""
+        if self._sock is None:
+            return
+        self._state.unsubscribe_id = UNSUBSCRIBE_ID
+        self._sock.sendall(self._codec.encode(Unsubscribe(UNSUBSCRIBE_ID)))
+
+    def close(self) -> None:
+        sock, self._sock = self._sock, None
+        if sock is not None:
+            sock.close()
+
+    def __enter__(self) -> Subscription:
+        return self.open()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class AsyncSubscription:
+    """An async iterator over events: ``async for ev in sub`` (or ``async with sub``)."""
+
+    def __init__(self, path: str, name: str, request: Subscribe) -> None:
+        self.path = path
+        self.name = name
+        self._state = _State(request)
+        self._codec = reply_codec()
+        self._decoder = FrameDecoder(1 << 30)
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._inbox: deque[Reply] = deque()
+
+    @property
+    def subscribed(self) -> Subscribed | None:
+        return self._state.subscribed
+
+    @property
+    def live(self) -> bool:
+        return self._state.live
+
+    def mark_live(self) -> AsyncSubscription:
+        """Also yield the :class:`Live` marker that ends the replay."""
+        self._state.yield_live = True
+        return self
+
+    async def open(self) -> AsyncSubscription:
+        if self._writer is not None:
+            return self
+        try:
+            self._reader, self._writer = await asyncio.open_unix_connection(self.path, limit=1 << 20)
+        except (FileNotFoundError, ConnectionRefusedError) as exc:
+            raise DaemonNotRunning(self.path, exc.strerror or type(exc).__name__) from None
+        try:
+            self._writer.write(self._codec.encode(_hello(self.name)))
+            _check_welcome(await self._recv_one())
+            self._writer.write(self._codec.encode(self._state.request))
+            while self._state.subscribed is None:
+                self._state.feed(await self._recv_one())
+        except BaseException:
+            await self.aclose()
+            raise
+        return self
+
+    async def _recv_one(self) -> Reply:
+        while not self._inbox:
+            reader = self._reader
+            if reader is None:
+                raise ConnectionLost("the subscription is closed")
+            try:
+                data = await reader.read(256 * 1024)
+            except OSError as exc:
+                raise ConnectionLost(f"connection to {self.path} failed: {exc}") from None
+            if not data:
+                raise ConnectionLost()
+            try:
+                self._inbox.extend(self._codec.decode(body) for body in self._decoder.feed(data))
+            except (FrameTooLarge, BadMessage) as exc:
+                raise ConnectionLost(f"bad frame from {self.path}: {exc}") from None
+        return self._inbox.popleft()
+
+    def __aiter__(self) -> AsyncSubscription:
+        return self
+
+    async def __anext__(self) -> Event | Gap | Live:
+        await self.open()
+        state = self._state
+        while True:
+            item = state.next_item()
+            if item is not None:
+                return item
+            if state.ended:
+                await self.aclose()
+                raise StopAsyncIteration
+            state.feed(await self._recv_one())
+
+    async def unsubscribe(self) -> None:
+        if self._writer is None:
+            return
+        self._state.unsubscribe_id = UNSUBSCRIBE_ID
+        self._writer.write(self._codec.encode(Unsubscribe(UNSUBSCRIBE_ID)))
+        await self._writer.drain()
+
+    async def aclose(self) -> None:
+        writer, self._writer = self._writer, None
+        self._reader = None
+        if writer is not None:
+            writer.close()
+            with contextlib.suppress(OSError):
+                await writer.wait_closed()
+
+    async def __aenter__(self) -> AsyncSubscription:
+        return await self.open()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
