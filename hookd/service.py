@@ -91,7 +91,7 @@ class Service:
     def _on_hup(self) -> None:
         log.info("SIGHUP: reloading user hooks")
         self.notifier.reloading()
-        self.daemon.load_global()
+        self.daemon.reload_all()
         self.notifier.send("READY=1", f"STATUS={self.status_line()}")
 
     async def run(self, listener: Listener) -> int:
@@ -118,6 +118,7 @@ class Service:
         finally:
             self.notifier.stopping(f"stopping: draining {self.status_line()}")
             self.daemon.begin_shutdown()
+            self.daemon.stop()
             server.close()
             listener.remove()
             await self._drain()
