@@ -30,6 +30,7 @@ from .watcher import FileWatcher, signature
 log = structlog.get_logger("hookd.daemon")
 
 Result = m.Reply | Coroutine[Any, Any, m.Reply]
+_WARNINGS = frozenset({"hookd.config.rejected", "hookd.hooks.untrusted_skipped"})
 
 
 class RequestError(Exception):
@@ -140,7 +141,7 @@ class Daemon:
 
         Logged for now; the event bus hooks in here to publish it under ``hookd.``.
         """
-        log.info(kind, event_kind=kind, **data)
+        (log.warning if kind in _WARNINGS else log.info)(kind, event_kind=kind, **data)
 
     def command_hook(self, spec: m.HookSpec, scope: m.Scope, owner: str, source: str, verdict: trust.Verdict | None = None) -> Hook:
         return Hook(

@@ -268,9 +268,13 @@ class _Checker:
                     str(key),
                     hint,
                 )
+        unknown = [k for k in values if isinstance(k, str) and k not in KNOWN_KEYS]
         for key in REQUIRED:
             if key not in values:
-                hint = "add `enabled: true` (or false) — the seed requires it" if key == "enabled" else None
+                typo = difflib.get_close_matches(key, unknown, n=1, cutoff=0.6)
+                hint = f"is {typo[0]!r} a misspelling of it?" if typo else None
+                if key == "enabled" and hint is None:
+                    hint = "add `enabled: true` (or false) — the seed requires it"
                 self.problem(f"required field {key!r} is missing", e.mark, label, key, hint)
         checks = {
             "name": self.check_name,
