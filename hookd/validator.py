@@ -208,16 +208,18 @@ class _Checker:
         return specs
 
     def _pairs(self, node: yaml.MappingNode, hook: str | None) -> list[tuple[yaml.Node, yaml.Node]]:
-        """The mapping's pairs; a key written twice is a problem (YAML would silently keep the last)."""
-        self.loader.flatten_mapping(node)  # resolve `<<: *anchor` merges
+        """The mapping's pairs; a key written twice is a problem (YAML would silently keep the last).
+
+        ``<<: *anchor`` merges are resolved the YAML way: keys written here win over merged ones.
+        """
         seen: dict[Any, int] = {}
-        pairs = []
-        for key_node, value_node in node.value:
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
             key = self.construct(key_node)
             try:
                 hash(key)
             except TypeError:
-                self.problem("a key must be a plain word, not a list or mapping", _mark(key_node), hook)
                 continue
             if key in seen:
                 self.problem(
@@ -227,10 +229,20 @@ class _Checker:
                     str(key),
                     suggestion="remove one of them",
                 )
+            else:
+                seen[key] = _mark(key_node)[0]
+        self.loader.flatten_mapping(node)
+        pairs: dict[Any, tuple[yaml.Node, yaml.Node]] = {}
+        for key_node, value_node in node.value:
+            key = self.construct(key_node)
+            try:
+                hash(key)
+            except TypeError:
+                self.problem("a key must be a plain word, not a list or mapping", _mark(key_node), hook)
                 continue
-            seen[key] = _mark(key_node)[0]
-            pairs.append((key_node, value_node))
-        return pairs
+            pairs.pop(key, None)
+            pairs[key] = (key_node, value_node)
+        return list(pairs.values())
 
     def entry(self, index: int, node: yaml.Node) -> _Entry | None:
         entry = _Entry(index, _mark(node))
@@ -242,6 +254,9 @@ class _Checker:
                 f"#{index + 1}",
                 suggestion="write `- name: ...` and the other fields indented under it",
             )
+            return None
+        if node.tag != "tag:yaml.org,2002:map":
+            self.problem(f"YAML tag {node.tag!r} is not allowed here; write a plain mapping", entry.mark, f"#{index + 1}")
             return None
         raw = self._pairs(node, None)
         for key_node, value_node in raw:
@@ -480,7 +495,10 @@ class _Checker:
 
 def validate(text: str, file: str) -> list[HookSpec]:
     """Every hook of a file's text; raises ConfigInvalid listing every problem found."""
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = yaml.SafeLoader(text)  # the reader refuses control characters right here
+    except yaml.YAMLError as exc:
+        raise ConfigInvalid([Problem(file, f"not valid YAML: {exc}")]) from None
     try:
         try:
             root = loader.get_single_node()
