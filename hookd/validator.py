@@ -97,9 +97,11 @@ def _describe(value: Any) -> str:
     return type(value).__name__
 
 
-def _quote_hint(value: Any) -> str | None:
+def _quote_hint(value: Any, node: yaml.Node | None = None) -> str | None:
+    """For a scalar YAML read as a number or boolean (``off``, ``1.0``): quote it as written."""
     if isinstance(value, bool | int | float) and not isinstance(value, str):
-        text = str(value).lower() if isinstance(value, bool) else str(value)
+        written = node.value if isinstance(node, yaml.ScalarNode) else None
+        text = written or (str(value).lower() if isinstance(value, bool) else str(value))
         return f'quote it: "{text}"'
     return None
 
@@ -320,7 +322,7 @@ class _Checker:
 
     def _string(self, e: _Entry, label: str, key: str, value: Any, at: tuple[int, int], empty_ok: bool = False) -> bool:
         if not isinstance(value, str):
-            self.problem(f"{key} must be a string, got {_describe(value)}", at, label, key, _quote_hint(value))
+            self.problem(f"{key} must be a string, got {_describe(value)}", at, label, key, _quote_hint(value, e.value_nodes.get(key)))
             return False
         if not empty_ok and not value.strip():
             self.problem(f"{key} must not be empty", at, label, key)
@@ -404,16 +406,19 @@ class _Checker:
         node = e.value_nodes["args"]
         for i, item in enumerate(value):
             if not isinstance(item, str):
-                item_at = _mark(node.value[i]) if isinstance(node, yaml.SequenceNode) and i < len(node.value) else at
-                self.problem(f"args[{i}] must be a string, got {_describe(item)}", item_at, label, "args", _quote_hint(item))
+                item_node = node.value[i] if isinstance(node, yaml.SequenceNode) and i < len(node.value) else None
+                item_at = _mark(item_node) if item_node is not None else at
+                hint = _quote_hint(item, item_node)
+                self.problem(f"args[{i}] must be a string, got {_describe(item)}", item_at, label, "args", hint)
 
-    def _mapping_items(self, e: _Entry, key: str) -> dict[Any, tuple[int, int]]:
+    def _mapping_items(self, e: _Entry, key: str) -> dict[Any, yaml.Node]:
+        """The value node of each key of a mapping field, to point at and to quote from."""
         node = e.value_nodes[key]
-        marks: dict[Any, tuple[int, int]] = {}
+        nodes: dict[Any, yaml.Node] = {}
         if isinstance(node, yaml.MappingNode):
             for k_node, v_node in node.value:
-                marks[self.construct(k_node)] = _mark(v_node)
-        return marks
+                nodes[self.construct(k_node)] = v_node
+        return nodes
 
     def check_env(self, e: _Entry, label: str, value: Any, at: tuple[int, int]) -> None:
         if value is None:
@@ -421,13 +426,14 @@ class _Checker:
         if not isinstance(value, dict):
             self.problem(f"env must be a mapping of NAME: value, got {_describe(value)}", at, label, "env")
             return
-        marks = self._mapping_items(e, "env")
+        nodes = self._mapping_items(e, "env")
         for name, item in value.items():
-            where = marks.get(name, at)
+            node = nodes.get(name)
+            where = _mark(node) if node is not None else at
             if not isinstance(name, str) or not _ENV_NAME.match(name):
                 self.problem(f"env name {name!r} is not a valid variable name", where, label, "env")
             elif not isinstance(item, str):
-                self.problem(f"env {name} must be a string, got {_describe(item)}", where, label, "env", _quote_hint(item))
+                self.problem(f"env {name} must be a string, got {_describe(item)}", where, label, "env", _quote_hint(item, node))
 
     def check_priority(self, e: _Entry, label: str, value: Any, at: tuple[int, int]) -> None:
         if isinstance(value, bool) or not isinstance(value, int):
@@ -468,9 +474,10 @@ class _Checker:
                 'e.g. match: {toolName: "execute_command|write_file"}',
             )
             return
-        marks = self._mapping_items(e, "match")
+        nodes = self._mapping_items(e, "match")
         for path, pattern in value.items():
-            where = marks.get(path, at)
+            node = nodes.get(path)
+            where = _mark(node) if node is not None else at
             if not isinstance(path, str) or not path or any(not part for part in path.split(".")):
                 self.problem(f"match key {path!r} must be a field name or a dotted path like args.command", where, label, "match")
                 continue
@@ -480,7 +487,7 @@ class _Checker:
                     where,
                     label,
                     "match",
-                    _quote_hint(pattern),
+                    _quote_hint(pattern, node),
                 )
                 continue
             try:

@@ -158,6 +158,11 @@ def test_name_must_be_a_string():
     assert (p.line, p.column) == (2, 11)
 
 
+def test_yaml_booleans_are_quoted_as_written():
+    p = one(GOOD.replace("name: guard", "name: off"))
+    assert "got boolean false" in p.message and p.suggestion == 'quote it: "off"'
+
+
 def test_name_must_not_be_empty():
     p = one(GOOD.replace("name: guard", 'name: ""'))
     assert p.field == "name" and "must not be empty" in p.message
