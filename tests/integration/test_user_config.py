@@ -179,7 +179,6 @@ def test_reload_while_a_decide_is_in_flight_sees_the_old_chain_or_the_new(env, d
 
 
 def test_sighup_reloads_global_and_project_files(env, daemon_factory, tmp_path):
-    env.env["HOOKD_TRUST_ALL"] = "1"
     project = tmp_path / "proj"
     gpath = env.write_global_hooks(hooks_file(deny_hook("g", "g1", priority=-5)))
     ppath = write_project(project, hooks_file(deny_hook("p", "p1")))
@@ -197,7 +196,6 @@ def test_sighup_reloads_global_and_project_files(env, daemon_factory, tmp_path):
 
 
 def test_names_are_unique_across_the_files_of_a_scope(env, daemon_factory, tmp_path):
-    env.env["HOOKD_TRUST_ALL"] = "1"
     project = tmp_path / "proj"
     write_project(project, hooks_file(deny_hook("same", "codingcode")), ".codingcode")
     write_project(project, hooks_file(deny_hook("same", "hookd")), ".hookd")
@@ -213,7 +211,6 @@ def test_names_are_unique_across_the_files_of_a_scope(env, daemon_factory, tmp_p
 
 
 def test_toggles_survive_a_restart_and_an_edit(env, daemon_factory, tmp_path):
-    env.env["HOOKD_TRUST_ALL"] = "1"
     project = tmp_path / "proj"
     path = env.write_global_hooks(hooks_file(deny_hook("guard", "v1")))
     write_project(project, hooks_file(deny_hook("local", "local")))
@@ -257,7 +254,7 @@ def test_enabling_a_hook_the_file_disables(env, daemon_factory):
 
 
 def test_trust_edit_untrusted_retrust_untrust(env, daemon_factory, tmp_path):
-    env.env.pop("HOOKD_TRUST_ALL", None)
+    env.env.pop("HOOKD_TRUST_ALL")
     project = tmp_path / "proj"
     path = write_project(project, hooks_file(deny_hook("guard", "v1")))
     env.write_global_hooks(hooks_file(deny_hook("mine", "global", priority=-10)))
@@ -290,7 +287,7 @@ def test_trust_edit_untrusted_retrust_untrust(env, daemon_factory, tmp_path):
 
 
 def test_trust_recorded_without_a_daemon_applies_when_it_starts(env, daemon_factory, tmp_path):
-    env.env.pop("HOOKD_TRUST_ALL", None)
+    env.env.pop("HOOKD_TRUST_ALL")
     project = tmp_path / "proj"
     write_project(project, hooks_file(deny_hook("guard", "v1")), ".codingcode")
     r = env.hookd("trust", str(project))
@@ -300,7 +297,7 @@ def test_trust_recorded_without_a_daemon_applies_when_it_starts(env, daemon_fact
 
 
 def test_trust_all_for_ci(env, daemon_factory, tmp_path):
-    env.env["HOOKD_TRUST_ALL"] = "1"
+    env.env["HOOKD_TRUST_ALL"] = "1"  # conftest sets it too; this test is about it
     project = tmp_path / "proj"
     write_project(project, hooks_file(deny_hook("guard", "v1")))
     daemon = daemon_factory()
@@ -309,7 +306,9 @@ def test_trust_all_for_ci(env, daemon_factory, tmp_path):
         assert c.list_hooks(str(project)).hooks[0].trust == "HOOKD_TRUST_ALL=1"
 
 
-def test_trust_errors_are_clear(env, daemon, tmp_path):
+def test_trust_errors_are_clear(env, daemon_factory, tmp_path):
+    env.env.pop("HOOKD_TRUST_ALL")
+    daemon_factory()
     r = env.hookd("trust", str(tmp_path))
     assert r.returncode == 1 and "has no project hook file" in r.stderr
     path = env.write_global_hooks(hooks_file(deny_hook("g", "g")))
@@ -362,7 +361,6 @@ def test_a_failing_match_starts_no_process(env, daemon_factory, tmp_path):
 
 
 def test_cwd_defaults_and_relative_cwd(env, daemon_factory, tmp_path):
-    env.env["HOOKD_TRUST_ALL"] = "1"
     project = tmp_path / "proj"
     (project / "sub").mkdir(parents=True)
     where = write_script(
@@ -428,6 +426,7 @@ def test_session_hooks_may_use_match(env, daemon, tmp_path):
 
 
 def test_hookd_check_cli(env, tmp_path):
+    env.env.pop("HOOKD_TRUST_ALL")
     project = tmp_path / "proj"
     bad = write_project(project, hooks_file(deny_hook("guard", "x").replace("type: decision", "type: decison")))
     r = env.hookd("check", "--project", str(project))
