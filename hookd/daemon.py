@@ -86,7 +86,7 @@ class Daemon:
         }
         self.trust = trust.TrustStore(trust_all=trust.trust_all_from_env())
         self.toggles_path = toggles.default_path()
-        self.watcher = FileWatcher(self._file_changed)
+        self.watcher = FileWatcher(self._file_changed, _watch_interval())
         self.rejected: dict[str, list[userconfig.Problem]] = {}  # file -> why its latest version was refused
         self._skips_reported: set[str] = set()  # files whose untrusted hooks were already reported skipped
         self.registry.on_untrusted = self._untrusted_skipped
@@ -119,7 +119,8 @@ class Daemon:
             asyncio.get_running_loop()
         except RuntimeError:
             return  # not serving (a unit test): no watching
-        self.watcher.start()
+        if self.watcher.interval > 0:
+            self.watcher.start()
 
     def stop(self) -> None:
         self.watcher.stop()
@@ -253,7 +254,10 @@ class Daemon:
     def load_project(self, project: str) -> list[userconfig.Problem]:
         self.registry.mark_project_loaded(project)
         problems: list[userconfig.Problem] = []
+        own = set(userconfig.global_files())
         for path in userconfig.project_files(project):
+            if path in own:
+                continue  # the home directory as a project: ~/.codingcode/hooks.yaml is the global file
             self.watcher.watch(path, ("project", project))
             problems += self.load_file("project", project, path)
         return problems
@@ -537,3 +541,12 @@ class Daemon:
         self._reload_files(gone)
         self.publish_internal("hookd.trust.revoked", {"files": gone})
         return m.TrustResult(req.id, [m.TrustedFile(f) for f in gone])
+
+
+def _watch_interval() -> float:
+    """``$HOOKD_WATCH_INTERVAL`` seconds between polls of the hook files (0: do not watch; SIGHUP still reloads)."""
+    try:
+        return max(0.0, float(os.environ.get("HOOKD_WATCH_INTERVAL", "0.25")))
+    except ValueError:
+        log.error("HOOKD_WATCH_INTERVAL is not a number of seconds; using 0.25")
+        return 0.25

@@ -70,7 +70,13 @@ def check(files: list[str]) -> tuple[list[dict[str, Any]], list[Any]]:
 
 def run(args: argparse.Namespace) -> int:
     project = os.path.abspath(args.project or os.getcwd())
-    files = [os.path.abspath(f) for f in args.files] or _default_files(project)
+    named = [os.path.abspath(f) for f in args.files] or _default_files(project)
+    files: list[str] = []
+    seen: set[str] = set()
+    for f in named:  # once each: in the home directory ~/.codingcode/hooks.yaml is both global and "project"
+        if os.path.realpath(f) not in seen:
+            seen.add(os.path.realpath(f))
+            files.append(f)
     reports, problems = check(files)
     valid = not problems
     if args.json:

@@ -179,6 +179,7 @@ def test_reload_while_a_decide_is_in_flight_sees_the_old_chain_or_the_new(env, d
 
 
 def test_sighup_reloads_global_and_project_files(env, daemon_factory, tmp_path):
+    env.env["HOOKD_WATCH_INTERVAL"] = "0"  # no watching: only the signal can reload
     project = tmp_path / "proj"
     gpath = env.write_global_hooks(hooks_file(deny_hook("g", "g1", priority=-5)))
     ppath = write_project(project, hooks_file(deny_hook("p", "p1")))
@@ -186,10 +187,12 @@ def test_sighup_reloads_global_and_project_files(env, daemon_factory, tmp_path):
     assert reason(daemon, project) == "p1"
     gpath.write_text(hooks_file(deny_hook("g", "g2", priority=-5)))
     ppath.write_text(hooks_file(deny_hook("p", "p2")))
+    time.sleep(0.5)  # not a speed assertion: shows that nothing but the signal reloads here
+    assert reason(daemon, project) == "p1"
     daemon.signal(signal.SIGHUP)
-    wait_until(lambda: "SIGHUP" in daemon.log())
     wait_until(lambda: reason(daemon, project) == "p2")
     ppath.unlink()
+    daemon.signal(signal.SIGHUP)
     wait_until(lambda: reason(daemon, project) == "g2")
     removed = wait_until(lambda: [e for e in events(daemon, "hookd.config.reloaded") if e["removed"] == ["p"]])
     assert removed[0]["project"] == str(project)
@@ -358,6 +361,18 @@ def test_a_failing_match_starts_no_process(env, daemon_factory, tmp_path):
         assert c.emit("tool.execute.after", {"toolName": "execute_command", "args": {"command": "git push"}}, wait=True).observers == 1
         c.decide(POINT, {"toolName": "execute_command"})
     assert runs.read_text().splitlines() == ["observer", "decision"]
+
+
+def test_the_home_directory_as_a_project_does_not_load_the_global_file_twice(env, daemon_factory):
+    path = env.home / ".codingcode" / "hooks.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(hooks_file(deny_hook("mine", "global")))
+    daemon = daemon_factory()
+    assert reason(daemon, env.home) == "global"
+    with daemon.client() as c:
+        assert [(h.scope, h.name) for h in c.list_hooks(str(env.home)).hooks] == [("global", "mine")]
+    r = env.hookd("check", "--project", str(env.home))
+    assert r.returncode == 0 and r.stdout.count("ok, 1 hook") == 1, r.stdout
 
 
 def test_cwd_defaults_and_relative_cwd(env, daemon_factory, tmp_path):
