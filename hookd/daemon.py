@@ -30,6 +30,7 @@ from .watcher import FileWatcher, signature
 log = structlog.get_logger("hookd.daemon")
 
 Result = m.Reply | Coroutine[Any, Any, m.Reply]
+_CLASH = "duplicate hook name in this scope:"
 _WARNINGS = frozenset({"hookd.config.rejected", "hookd.hooks.untrusted_skipped"})
 
 
@@ -211,14 +212,21 @@ class Daemon:
                 "hookd.config.reloaded",
                 {"file": path, "scope": scope, "project": owner or None, "trusted": verdict.trusted, **summary.as_dict()},
             )
+            # A sibling refused for a name clash may load now that this file's names changed.
+            for sibling in self._siblings(scope, owner):
+                if sibling != path and sibling in self.rejected and _clash(self.rejected[sibling]):
+                    self.load_file(scope, owner, sibling)
         return []
+
+    def _siblings(self, scope: m.Scope, owner: str) -> list[str]:
+        return userconfig.global_files() if scope == "global" else userconfig.project_files(owner)
 
     def _duplicates(self, scope: m.Scope, owner: str, path: str, specs: list[m.HookSpec]) -> list[userconfig.Problem]:
         """Hook names must be unique in a scope: a name another file of the scope uses is refused here."""
-        siblings = userconfig.global_files() if scope == "global" else userconfig.project_files(owner)
+        siblings = self._siblings(scope, owner)
         taken = {h.name: h.source for h in self.registry.layer(scope, owner) if h.source != path and h.source in siblings}
         return [
-            userconfig.Problem(path, f"duplicate hook name {s.name!r}: {taken[s.name]} already defines it", s.name, "name")
+            userconfig.Problem(path, f"{_CLASH} {s.name!r}: {taken[s.name]} already defines it", s.name, "name")
             for s in specs
             if s.name in taken
         ]
@@ -550,3 +558,7 @@ def _watch_interval() -> float:
     except ValueError:
         log.error("HOOKD_WATCH_INTERVAL is not a number of seconds; using 0.25")
         return 0.25
+
+
+def _clash(problems: list[userconfig.Problem]) -> bool:
+    return all(p.message.startswith(_CLASH) for p in problems)

@@ -207,7 +207,13 @@ def test_names_are_unique_across_the_files_of_a_scope(env, daemon_factory, tmp_p
     with daemon.client() as c:
         listing = c.list_hooks(str(project))
     assert [h.source for h in listing.hooks] == [str(project / ".codingcode" / "hooks.yaml")]
-    assert "duplicate hook name 'same'" in listing.rejected[0].problems[0]
+    assert "duplicate hook name in this scope: 'same'" in listing.rejected[0].problems[0]
+    # renaming the hook in the first file lets the second one load, without touching it
+    replace_file(project / ".codingcode" / "hooks.yaml", hooks_file(deny_hook("renamed", "codingcode", priority=-1)))
+    wait_until(lambda: reason(daemon, project) == "hookd")
+    with daemon.client() as c:
+        listing = c.list_hooks(str(project))
+    assert sorted(h.name for h in listing.hooks) == ["renamed", "same"] and listing.rejected == []
 
 
 # ------------------------------------------------------------------ toggles
