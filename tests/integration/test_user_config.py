@@ -470,6 +470,9 @@ def test_hookd_check_cli(env, tmp_path):
     assert r.returncode == 0 and "ok, 1 hook" in r.stdout and "not trusted" in r.stdout
     r = env.hookd("check", str(tmp_path / "missing.yaml"))
     assert r.returncode == 1 and "no such file" in r.stdout
+    write_project(project, hooks_file(deny_hook("guard", "y")), ".codingcode")
+    r = env.hookd("check", "--project", str(project))
+    assert r.returncode == 1 and "duplicate hook name in this scope: 'guard'" in r.stdout
 
 
 @pytest.mark.parametrize("command", ["check", "hooks", "enable", "disable", "trust", "untrust"])
