@@ -60,7 +60,9 @@ def check(files: list[str]) -> tuple[list[dict[str, Any]], list[Any]]:
         for spec in loaded.specs:
             if spec.name in seen:
                 problems.append(
-                    Problem(path, f"duplicate hook name in this scope: {spec.name!r}: {seen[spec.name]} already defines it", spec.name, "name")
+                    Problem(
+                        path, f"duplicate hook name in this scope: {spec.name!r}: {seen[spec.name]} already defines it", spec.name, "name"
+                    )
                 )
                 report["valid"] = False
             else:
