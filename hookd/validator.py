@@ -12,6 +12,7 @@ obvious, what to write instead. Nothing here reads files or raises anything but
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,7 @@ KNOWN_KEYS = tuple(HookSpec.__struct_fields__)
 HOOK_TYPES = ("observer", "decision")
 ON_ERROR = ("continue", "deny", "ask")
 MAX_TIMEOUT = 3600.0
+MAX_PRIORITY = 2**53  # exact in JSON and msgpack clients of every language
 _ENV_NAME = re.compile(r"^[^=\x00]+$")
 
 
@@ -437,8 +439,10 @@ class _Checker:
 
     def check_priority(self, e: _Entry, label: str, value: Any, at: tuple[int, int]) -> None:
         if isinstance(value, bool) or not isinstance(value, int):
-            hint = f"write {round(value)}" if isinstance(value, float) else None
+            hint = f"write {round(value)}" if isinstance(value, float) and math.isfinite(value) else None
             self.problem(f"priority must be a whole number (higher runs first), got {_describe(value)}", at, label, "priority", hint)
+        elif abs(value) > MAX_PRIORITY:
+            self.problem(f"priority must be between -{MAX_PRIORITY} and {MAX_PRIORITY}, got {value}", at, label, "priority")
 
     def check_enabled(self, e: _Entry, label: str, value: Any, at: tuple[int, int]) -> None:
         if not isinstance(value, bool):

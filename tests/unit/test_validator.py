@@ -242,6 +242,11 @@ def test_priority_must_be_whole():
     assert p.field == "priority" and "whole number" in p.message and p.suggestion == "write 2"
 
 
+@pytest.mark.parametrize("value", [".inf", "-.inf", ".nan", "1e400", str(2**60)])
+def test_priority_extremes(value):
+    assert one(hook(f"priority: {value}\n")).field == "priority"
+
+
 def test_priority_is_not_a_boolean():
     p = one(hook("priority: true\n"))
     assert p.field == "priority" and "boolean true" in p.message
