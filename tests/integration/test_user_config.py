@@ -235,6 +235,11 @@ def test_toggles_survive_a_restart_and_an_edit(env, daemon_factory, tmp_path):
     assert reason(daemon) is None and reason(daemon, project) is None
     r = env.hookd("hooks", "--project", str(project))
     assert "off (toggled)" in r.stdout and r.stdout.count("off (toggled)") == 2
+    listed = json.loads(env.hookd("hooks", "--json", "--project", str(project)).stdout)["hooks"]
+    assert {(h["name"], h["enabled"], h["default_enabled"], h["toggled"]) for h in listed} == {
+        ("guard", False, True, True),
+        ("local", False, True, True),
+    }
 
     replace_file(path, hooks_file(deny_hook("guard", "v2")))
     wait_until(lambda: [e for e in events(daemon, "hookd.config.reloaded") if e["changed"] == ["guard"]])
