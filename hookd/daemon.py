@@ -9,7 +9,9 @@ writes whichever it gets. Nothing here knows about sockets.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
+import re
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
@@ -17,16 +19,20 @@ from typing import Any
 import structlog
 from hookd_client import messages as m
 
-from . import __version__, points, userconfig
+from . import __version__, changes, points, toggles, trust, userconfig
 from .bus import BusError, make_bus
 from .engine import Engine
+from .matcher import compile_match
 from .registry import CallContext, Hook, Registry
 from .runners.command import CommandRunner, Limits
 from .settings import Settings
+from .watcher import FileWatcher, signature
 
 log = structlog.get_logger("hookd.daemon")
 
 Result = m.Reply | Coroutine[Any, Any, m.Reply]
+_CLASH = "duplicate hook name in this scope:"
+_WARNINGS = frozenset({"hookd.config.rejected", "hookd.hooks.untrusted_skipped"})
 
 
 class RequestError(Exception):
@@ -78,9 +84,18 @@ class Daemon:
             m.DisableHook: self.disable_hook,
             m.Explain: self.explain,
             m.StatusRequest: self.status,
+            m.ListHooks: self.list_hooks,
+            m.Trust: self.trust_files,
+            m.Untrust: self.untrust_files,
             m.Subscribe: self.subscribe,
             m.Unsubscribe: self.unsubscribe,
         }
+        self.trust = trust.TrustStore(trust_all=trust.trust_all_from_env())
+        self.toggles_path = toggles.default_path()
+        self.watcher = FileWatcher(self._file_changed, _watch_interval())
+        self.rejected: dict[str, list[userconfig.Problem]] = {}  # file -> why its latest version was refused
+        self._skips_reported: set[str] = set()  # files whose untrusted hooks were already reported skipped
+        self.registry.on_untrusted = self._untrusted_skipped
 
     # ------------------------------------------------------------ connections
 
@@ -93,12 +108,11 @@ class Daemon:
     def begin_shutdown(self) -> None:
         """A stop has begun (issue 6): new requests get SHUTTING_DOWN, in-flight ones may finish.
 
-        Hook point for the event stream (issue 4): tell every subscriber here that
-        its stream ends, so a subscriber does not hold the drain until its deadline.
         Subscribers hold no task, so they never hold the drain; they are told the
         daemon is stopping, and get ``hookd.daemon.stopped`` from :meth:`stop`.
         """
         self.closing = True
+        self.watcher.stop()
         self.bus.internal("hookd.daemon.stopping", {"pid": os.getpid()})
 
     # ------------------------------------------------------------- user files
@@ -106,10 +120,44 @@ class Daemon:
     def start(self) -> None:
         self.bus.start()
         self.bus.internal("hookd.daemon.started", {"pid": os.getpid(), "version": __version__})
+        self._load_state()
         if self.settings.load_user_config:
+            for path in userconfig.global_files():
+                self.watcher.watch(path, ("global", ""))
             self.load_global()
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return  # not serving (a unit test): no watching
+        if self.watcher.interval > 0:
+            self.watcher.start()
 
-    def command_hook(self, spec: m.HookSpec, scope: m.Scope, owner: str, source: str) -> Hook:
+    def stop(self) -> None:
+        """After the drain: the last events reach the journal."""
+        self.watcher.stop()
+        self.bus.internal("hookd.daemon.stopped", {"pid": os.getpid()})
+        self.bus.close()
+
+    def _load_state(self) -> None:
+        error = self.trust.load()
+        if error:
+            log.error("trust record unreadable: no project file is trusted until it is fixed or re-trusted", error=error)
+        recorded, error = toggles.load(self.toggles_path)
+        if error:
+            log.error("toggle record unreadable: hooks use their files' `enabled`", error=error)
+        if recorded:
+            self.registry.load_toggles(recorded)
+        if self.trust.trust_all:
+            log.warning("HOOKD_TRUST_ALL=1: every project hook file is trusted")
+
+    def publish_internal(self, kind: str, data: dict[str, Any]) -> None:
+        """An internal event (config reloaded or rejected, untrusted hooks skipped, toggles, trust):
+        logged, and published on the bus under ``hookd.``."""
+        (log.warning if kind in _WARNINGS else log.info)(kind, event_kind=kind, **data)
+        project = data.get("project")
+        self.bus.internal(kind, data, project=project if isinstance(project, str) else None)
+
+    def command_hook(self, spec: m.HookSpec, scope: m.Scope, owner: str, source: str, verdict: trust.Verdict | None = None) -> Hook:
         return Hook(
             name=spec.name,
             point=spec.point,
@@ -123,27 +171,106 @@ class Daemon:
             timeout=spec.timeout or self.settings.hook_timeout,
             on_error=spec.on_error,
             spec=spec,
+            trusted=verdict.trusted if verdict is not None else True,
+            trust=verdict.reason if verdict is not None else "",
+            matcher=compile_match(spec.match),
         )
 
-    def load_file(self, scope: m.Scope, owner: str, path: str) -> list[userconfig.Problem]:
-        """(Re)load one hook file; an invalid file leaves its previous hooks in force."""
+    def _read(self, path: str) -> tuple[bytes | None, list[userconfig.Problem]]:
+        sig = signature(path)  # taken before reading: an edit racing the read shows on the next poll
         try:
-            specs = userconfig.load(path) or []
-        except userconfig.ConfigInvalid as exc:
-            for problem in exc.problems:
-                log.error("hook file rejected; previous hooks stay in force", problem=str(problem))
-            self.bus.internal("hookd.config.rejected", {"file": path, "scope": scope, "problems": [str(p) for p in exc.problems]})
-            return exc.problems
-        hooks = [self.command_hook(spec, scope, owner, path) for spec in specs]
-        removed, added = self.registry.replace_source(scope, owner, path, hooks)
-        if removed or added:
-            log.info("hook file loaded", file=path, scope=scope, hooks=len(added), replaced=len(removed))
-            self.bus.internal(
-                "hookd.config.reloaded",
-                {"file": path, "scope": scope, "hooks": len(added), "replaced": len(removed)},
-                project=owner or None,
+            with open(path, "rb") as f:
+                data: bytes | None = f.read()
+        except (FileNotFoundError, NotADirectoryError):
+            data = None
+        except OSError as exc:
+            self.watcher.loaded(path, sig, None)
+            return None, [userconfig.Problem(path, f"cannot read: {exc.strerror or exc}")]
+        self.watcher.loaded(path, sig, hashlib.sha256(data).hexdigest() if data is not None else None)
+        return data, []
+
+    def load_file(self, scope: m.Scope, owner: str, path: str) -> list[userconfig.Problem]:
+        """(Re)load one hook file as a whole; an invalid file leaves its previous hooks in force.
+
+        The swap is one registry step: a call sees the old hooks of the file or the new ones.
+        """
+        data, problems = self._read(path)
+        specs: list[m.HookSpec] = []
+        if not problems and data is not None:
+            try:
+                specs = userconfig.validate(data.decode("utf-8"), path)
+            except UnicodeDecodeError as exc:
+                problems = [userconfig.Problem(path, f"not UTF-8 text: {exc}")]
+            except userconfig.ConfigInvalid as exc:
+                problems = exc.problems
+            problems = problems or self._duplicates(scope, owner, path, specs)
+        if problems:
+            self.rejected[path] = problems
+            self.publish_internal(
+                "hookd.config.rejected",
+                {"file": path, "scope": scope, "project": owner or None, "problems": [str(p) for p in problems]},
             )
+            return problems
+        self.rejected.pop(path, None)
+        sha = hashlib.sha256(data).hexdigest() if data is not None else ""
+        verdict = self.trust.verdict(scope, path, sha, owner)
+        hooks = [self.command_hook(spec, scope, owner, path, verdict) for spec in specs]
+        removed, added = self.registry.replace_source(scope, owner, path, hooks)
+        summary = changes.diff(removed, added)
+        if summary or (removed and removed[0].trusted != verdict.trusted):
+            self._skips_reported.discard(path)
+        if summary:
+            self.publish_internal(
+                "hookd.config.reloaded",
+                {
+                    "file": path,
+                    "scope": scope,
+                    "project": owner or None,
+                    "trusted": verdict.trusted,
+                    "hooks": len(added),
+                    **summary.as_dict(),
+                },
+            )
+            # A sibling refused for a name clash may load now that this file's names changed.
+            for sibling in self._siblings(scope, owner):
+                if sibling != path and sibling in self.rejected and _clash(self.rejected[sibling]):
+                    self.load_file(scope, owner, sibling)
         return []
+
+    def _siblings(self, scope: m.Scope, owner: str) -> list[str]:
+        return userconfig.global_files() if scope == "global" else userconfig.project_files(owner)
+
+    def _duplicates(self, scope: m.Scope, owner: str, path: str, specs: list[m.HookSpec]) -> list[userconfig.Problem]:
+        """Hook names must be unique in a scope: a name another file of the scope uses is refused here."""
+        siblings = self._siblings(scope, owner)
+        taken = {h.name: h.source for h in self.registry.layer(scope, owner) if h.source != path and h.source in siblings}
+        return [
+            userconfig.Problem(path, f"{_CLASH} {s.name!r}: {taken[s.name]} already defines it", s.name, "name")
+            for s in specs
+            if s.name in taken
+        ]
+
+    def _file_changed(self, path: str, tag: tuple[m.Scope, str]) -> None:
+        scope, owner = tag
+        self.load_file(scope, owner, path)
+
+    def _untrusted_skipped(self, point: str, hooks: list[Hook]) -> None:
+        by_file: dict[str, list[Hook]] = {}
+        for hook in hooks:
+            if hook.source not in self._skips_reported:
+                by_file.setdefault(hook.source, []).append(hook)
+        for source, skipped in by_file.items():
+            self._skips_reported.add(source)
+            self.publish_internal(
+                "hookd.hooks.untrusted_skipped",
+                {
+                    "file": source,
+                    "project": skipped[0].owner,
+                    "point": point,
+                    "hooks": [h.name for h in skipped],
+                    "reason": skipped[0].trust,
+                },
+            )
 
     def load_global(self) -> list[userconfig.Problem]:
         problems: list[userconfig.Problem] = []
@@ -154,8 +281,19 @@ class Daemon:
     def load_project(self, project: str) -> list[userconfig.Problem]:
         self.registry.mark_project_loaded(project)
         problems: list[userconfig.Problem] = []
+        own = set(userconfig.global_files())
         for path in userconfig.project_files(project):
+            if path in own:
+                continue  # the home directory as a project: ~/.codingcode/hooks.yaml is the global file
+            self.watcher.watch(path, ("project", project))
             problems += self.load_file("project", project, path)
+        return problems
+
+    def reload_all(self) -> list[userconfig.Problem]:
+        """SIGHUP: every global file and every loaded project's files, read again."""
+        problems = self.load_global() if self.settings.load_user_config else []
+        for project in sorted(self.registry.loaded_projects):
+            problems += self.load_project(project)
         return problems
 
     # --------------------------------------------------------------- dispatch
@@ -193,8 +331,8 @@ class Daemon:
         project = _project(req.project)
         plan = self.registry.plan(req.point, req.session, project)
         ctx = CallContext(req.point, req.session, self.registry.project_for(req.session, project))
-        self.bus.publish("emit", req.point, ctx.session, ctx.project, req.payload, size=getattr(conn, "body_size", 0))
         tasks = self.engine.emit(plan, req.payload, ctx)
+        self.bus.publish("emit", req.point, ctx.session, ctx.project, req.payload, size=getattr(conn, "body_size", 0))
         if not req.wait or not tasks:
             return m.Accepted(req.id, len(tasks))
         return self._emit_wait(req.id, tasks)
@@ -229,6 +367,12 @@ class Daemon:
     def _hooks_for(self, specs: list[m.HookSpec], scope: m.Scope, owner: str, source: str) -> list[Hook]:
         hooks = []
         for spec in specs:
+            for path, pattern in spec.match.items():
+                try:
+                    re.compile(pattern)
+                except re.error as exc:
+                    message = f"hook {spec.name!r}: match {path}: not a valid regular expression: {exc}"
+                    raise RequestError(m.ErrorCode.BAD_REQUEST, message) from None
             try:
                 points.check_hook(spec.point, spec.type)
             except points.UnknownPoint as exc:
@@ -273,6 +417,7 @@ class Daemon:
     def dispose_project(self, conn: Any, req: m.DisposeProject) -> Result:
         project = _project(req.project)
         assert project is not None
+        self.watcher.forget(userconfig.project_files(project))
         return m.Done(req.id, len(self.registry.dispose_project(project)))
 
     def register(self, conn: Any, req: m.Register) -> Result:
@@ -310,6 +455,11 @@ class Daemon:
         if not count:
             where = f"project {project}" if project else "the global hooks"
             raise RequestError(m.ErrorCode.NOT_FOUND, f"no hook named {req.name!r} in {where}")
+        try:
+            toggles.save(self.toggles_path, self.registry.toggles)
+        except OSError as exc:
+            log.error("could not record the toggle; it holds until the daemon stops", error=str(exc))
+        self.publish_internal("hookd.hook.toggled", {"name": req.name, "project": project, "enabled": enabled, "hooks": count})
         return m.Done(req.id, count)
 
     def enable_hook(self, conn: Any, req: m.EnableHook) -> Result:
@@ -351,6 +501,82 @@ class Daemon:
             m.Limits(s.max_frame, s.hook_timeout, s.max_inflight),
         )
 
+    # ------------------------------------------------------- issue 3: listing, trust
+
+    def _info(self, hook: Hook, project: str | None) -> m.HookInfo:
+        context = hook.owner if hook.scope == "project" else project
+        toggles_ = self.registry.toggles
+        toggled = (context, hook.name) in toggles_ or (hook.scope == "global" and (None, hook.name) in toggles_)
+        spec = hook.spec
+        return m.HookInfo(
+            name=hook.name,
+            point=hook.point,
+            type=hook.type,
+            scope=hook.scope,
+            owner=hook.owner,
+            source=hook.source,
+            priority=hook.priority,
+            enabled=self.registry.is_enabled(hook, context),
+            default_enabled=hook.enabled,
+            toggled=toggled,
+            trusted=hook.trusted,
+            trust=hook.trust,
+            description=spec.description if spec is not None else "",
+            match=dict(spec.match) if spec is not None else {},
+        )
+
+    def list_hooks(self, conn: Any, req: m.ListHooks) -> Result:
+        project = _project(req.project)
+        if project is not None:
+            self.registry.ensure_project(project)
+            hooks = [*self.registry.layer("project", project), *self.registry.layer("global", "")]
+            files = set(userconfig.project_files(project)) | set(userconfig.global_files())
+        else:
+            hooks = list(self.registry.all_hooks())
+            files = set(self.rejected)
+        order = {"session": 0, "project": 1, "global": 2}
+        hooks.sort(key=lambda h: (order[h.scope], h.owner, h.point, -h.priority, h.seq))
+        rejected = [m.FileProblem(f, [str(p) for p in ps]) for f, ps in sorted(self.rejected.items()) if f in files]
+        return m.HookList(req.id, [self._info(h, project) for h in hooks], rejected)
+
+    def _reload_files(self, files: list[str]) -> None:
+        loaded = self.registry.loaded_projects
+        for path in files:
+            scope, owner = userconfig.scope_of(path)
+            if scope == "project" and owner in loaded:
+                self.load_file("project", owner, path)
+
+    def trust_files(self, conn: Any, req: m.Trust) -> Result:
+        path = _project(req.path)
+        assert path is not None
+        try:
+            files = trust.targets(path)
+        except trust.NothingToTrust as exc:
+            raise RequestError(m.ErrorCode.NOT_FOUND, str(exc)) from None
+        for f in files:
+            if userconfig.scope_of(f)[0] == "global":
+                raise RequestError(m.ErrorCode.BAD_REQUEST, f"{f} is a global hook file: those are always trusted")
+        try:
+            done = self.trust.trust(files)
+        except OSError as exc:
+            raise RequestError(m.ErrorCode.INTERNAL, f"could not record trust: {exc}") from None
+        self._reload_files(files)
+        self.publish_internal("hookd.trust.granted", {"files": {f: sha[:12] for f, sha in done.items()}})
+        return m.TrustResult(req.id, [m.TrustedFile(f, sha) for f, sha in done.items()])
+
+    def untrust_files(self, conn: Any, req: m.Untrust) -> Result:
+        path = _project(req.path)
+        assert path is not None
+        try:
+            gone = self.trust.untrust(path)
+        except OSError as exc:
+            raise RequestError(m.ErrorCode.INTERNAL, f"could not record trust: {exc}") from None
+        if not gone:
+            raise RequestError(m.ErrorCode.NOT_FOUND, f"nothing is trusted at {path}")
+        self._reload_files(gone)
+        self.publish_internal("hookd.trust.revoked", {"files": gone})
+        return m.TrustResult(req.id, [m.TrustedFile(f) for f in gone])
+
     # --- event stream (issue 4)
 
     def subscribe(self, conn: Any, req: m.Subscribe) -> Result:
@@ -365,7 +591,15 @@ class Daemon:
         except BusError as exc:
             raise RequestError(exc.code, exc.message) from None
 
-    def stop(self) -> None:
-        """After the drain: the last events reach the journal."""
-        self.bus.internal("hookd.daemon.stopped", {"pid": os.getpid()})
-        self.bus.close()
+
+def _watch_interval() -> float:
+    """``$HOOKD_WATCH_INTERVAL`` seconds between polls of the hook files (0: do not watch; SIGHUP still reloads)."""
+    try:
+        return max(0.0, float(os.environ.get("HOOKD_WATCH_INTERVAL", "0.25")))
+    except ValueError:
+        log.error("HOOKD_WATCH_INTERVAL is not a number of seconds; using 0.25")
+        return 0.25
+
+
+def _clash(problems: list[userconfig.Problem]) -> bool:
+    return all(p.message.startswith(_CLASH) for p in problems)

@@ -30,6 +30,7 @@ class Counters:
     hook_runs: int = 0
     hook_errors: int = 0
     hook_timeouts: int = 0
+    match_skips: int = 0  # hooks not started because their `match` filter failed
 
 
 class Engine:
@@ -77,6 +78,9 @@ class Engine:
         self.counters.decides += 1
         state = ChainState(payload)
         for hook in plan.decisions:
+            if hook.matcher is not None and not hook.matcher(state.payload):
+                self.counters.match_skips += 1
+                continue
             try:
                 result = await self.invoke(hook, state.payload, ctx)
             except HookFailure as failure:
@@ -105,6 +109,9 @@ class Engine:
     def observe(self, hooks: tuple[Hook, ...], payload: dict[str, Any], ctx: CallContext) -> list[asyncio.Task[HookError | None]]:
         tasks = []
         for hook in hooks:
+            if hook.matcher is not None and not hook.matcher(payload):
+                self.counters.match_skips += 1
+                continue
             task = asyncio.ensure_future(self._observe_one(hook, payload, ctx))
             self._observers.add(task)
             task.add_done_callback(self._observers.discard)

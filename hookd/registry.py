@@ -52,13 +52,16 @@ class Hook:
     seq: int = 0
     handle: str = ""
     spec: HookSpec | None = None
+    trusted: bool = True  # False: a project file the user has not trusted (yet); listed, never run
+    trust: str = ""  # why it is (not) trusted
+    matcher: Callable[[dict[str, Any]], bool] | None = None  # the `match` filter; None runs on every payload
     ref: HookRef = field(init=False)
 
     def __post_init__(self) -> None:
         self.ref = HookRef(self.name, self.scope, self.source)
 
     def entry(self, enabled: bool) -> ChainEntry:
-        return ChainEntry(self.name, self.type, self.scope, self.priority, self.source, self.point, enabled)
+        return ChainEntry(self.name, self.type, self.scope, self.priority, self.source, self.point, enabled, self.trusted)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +98,8 @@ class Registry:
         self._seq = itertools.count(1)
         self._cache: dict[tuple[str, str | None, str | None], Plan] = {}
         self.generation = 0
+        # Told (when a plan is built, not per call) which untrusted hooks a call would have run.
+        self.on_untrusted: Callable[[str, list[Hook]], None] | None = None
 
     # ------------------------------------------------------------------ queries
 
@@ -160,14 +165,21 @@ class Registry:
         decisions: list[Hook] = []
         observers: list[Hook] = []
         skipped: list[Hook] = []
+        untrusted: list[Hook] = []
         for hook in self.ordered(point, session, resolved):
-            if not self.is_enabled(hook, resolved):
+            if not hook.trusted:
+                skipped.append(hook)
+                if self.is_enabled(hook, resolved):
+                    untrusted.append(hook)
+            elif not self.is_enabled(hook, resolved):
                 skipped.append(hook)
             elif hook.type == "decision":
                 decisions.append(hook)
             else:
                 observers.append(hook)
         plan = Plan(tuple(decisions), tuple(observers), tuple(skipped))
+        if untrusted and self.on_untrusted is not None:
+            self.on_untrusted(point, untrusted)
         if len(self._cache) > 10_000:
             self._cache.clear()
         self._cache[key] = plan
@@ -195,6 +207,14 @@ class Registry:
 
     def mark_project_loaded(self, project: str) -> None:
         self._loaded_projects.add(project)
+
+    @property
+    def loaded_projects(self) -> frozenset[str]:
+        return frozenset(self._loaded_projects)
+
+    def ensure_project(self, project: str) -> None:
+        if project not in self._loaded_projects:
+            self._ensure_project(project)
 
     def add(self, hooks: Iterable[Hook]) -> list[Hook]:
         """Add hooks to their layers, in the given order; returns them with handles set."""
@@ -293,9 +313,20 @@ class Registry:
         if project is None:
             matches = [h for h in matches if h.scope == "global"]
         if matches:
-            self._toggles[(project, name)] = enabled
-            self._changed()
+            # Toggling back to what the hooks would be without this override drops it, so that
+            # later edits of `enabled` in the file apply again.
+            key = (project, name)
+            previous = self._toggles.pop(key, None)
+            if any(self.is_enabled(h, project if h.scope == "global" else h.owner) != enabled for h in matches):
+                self._toggles[key] = enabled
+            if previous != self._toggles.get(key):
+                self._changed()
         return len(matches)
+
+    def load_toggles(self, toggles: dict[tuple[str | None, str], bool]) -> None:
+        """Toggles recorded by an earlier run; they apply to hooks by name, loaded now or later."""
+        self._toggles.update(toggles)
+        self._changed()
 
     @property
     def toggles(self) -> dict[tuple[str | None, str], bool]:

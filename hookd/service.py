@@ -91,7 +91,7 @@ class Service:
     def _on_hup(self) -> None:
         log.info("SIGHUP: reloading user hooks")
         self.notifier.reloading()
-        self.daemon.load_global()
+        self.daemon.reload_all()
         self.notifier.send("READY=1", f"STATUS={self.status_line()}")
 
     async def run(self, listener: Listener) -> int:

@@ -30,7 +30,9 @@ from .messages import (
     EnableHook,
     Error,
     Explain,
+    HookList,
     HookSpec,
+    ListHooks,
     Outcome,
     Register,
     Registered,
@@ -39,7 +41,10 @@ from .messages import (
     Request,
     Status,
     StatusRequest,
+    Trust,
+    TrustResult,
     Unregister,
+    Untrust,
 )
 
 
@@ -161,3 +166,19 @@ class Api:
 
     def status(self) -> Any:
         return self._call(StatusRequest(self._next_id()), expect(Status))
+
+    # --- user hook configuration (issue 3)
+
+    def list_hooks(self, project: str | None = None) -> Any:
+        """Every hook in force (global, and ``project``'s; without it every loaded project's and session's)."""
+        req = ListHooks(self._next_id(), _abs(project))
+        return self._call(req, expect(HookList))
+
+    def trust(self, path: str) -> Any:
+        """Trust a project's hook files (or one file) as they are now; returns the files trusted."""
+        req = Trust(self._next_id(), os.path.abspath(path))
+        return self._call(req, _field(TrustResult, "files"))
+
+    def untrust(self, path: str) -> Any:
+        req = Untrust(self._next_id(), os.path.abspath(path))
+        return self._call(req, _field(TrustResult, "files"))

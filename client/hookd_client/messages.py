@@ -50,6 +50,8 @@ class HookSpec(msgspec.Struct, omit_defaults=True, forbid_unknown_fields=True):
     enabled: bool = True
     timeout: Timeout | None = None  # seconds; None: the daemon's default (30)
     on_error: OnError = "continue"
+    match: dict[str, str] = {}  # payload field or dotted path -> regular expression (re.search); all must match
+    cwd: str | None = None  # None: the project directory (project hooks) or the home directory
 
 
 # --------------------------------------------------------------------- requests
@@ -171,6 +173,28 @@ class Unsubscribe(Request, tag="unsubscribe"):
     id: RequestId
 
 
+# --- user hook configuration (issue 3): requests
+
+
+class ListHooks(Request, tag="list_hooks"):
+    """Every hook in force: the global ones, and ``project``'s (else every loaded project's and session's)."""
+
+    id: RequestId
+    project: str | None = None
+
+
+class Trust(Request, tag="trust"):
+    """Trust a project's hook files as they are now (``path``: a project directory or one hook file)."""
+
+    id: RequestId
+    path: NonEmpty
+
+
+class Untrust(Request, tag="untrust"):
+    id: RequestId
+    path: NonEmpty
+
+
 AnyRequest = (
     Hello
     | Emit
@@ -187,6 +211,9 @@ AnyRequest = (
     | StatusRequest
     | Subscribe
     | Unsubscribe
+    | ListHooks
+    | Trust
+    | Untrust
 )
 
 
@@ -275,6 +302,7 @@ class ChainEntry(msgspec.Struct, omit_defaults=True):
     source: str
     point: str
     enabled: bool = True
+    trusted: bool = True
 
 
 class Chain(Reply, tag="chain"):
@@ -363,7 +391,70 @@ class Live(Reply, tag="live"):
     id: int = 0
 
 
-AnyReply = Welcome | Accepted | Outcome | Attached | Registered | Done | Chain | Status | Error | Subscribed | Event | Gap | Live
+# --- user hook configuration (issue 3): replies
+
+
+class HookInfo(msgspec.Struct, omit_defaults=True):
+    """One hook in force, as `hookd hooks` shows it."""
+
+    name: str
+    point: str
+    type: HookType
+    scope: Scope
+    owner: str  # "" (global), the project path, or the session id
+    source: str
+    priority: int
+    enabled: bool  # in force now, after toggles
+    default_enabled: bool  # what the file (or registration) says
+    toggled: bool = False
+    trusted: bool = True
+    trust: str = ""  # why it is (not) trusted
+    description: str = ""
+    match: dict[str, str] = {}
+
+
+class FileProblem(msgspec.Struct, omit_defaults=True):
+    """A hook file whose latest version was rejected; its previous version stays in force."""
+
+    file: str
+    problems: list[str]
+
+
+class HookList(Reply, tag="hook_list"):
+    id: int
+    hooks: list[HookInfo] = []
+    rejected: list[FileProblem] = []
+
+
+class TrustedFile(msgspec.Struct, omit_defaults=True):
+    file: str
+    sha256: str = ""
+
+
+class TrustResult(Reply, tag="trust_result"):
+    """Answer to ``trust`` / ``untrust``: the hook files whose trust changed."""
+
+    id: int
+    files: list[TrustedFile] = []
+
+
+AnyReply = (
+    Welcome
+    | Accepted
+    | Outcome
+    | Attached
+    | Registered
+    | Done
+    | Chain
+    | Status
+    | Error
+    | Subscribed
+    | Event
+    | Gap
+    | Live
+    | HookList
+    | TrustResult
+)
 
 
 class ErrorCode:

@@ -90,6 +90,7 @@ def run_decide(args: argparse.Namespace) -> int:
 def _row(e: object) -> str:
     d = msgspec.to_builtins(e)
     state = "" if d.get("enabled", True) else "  (disabled)"
+    state += "" if d.get("trusted", True) else "  (untrusted: `hookd hooks` says why)"
     return f"  {d['scope']:<8} {d.get('priority', 0):>5}  {d['name']:<28} {d['source']}{state}"
 
 

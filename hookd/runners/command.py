@@ -109,11 +109,19 @@ class CommandRunner:
         return env
 
     def working_dir(self, hook: Hook, ctx: CallContext) -> str:
+        """The hook's ``cwd`` (relative to the default), else the project directory for project
+        hooks, the home directory for global hooks, the call's project (if any) for session hooks."""
+        home = os.path.expanduser("~")
         if hook.scope == "project":
-            return hook.owner
-        if ctx.project and os.path.isdir(ctx.project):
-            return ctx.project
-        return os.path.expanduser("~")
+            base = hook.owner
+        elif hook.scope == "session" and ctx.project and os.path.isdir(ctx.project):
+            base = ctx.project
+        else:
+            base = home
+        cwd = hook.spec.cwd if hook.spec is not None else None
+        if not cwd:
+            return base
+        return os.path.normpath(os.path.join(base, os.path.expanduser(cwd)))
 
     async def __call__(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Decision | None:
         spec = hook.spec
@@ -153,6 +161,8 @@ class CommandRunner:
                 start_new_session=True,
             )
         except FileNotFoundError:
+            if not os.path.isdir(cwd):
+                raise HookFailure("error", f"working directory does not exist: {cwd} (the hook's cwd)") from None
             raise HookFailure("error", f"command not found: {argv[0]!r} (cwd {cwd})") from None
         except PermissionError:
             raise HookFailure("error", f"command not executable: {argv[0]!r} (cwd {cwd})") from None

@@ -1,0 +1,106 @@
+"""`hookd check`: validate hook files without a daemon."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+
+def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "check",
+        help="validate hook files",
+        description="Validate hook files and print each problem as FILE:LINE:COLUMN: hook, field, what is wrong "
+        "and, where obvious, what to write instead. Without FILE: the global files and the project files of "
+        "--project (default: the current directory). Exit status 0 when everything is valid, 1 otherwise.",
+    )
+    p.add_argument("files", nargs="*", metavar="FILE", help="hook files to check (default: the global and project files)")
+    p.add_argument("--project", "-p", metavar="DIR", help="project whose hook files to check (default: the current directory)")
+    p.add_argument("--json", action="store_true", help="print JSON: {valid, files, problems}")
+    p.set_defaults(run=run)
+
+
+def _default_files(project: str) -> list[str]:
+    from hookd import userconfig
+
+    return [f for f in [*userconfig.global_files(), *userconfig.project_files(project)] if os.path.exists(f)]
+
+
+def check(files: list[str]) -> tuple[list[dict[str, Any]], list[Any]]:
+    """(per-file reports, problems) for ``files``; names must be unique across the files of one scope."""
+    from hookd import trust, userconfig
+    from hookd.validator import Problem
+
+    store = trust.TrustStore(trust_all=trust.trust_all_from_env())
+    store.load()
+    reports: list[dict[str, Any]] = []
+    problems: list[Problem] = []
+    names: dict[tuple[str, str], dict[str, str]] = {}
+    for path in files:
+        scope, owner = userconfig.scope_of(path)
+        report: dict[str, Any] = {"file": path, "scope": scope, "project": owner or None, "hooks": 0, "valid": True}
+        reports.append(report)
+        try:
+            loaded = userconfig.read(path)
+        except userconfig.ConfigInvalid as exc:
+            problems += exc.problems
+            report["valid"] = False
+            continue
+        if loaded is None:
+            problems.append(Problem(path, "no such file"))
+            report["valid"] = False
+            continue
+        report["hooks"] = len(loaded.specs)
+        verdict = store.verdict(scope, path, loaded.sha256, owner)
+        report["trusted"], report["trust"] = verdict.trusted, verdict.reason
+        seen = names.setdefault((scope, owner), {})
+        for spec in loaded.specs:
+            if spec.name in seen:
+                problems.append(
+                    Problem(
+                        path, f"duplicate hook name in this scope: {spec.name!r}: {seen[spec.name]} already defines it", spec.name, "name"
+                    )
+                )
+                report["valid"] = False
+            else:
+                seen[spec.name] = path
+    return reports, problems
+
+
+def run(args: argparse.Namespace) -> int:
+    project = os.path.abspath(args.project or os.getcwd())
+    named = [os.path.abspath(f) for f in args.files] or _default_files(project)
+    files: list[str] = []
+    seen: set[str] = set()
+    for f in named:  # once each: in the home directory ~/.codingcode/hooks.yaml is both global and "project"
+        if os.path.realpath(f) not in seen:
+            seen.add(os.path.realpath(f))
+            files.append(f)
+    reports, problems = check(files)
+    valid = not problems
+    if args.json:
+        out = {"valid": valid, "files": reports, "problems": [p.to_dict() for p in problems]}
+        sys.stdout.write(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
+        return 0 if valid else 1
+    if not files:
+        sys.stdout.write(
+            "no hook files found (global: ~/.codingcode/hooks.yaml, $XDG_CONFIG_HOME/hookd/hooks.yaml; "
+            f"project: {project}/.codingcode/hooks.yaml, {project}/.hookd/hooks.yaml)\n"
+        )
+        return 0
+    for problem in problems:
+        sys.stdout.write(f"{problem}\n")
+    bad = {p.file for p in problems}
+    for r in reports:
+        if r["file"] in bad:
+            continue
+        line = f"{r['file']}: ok, {r['hooks']} hook{'s' if r['hooks'] != 1 else ''}"
+        if r.get("trusted") is False:
+            line += f"; {r['trust']}"
+        sys.stdout.write(line + "\n")
+    if problems:
+        sys.stdout.write(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in {len(bad)} file{'s' if len(bad) != 1 else ''}\n")
+    return 0 if valid else 1

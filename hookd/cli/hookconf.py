@@ -1,0 +1,146 @@
+"""hooks, enable, disable, trust, untrust: the hooks in force, and what may run."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from .common import add_socket, connect, fail, print_json
+
+
+def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "hooks",
+        help="list the hooks in force",
+        description="List every hook in force: scope, priority, name, point, type, state (on, off, untrusted) and the "
+        "file it came from. With --project: the global hooks and that project's; without: every hook the daemon "
+        "holds (global, every loaded project, sessions). Also lists hook files whose latest edit was rejected.",
+    )
+    p.add_argument("--project", "-p", metavar="DIR", help="project directory")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    add_socket(p)
+    p.set_defaults(run=run_hooks)
+
+    for verb, on in (("enable", True), ("disable", False)):
+        p = sub.add_parser(
+            verb,
+            help=f"{verb} a hook by name (kept across restarts)",
+            description=f"{verb.capitalize()} the hooks named NAME: the global ones, or with --project those of that "
+            "project (and global hooks, for that project only). The toggle overrides the file's `enabled` and "
+            f"survives daemon restarts and edits of the file; toggling back to the file's value removes it. "
+            "Needs a running daemon.",
+        )
+        p.add_argument("name", metavar="NAME")
+        p.add_argument("--project", "-p", metavar="DIR", help="project directory")
+        add_socket(p)
+        p.set_defaults(run=run_toggle, enabled=on)
+
+    p = sub.add_parser(
+        "trust",
+        help="allow a project's hook files to run",
+        description="Trust the hook files of a project (.codingcode/hooks.yaml, .hookd/hooks.yaml) as they are now: "
+        "their SHA-256 is recorded under $XDG_STATE_HOME/hookd/. A later edit makes a file untrusted again until "
+        "you trust it again. Read the files (and the scripts they run) first. PATH: a project directory (default: "
+        "the current directory) or one hook file. Global files are always trusted; HOOKD_TRUST_ALL=1 trusts all.",
+    )
+    p.add_argument("path", nargs="?", default=".", metavar="PATH")
+    add_socket(p)
+    p.set_defaults(run=run_trust, trusting=True)
+
+    p = sub.add_parser(
+        "untrust",
+        help="stop a project's hook files from running",
+        description="Forget the trust of a project's hook files (PATH: project directory, default the current "
+        "directory, or one hook file). Their hooks stay listed by `hookd hooks` but no longer run.",
+    )
+    p.add_argument("path", nargs="?", default=".", metavar="PATH")
+    add_socket(p)
+    p.set_defaults(run=run_trust, trusting=False)
+
+
+def _call(args: argparse.Namespace, method: str, *pos: object) -> Any:
+    from hookd_client import HookdError
+
+    try:
+        with connect(args) as client:
+            return getattr(client, method)(*pos)
+    except HookdError as exc:
+        raise SystemExit(fail(exc.message if exc.code == "not_running" else str(exc))) from None
+
+
+def _state(h: Any) -> str:
+    if not h.trusted:
+        return "untrusted"
+    state = "on" if h.enabled else "off"
+    return state + " (toggled)" if h.toggled else state
+
+
+def run_hooks(args: argparse.Namespace) -> int:
+    listing = _call(args, "list_hooks", os.path.abspath(args.project) if args.project else None)
+    if args.json:
+        print_json(listing)
+        return 0
+    out = sys.stdout
+    if not listing.hooks:
+        out.write("no hooks in force\n")
+    for h in listing.hooks:
+        where = h.owner if h.scope == "session" else h.source
+        out.write(f"{h.scope:<8} {h.priority:>5}  {h.name:<24} {h.point:<26} {h.type:<9} {_state(h):<14} {where}\n")
+    untrusted = {h.source: h.trust for h in listing.hooks if not h.trusted}
+    for source, reason in untrusted.items():
+        out.write(f"untrusted {source}: {reason}\n")
+    for rejected in listing.rejected:
+        out.write(f"rejected edit of {rejected.file} (its previous version stays in force):\n")
+        for problem in rejected.problems:
+            out.write(f"  {problem}\n")
+    return 0
+
+
+def run_toggle(args: argparse.Namespace) -> int:
+    method = "enable_hook" if args.enabled else "disable_hook"
+    count = _call(args, method, args.name, os.path.abspath(args.project) if args.project else None)
+    where = f" for {os.path.abspath(args.project)}" if args.project else ""
+    sys.stdout.write(f"{'enabled' if args.enabled else 'disabled'} {args.name}{where} ({count} hook{'s' if count != 1 else ''})\n")
+    return 0
+
+
+def _offline(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """Trust without a daemon: the same record, written here; a daemon reads it when it starts."""
+    from hookd import trust, userconfig
+
+    store = trust.TrustStore()
+    error = store.load()
+    if error:
+        raise SystemExit(fail(f"{error}; fix or remove it first"))
+    path = os.path.abspath(args.path)
+    if not args.trusting:
+        gone = store.untrust(path)
+        if not gone:
+            raise SystemExit(fail(f"nothing is trusted at {path}"))
+        return [(f, "") for f in gone]
+    try:
+        files = trust.targets(path)
+    except trust.NothingToTrust as exc:
+        raise SystemExit(fail(str(exc))) from None
+    for f in files:
+        if userconfig.scope_of(f)[0] == "global":
+            raise SystemExit(fail(f"{f} is a global hook file: those are always trusted"))
+    return list(store.trust(files).items())
+
+
+def run_trust(args: argparse.Namespace) -> int:
+    from hookd_client import HookdError
+
+    try:
+        with connect(args) as client:
+            method = client.trust if args.trusting else client.untrust
+            done = [(f.file, f.sha256) for f in method(os.path.abspath(args.path))]
+    except HookdError as exc:
+        if exc.code != "not_running":
+            return fail(str(exc))
+        done = _offline(args)
+    for file, sha in done:
+        sys.stdout.write(f"trusted {file} (sha256 {sha[:12]})\n" if args.trusting else f"untrusted {file}\n")
+    return 0

@@ -1,0 +1,72 @@
+"""`match` filters: which payloads a hook wants to see, decided before any process starts.
+
+``match`` maps a payload field (``toolName``) or a dotted path into nested
+objects (``args.command``, ``args.files.0``) to a regular expression. A hook
+runs only when every entry matches: the value is found and the expression is
+found in it (``re.search``; anchor with ``^...$`` for an exact match). Strings
+are matched as they are, numbers and booleans as their JSON text, a list when
+any of its scalar items matches; a missing field or a mapping never matches.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+_MISSING = object()
+
+
+def lookup(payload: Any, path: tuple[str, ...]) -> Any:
+    value = payload
+    for part in path:
+        if isinstance(value, Mapping):
+            value = value.get(part, _MISSING)
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return _MISSING
+        if value is _MISSING:
+            return _MISSING
+    return value
+
+
+def _text(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value
+    if value is None or isinstance(value, bool | int | float):
+        return json.dumps(value)
+    return None
+
+
+class Matcher:
+    """A compiled ``match`` mapping. Calling it with a payload says whether the hook runs."""
+
+    __slots__ = ("rules", "source")
+
+    def __init__(self, spec: Mapping[str, str]) -> None:
+        self.source = dict(spec)
+        self.rules = tuple((tuple(path.split(".")), re.compile(pattern)) for path, pattern in spec.items())
+
+    def __call__(self, payload: Mapping[str, Any]) -> bool:
+        for path, pattern in self.rules:
+            value = lookup(payload, path)
+            if value is _MISSING:
+                return False
+            items = value if isinstance(value, list) else (value,)
+            for item in items:
+                text = _text(item)
+                if text is not None and pattern.search(text):
+                    break
+            else:
+                return False
+        return True
+
+    def __repr__(self) -> str:
+        return f"Matcher({self.source!r})"
+
+
+def compile_match(spec: Mapping[str, str] | None) -> Matcher | None:
+    """None for no filter (the common case: the engine then skips the check entirely)."""
+    return Matcher(spec) if spec else None

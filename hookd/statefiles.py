@@ -1,0 +1,56 @@
+"""Small JSON files under ``$XDG_STATE_HOME/hookd/`` that must survive restarts.
+
+Writes are atomic (a temporary file in the same directory, fsync, rename), so
+a crash leaves either the old file or the new one. A file that cannot be read
+or parsed is reported to the caller, which decides what "empty" means for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from typing import Any
+
+
+def state_home(environ: dict[str, str] | None = None) -> str:
+    """``$XDG_STATE_HOME/hookd``, else ``~/.local/state/hookd``."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "hookd")
+
+
+class StateFileError(Exception):
+    pass
+
+
+def read_json(path: str) -> dict[str, Any] | None:
+    """The object stored at ``path``; None when there is no file. Raises StateFileError."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise StateFileError(f"cannot read {path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise StateFileError(f"{path} does not hold a JSON object")
+    return data
+
+
+def write_json(path: str, data: dict[str, Any]) -> None:
+    directory = os.path.dirname(path)
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=2, sort_keys=True)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
