@@ -94,6 +94,8 @@ POINTS: dict[str, Point] = {
         ),
         Point("experimental.text.complete", "decision", (_S4,), "a text completion finished; may edit it"),
         Point("config", "observer", (_S4,), "configuration loaded"),
+        # hookd's own
+        Point("session.disposed", "observer", (), "a session ended: disposed, or its owner left and the grace period passed"),
         Point(CATCH_ALL, "observer", (_S4,), "catch-all: observers here see every event"),
     )
 }

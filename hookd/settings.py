@@ -20,3 +20,4 @@ class Settings:
     max_sessions: int = 100_000
     max_hooks_per_session: int = 1_000
     load_user_config: bool = True
+    session_grace: float = 60.0  # seconds a session outlives its owner's connection (issue 5)

@@ -12,6 +12,8 @@ with Client() as hookd:
 
 from typing import TYPE_CHECKING, Any
 
+from .api import Subscription
+from .callbacks import Callback, InvokeContext, callback
 from .client import Client
 from .errors import ConnectionLost, DaemonNotRunning, HookdError, ProtocolMismatch
 from .messages import (
@@ -47,6 +49,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "PROTOCOL_VERSION",
     "AsyncClient",
+    "Callback",
     "Chain",
     "ChainEntry",
     "Client",
@@ -58,8 +61,11 @@ __all__ = [
     "HookRef",
     "HookSpec",
     "HookdError",
+    "InvokeContext",
     "Outcome",
     "ProtocolMismatch",
     "Status",
+    "Subscription",
+    "callback",
     "default_socket_path",
 ]
