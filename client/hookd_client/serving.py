@@ -20,8 +20,9 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TYPE_CHECKING
+from concurrent.futures import Future
+from queue import SimpleQueue
+from typing import TYPE_CHECKING, Any
 
 from .callbacks import Served, run_async, run_sync, unknown
 from .errors import ConnectionLost, DaemonNotRunning, HookdError
@@ -50,6 +51,54 @@ class _Waiter:
         self.lock.release()
 
 
+class _Pool:
+    """Daemon worker threads, started as work arrives, up to ``size``.
+
+    Not a ThreadPoolExecutor: its workers are joined at interpreter exit, so one
+    hanging handler would keep the agent from exiting.
+    """
+
+    def __init__(self, size: int) -> None:
+        self._size = max(1, size)
+        self._jobs: SimpleQueue[tuple[Callable[..., None], tuple[Any, ...]] | None] = SimpleQueue()
+        self._threads: list[threading.Thread] = []
+        self._idle = 0
+        self._count = threading.Lock()
+        self._closed = False
+
+    def submit(self, fn: Callable[..., None], *args: Any) -> None:
+        if self._closed:
+            return
+        # Each job takes an idle worker or starts one, so a hanging handler never holds up the next job.
+        with self._count:
+            if self._idle:
+                self._idle -= 1
+                start = False
+            else:
+                start = len(self._threads) < self._size
+        self._jobs.put((fn, args))
+        if start:
+            t = threading.Thread(target=self._work, name=f"hookd-handler-{len(self._threads) + 1}", daemon=True)
+            self._threads.append(t)
+            t.start()
+
+    def _work(self) -> None:
+        jobs = self._jobs
+        while True:
+            job = jobs.get()
+            if job is None:
+                return
+            fn, args = job
+            fn(*args)
+            with self._count:
+                self._idle += 1
+
+    def close(self) -> None:
+        self._closed = True
+        for _ in self._threads:
+            self._jobs.put(None)
+
+
 class ServeLoop:
     def __init__(self, client: Client, restore: bool) -> None:
         self.client = client
@@ -63,7 +112,7 @@ class ServeLoop:
         self._ready = not restore
         self._closed = False
         self._failure: HookdError | None = None
-        self._pool = ThreadPoolExecutor(client.handler_threads, thread_name_prefix="hookd-handler")
+        self._pool = _Pool(client.handler_threads)
         self._aloop: asyncio.AbstractEventLoop | None = None
         if self._sock is not None:
             self._sock.settimeout(None)
@@ -127,7 +176,7 @@ class ServeLoop:
             sock.close()
         if threading.current_thread() is not self._thread:
             self._thread.join(5)
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool.close()
         aloop, self._aloop = self._aloop, None
         if aloop is not None:
             aloop.call_soon_threadsafe(aloop.stop)
@@ -240,8 +289,7 @@ class ServeLoop:
             fut = asyncio.run_coroutine_threadsafe(run_async(served, inv), self._handler_loop())
             fut.add_done_callback(self._answer_later(inv, gen))
         else:
-            with contextlib.suppress(RuntimeError):  # the pool is shut down: the client is closing
-                self._pool.submit(self._run_one, served, inv, gen)
+            self._pool.submit(self._run_one, served, inv, gen)
 
     def _run_one(self, served: Served, inv: Invoke, gen: int) -> None:
         self._answer(run_sync(served, inv), gen)

@@ -140,6 +140,7 @@ def test_a_hanging_handler_times_out_and_the_next_call_is_fine(daemon):  # type:
         out = c.decide(POINT, {"n": 1}, session="s1")
         assert out.decision is None
         assert [(e.code, e.hook.name) for e in out.errors] == [("timeout", "slow")]
+        # The first handler still hangs in its thread: the next invocation must not queue behind it.
         out = c.decide(POINT, {"n": 2}, session="s1")
         assert out.decision == "deny" and out.reason == "n=2" and out.errors == []
         release.set()
