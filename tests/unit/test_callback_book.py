@@ -22,7 +22,8 @@ def invoke(cb: int, payload: dict, kind: str = "decision") -> m.Invoke:
 
 def test_a_mixed_list_keeps_its_order_and_only_uses_attach_hooks_when_needed():
     book = Book()
-    entries = [book.entry_for(SPEC), book.entry_for(callback(POINT, lambda p: None, priority=3)), book.entry_for(m.HookSpec("b", POINT, "decision", "x"))]
+    hooks = [SPEC, callback(POINT, lambda p: None, priority=3), m.HookSpec("b", POINT, "decision", "x")]
+    entries = [book.entry_for(h) for h in hooks]
     assert [type(e).__name__ for e in entries] == ["CommandEntry", "CallbackEntry", "CommandEntry"]
     assert isinstance(book.attach_request(1, "s", None, entries), m.AttachHooks)
     assert isinstance(book.attach_request(2, "s", None, [entries[0], entries[2]]), m.AttachSession)
