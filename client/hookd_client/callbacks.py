@@ -9,10 +9,8 @@ before sending anything else.
 
 from __future__ import annotations
 
-import inspect
 import itertools
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -40,8 +38,7 @@ from .messages import (
 Handler = Callable[..., Any]
 
 
-@dataclass(frozen=True, slots=True)
-class InvokeContext:
+class InvokeContext(msgspec.Struct, frozen=True):
     """What a handler that takes a second argument receives besides the payload."""
 
     point: str
@@ -51,8 +48,7 @@ class InvokeContext:
     kind: HookType
 
 
-@dataclass(frozen=True, slots=True)
-class Callback:
+class Callback(msgspec.Struct, frozen=True):
     """A handler as a hook: where it hangs and how it is called."""
 
     handler: Handler
@@ -79,6 +75,8 @@ def callback(
 
 
 def _takes_context(fn: Handler) -> bool:
+    import inspect  # only when a handler is registered: keeps `import hookd_client` light
+
     try:
         params = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):
@@ -87,8 +85,7 @@ def _takes_context(fn: Handler) -> bool:
     return len(positional) >= 2 or any(p.kind is p.VAR_POSITIONAL for p in params)
 
 
-@dataclass(frozen=True, slots=True)
-class Served:
+class Served(msgspec.Struct, frozen=True):
     """A registered handler, by its number on the wire."""
 
     cb: int
@@ -125,7 +122,7 @@ async def run_async(served: Served, inv: Invoke) -> InvokeResult:
     try:
         args = (inv.payload, _context(inv)) if served.takes_context else (inv.payload,)
         value = served.handler(*args)
-        if inspect.isawaitable(value):
+        if hasattr(value, "__await__"):
             value = await value
         return InvokeResult(inv.call, as_decision(value) if inv.kind == "decision" else None)
     except Exception as exc:
@@ -144,8 +141,7 @@ def _handler_name(fn: Handler) -> str:
     return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
 
 
-@dataclass(slots=True)
-class Entry:
+class Entry(msgspec.Struct):
     """One hook the client added to a session. ``handle`` is what the caller got; ``current`` the daemon's now."""
 
     wire: SessionEntry
@@ -153,10 +149,9 @@ class Entry:
     current: str = ""
 
 
-@dataclass(slots=True)
-class SessionRecord:
+class SessionRecord(msgspec.Struct):
     project: str | None
-    entries: list[Entry] = field(default_factory=list)
+    entries: list[Entry] = []
 
 
 class Book:
@@ -192,6 +187,8 @@ class Book:
     def _callback_entry(self, cb: Callback) -> CallbackEntry:
         if not callable(cb.handler):
             raise TypeError(f"handler must be callable, got {type(cb.handler).__name__}")
+        import inspect
+
         number = next(self._cbs)
         fn = cb.handler
         is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))  # noqa: B004
