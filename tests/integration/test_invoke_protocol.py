@@ -96,7 +96,8 @@ def test_malformed_attach_hooks_get_a_clear_error(daemon):  # type: ignore[no-un
     raw.close()
 
 
-json_values = st.recursive(st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(max_size=20), lambda c: st.lists(c, max_size=3))
+scalars = st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(max_size=20)
+json_values = st.recursive(scalars, lambda c: st.lists(c, max_size=3))
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
