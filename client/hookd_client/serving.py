@@ -168,7 +168,7 @@ class ServeLoop:
             self._closed = True
             self._ready = False
             sock, self._sock = self._sock, None
-            self._fail_waiters(ConnectionLost("the client was closed"))
+            self._fail_waiters("the client was closed")
             self._state.notify_all()
         if sock is not None:
             with contextlib.suppress(OSError):
@@ -218,15 +218,15 @@ class ServeLoop:
                 return
             self._ready = False
             sock, self._sock = self._sock, None
-            self._fail_waiters(ConnectionLost(f"the connection to {self.client.path} was lost; the call's outcome is unknown"))
+            self._fail_waiters(f"the connection to {self.client.path} was lost; the call's outcome is unknown")
         if sock is not None:
             sock.close()
         self.client._sock = None
 
-    def _fail_waiters(self, exc: BaseException) -> None:
+    def _fail_waiters(self, detail: str) -> None:
         waiters, self._waiters = self._waiters, {}
         for waiter in waiters.values():
-            waiter.set(exc)
+            waiter.set(ConnectionLost(detail))  # one exception per caller: each raises its own
 
     def _reconnect(self) -> None:
         delay = 0.01
@@ -242,6 +242,9 @@ class ServeLoop:
             assert sock is not None
             sock.settimeout(None)
             with self._state:
+                if self._closed:  # closed while we were connecting
+                    sock.close()
+                    return
                 self._gen += 1
                 self._sock = sock
             if self._restore():
