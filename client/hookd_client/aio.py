@@ -148,10 +148,12 @@ class AsyncClient(Api):
             lost = ConnectionLost(f"connection to {self.path} failed: {exc}")
         if gen != self._gen:
             return
+        # Lost while still connecting: the connect in progress fails and retries; no second reconnect.
+        established = self._writer is not None
         self._writer = None
         self._live = None
         self._fail_all(lost)
-        if self._book.serving and not self._closing:
+        if established and self._book.serving and not self._closing:
             self._connecting = asyncio.ensure_future(self._reopen(None))
             self._connecting.add_done_callback(_quiet)
 
