@@ -9,6 +9,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from hookd_client import AsyncClient, Client, ConnectionLost
 
 from ..conftest import write_script
@@ -141,13 +142,23 @@ def test_async_client_restores_and_keeps_serving(daemon_factory):  # type: ignor
 
     async def main() -> None:
         async with AsyncClient(daemon.socket) as c:
+            entered = asyncio.Event()
+            release = asyncio.Event()
 
             async def handler(payload: dict) -> dict:
+                if payload.get("block"):
+                    entered.set()
+                    await release.wait()
                 return {"decision": "ask", "reason": "async agent"}
 
             await c.register_decision(POINT, handler, session="s1")
             assert (await c.decide(POINT, {}, session="s1")).decision == "ask"
+            in_flight = asyncio.ensure_future(c.decide(POINT, {"block": True}, session="s1"))
+            await asyncio.wait_for(entered.wait(), 20)
             daemon.kill()
+            with pytest.raises(ConnectionLost):
+                await asyncio.wait_for(in_flight, 20)
+            release.set()
             await asyncio.to_thread(daemon_factory)
             with Client(daemon.socket) as other:
                 await asyncio.to_thread(until, lambda: other.decide(POINT, {}, session="s1").decision == "ask")

@@ -68,7 +68,11 @@ def test_client_killed_mid_invoke(env, daemon_factory, tmp_path):  # type: ignor
         agent.wait()
 
 
-def test_reattaching_within_the_grace_period_keeps_the_session(daemon_factory, tmp_path):  # type: ignore[no-untyped-def]
+def test_reattaching_within_the_grace_period_keeps_the_session(env, daemon_factory, tmp_path):  # type: ignore[no-untyped-def]
+    disposed = tmp_path / "disposed.jsonl"
+    observer = write_script(tmp_path / "observer.py", f"import sys\nopen({str(disposed)!r}, 'a').write(sys.stdin.read() + '\\n')\n")
+    spec = {"name": "log-end", "point": "session.disposed", "type": "observer", "command": str(observer), "enabled": True}
+    env.write_global_hooks(json.dumps({"hooks": [spec]}))
     daemon = daemon_factory("--session-grace", "1")
     with Client(daemon.socket) as first:
         first.attach_session("s1", [command_hook("cmd", deny_script(tmp_path))])
@@ -79,6 +83,8 @@ def test_reattaching_within_the_grace_period_keeps_the_session(daemon_factory, t
         assert second.decide(POINT, {}, session="s1").reason == "command hook"
         assert second.dispose_session("s1") == 1
         assert second.status().sessions == 0
+        events = [json.loads(line) for line in until(lambda: disposed.read_text().splitlines())]
+        assert events == [{"session": "s1", "project": None, "reason": "disposed", "hooks": 1}]
 
 
 def test_session_and_hook_caps_give_clear_errors_and_touch_nothing_else(daemon_factory, tmp_path):  # type: ignore[no-untyped-def]
