@@ -24,7 +24,9 @@ from .bus import BusError, make_bus
 from .engine import Engine
 from .matcher import compile_match
 from .registry import CallContext, Hook, Registry
+from .runners.callback import CallbackRunner, Invocations
 from .runners.command import CommandRunner, Limits
+from .sessions import Ownership
 from .settings import Settings
 from .watcher import FileWatcher, signature
 
@@ -96,6 +98,9 @@ class Daemon:
         self.rejected: dict[str, list[userconfig.Problem]] = {}  # file -> why its latest version was refused
         self._skips_reported: set[str] = set()  # files whose untrusted hooks were already reported skipped
         self.registry.on_untrusted = self._untrusted_skipped
+        self.invocations = Invocations()
+        self.ownership = Ownership(self.settings.session_grace, self.expire_session)
+        self._handlers[m.AttachHooks] = self.attach_hooks
 
     # ------------------------------------------------------------ connections
 
@@ -104,6 +109,7 @@ class Daemon:
 
     def on_disconnect(self, conn: Any) -> None:
         self.bus.detach(conn)
+        self.disconnected(conn)
 
     def begin_shutdown(self) -> None:
         """A stop has begun (issue 6): new requests get SHUTTING_DOWN, in-flight ones may finish.
@@ -382,19 +388,21 @@ class Daemon:
             hooks.append(self.command_hook(spec, scope, owner, source))
         return hooks
 
-    def _session(self, conn: Any, session_id: str, project: str | None, adding: int) -> None:
+    def _session(self, conn: Any, session_id: str, project: str | None, adding: int, replacing: bool = False) -> None:
         registry = self.registry
         if session_id not in registry.sessions and len(registry.sessions) >= self.settings.max_sessions:
             raise RequestError(
                 m.ErrorCode.LIMIT,
                 f"the daemon holds {len(registry.sessions)} sessions, its limit; dispose sessions you no longer use",
             )
-        have = len(registry.layer("session", session_id))
+        have = 0 if replacing else len(registry.layer("session", session_id))
         if have + adding > self.settings.max_hooks_per_session:
             raise RequestError(
                 m.ErrorCode.LIMIT,
                 f"session {session_id!r} would hold {have + adding} hooks, over the limit of {self.settings.max_hooks_per_session}",
             )
+        known = registry.sessions.get(session_id)
+        self.ownership.claim(conn, session_id, known.owner if known is not None else None)
         registry.attach_session(session_id, project, conn)
 
     def attach_session(self, conn: Any, req: m.AttachSession) -> Result:
@@ -407,11 +415,9 @@ class Daemon:
         return m.Attached(req.id, req.session, [h.handle for h in added])
 
     def dispose_session(self, conn: Any, req: m.DisposeSession) -> Result:
-        session, hooks = self.registry.dispose_session(req.session)
-        if session is None and not hooks:
+        hooks = self.end_session(req.session, "disposed")
+        if hooks is None:
             raise RequestError(m.ErrorCode.NOT_FOUND, f"no session {req.session!r}")
-        log.info("session disposed", session=req.session, hooks=len(hooks))
-        self.bus.internal("hookd.session.disposed", {"hooks": len(hooks)}, req.session, session.project if session else None)
         return m.Done(req.id, len(hooks))
 
     def dispose_project(self, conn: Any, req: m.DisposeProject) -> Result:
@@ -436,6 +442,7 @@ class Daemon:
         hook = self.registry.by_handle(req.handle)
         if hook is None:
             raise RequestError(m.ErrorCode.NOT_FOUND, f"no hook with handle {req.handle!r}")
+        self.ownership.forget_hooks([hook])
         return m.Done(req.id, self.registry.remove([hook]))
 
     def reload_user_hooks(self, conn: Any, req: m.ReloadUserHooks) -> Result:
@@ -590,6 +597,80 @@ class Daemon:
             return self.bus.unsubscribe(conn, req)
         except BusError as exc:
             raise RequestError(exc.code, exc.message) from None
+
+    # --- callback hooks and session ownership (issue 5)
+
+    def _callback_hook(self, conn: Any, spec: m.CallbackSpec, session_id: str) -> Hook:
+        try:
+            points.check_hook(spec.point, spec.type)
+        except points.UnknownPoint as exc:
+            raise RequestError(m.ErrorCode.UNKNOWN_POINT, f"hook {spec.name!r}: {exc}") from None
+        except points.WrongKind as exc:
+            raise RequestError(m.ErrorCode.WRONG_KIND, f"hook {spec.name!r}: {exc}") from None
+        return Hook(
+            name=spec.name,
+            point=spec.point,
+            type=spec.type,
+            scope="session",
+            owner=session_id,
+            source=f"client:{getattr(conn, 'peer', '?')}",
+            runner=CallbackRunner(self.invocations, conn, spec.cb),
+            priority=spec.priority,
+            timeout=spec.timeout or self.settings.hook_timeout,
+            on_error=spec.on_error,
+        )
+
+    def attach_hooks(self, conn: Any, req: m.AttachHooks) -> Result:
+        project = _project(req.project)
+        source = f"session:{req.session}"
+        hooks: list[Hook] = []
+        for entry in req.hooks:
+            if isinstance(entry, m.CommandEntry):
+                hooks += self._hooks_for([entry.spec], "session", req.session, source)
+            else:
+                hooks.append(self._callback_hook(conn, entry.spec, req.session))
+        self._session(conn, req.session, project, len(hooks), replacing=req.fresh)
+        if req.fresh:
+            old = self.registry.drop_layer("session", req.session)
+            self.ownership.forget_hooks(old)
+        added = self.registry.add(hooks)
+        self.ownership.serve(conn, (h for h in added if isinstance(h.runner, CallbackRunner)))
+        log.info("session attached", session=req.session, project=project, hooks=len(added), fresh=req.fresh)
+        return m.Attached(req.id, req.session, [h.handle for h in added])
+
+    def invoke_result(self, conn: Any, req: m.InvokeResult) -> None:
+        self.invocations.resolve(conn, req)
+
+    def disconnected(self, conn: Any) -> None:
+        """The owner of some sessions or callback hooks went away (see hookd/sessions.py)."""
+        self.invocations.drop(conn)
+        hooks, orphans = self.ownership.disconnect(conn)
+        if hooks:
+            self.registry.remove(hooks)
+        for session_id in orphans:
+            session = self.registry.sessions.get(session_id)
+            if session is not None and session.owner is conn:
+                session.owner = None
+        if hooks or orphans:
+            log.info("owner disconnected", callback_hooks=len(hooks), sessions=len(orphans), grace=self.ownership.grace)
+
+    def expire_session(self, session_id: str) -> None:
+        session = self.registry.sessions.get(session_id)
+        if session is not None and session.owner is None:
+            self.end_session(session_id, "owner_gone")
+
+    def end_session(self, session_id: str, reason: str) -> list[Hook] | None:
+        """Dispose a session and publish ``hookd.session.disposed``; None when there was no such session."""
+        known = self.registry.sessions.get(session_id)
+        session, hooks = self.registry.dispose_session(session_id)
+        if session is None and not hooks:
+            return None
+        self.ownership.forget_session(session_id, known.owner if known is not None else None)
+        self.ownership.forget_hooks(hooks)
+        project = session.project if session is not None else None
+        log.info("session disposed", session=session_id, hooks=len(hooks), reason=reason)
+        self.bus.internal("hookd.session.disposed", {"reason": reason, "hooks": len(hooks)}, session_id, project)
+        return hooks
 
 
 def _watch_interval() -> float:

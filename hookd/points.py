@@ -94,6 +94,7 @@ POINTS: dict[str, Point] = {
         ),
         Point("experimental.text.complete", "decision", (_S4,), "a text completion finished; may edit it"),
         Point("config", "observer", (_S4,), "configuration loaded"),
+        # hookd's own
         Point(CATCH_ALL, "observer", (_S4,), "catch-all: observers here see every event"),
     )
 }

@@ -135,6 +135,9 @@ class Connection(asyncio.Protocol):
         if isinstance(request, m.Hello):
             self.codec.encode_into(m.Error(request.id, m.ErrorCode.BAD_REQUEST, "hello was already sent"), out)
             return
+        if type(request) is m.InvokeResult:  # an answer to the daemon's invoke, not a request (issue 5)
+            self.daemon.invoke_result(self, request)
+            return
         if self.daemon.closing:
             self.codec.encode_into(
                 m.Error(request.id, m.ErrorCode.SHUTTING_DOWN, "the daemon is shutting down"),

@@ -29,3 +29,4 @@ class Settings:
     journal_path: str | None = None  # None: $XDG_STATE_HOME/hookd/events.jsonl
     journal_max_bytes: int = 16 << 20  # rotate past this size
     journal_keep: int = 5  # rotated files kept
+    session_grace: float = 60.0  # seconds a session outlives its owner's connection (issue 5)

@@ -12,6 +12,8 @@ with Client() as hookd:
 
 from typing import TYPE_CHECKING, Any
 
+from .api import HookHandle
+from .callbacks import Callback, InvokeContext, callback
 from .client import Client
 from .errors import ConnectionLost, DaemonNotRunning, HookdError, ProtocolMismatch
 from .messages import (
@@ -51,6 +53,7 @@ __all__ = [
     "PROTOCOL_VERSION",
     "AsyncClient",
     "AsyncSubscription",
+    "Callback",
     "Chain",
     "ChainEntry",
     "Client",
@@ -61,12 +64,15 @@ __all__ = [
     "Event",
     "Gap",
     "HookError",
+    "HookHandle",
     "HookRef",
     "HookSpec",
     "HookdError",
+    "InvokeContext",
     "Outcome",
     "ProtocolMismatch",
     "Status",
     "Subscription",
+    "callback",
     "default_socket_path",
 ]

@@ -1,18 +1,28 @@
-"""The asyncio client: many requests in flight on one connection (pipelining)."""
+"""The asyncio client: many requests in flight on one connection (pipelining).
+
+It also serves handlers (issue 5): an ``invoke`` frame runs its handler in a
+task and answers on the connection it came on. Coroutine handlers are awaited;
+plain ones are called on the event loop, so they must not block. After a lost
+connection the client reconnects (capped backoff), restores its sessions and
+handlers, and only then sends anything else: in the background at once when it
+serves handlers, otherwise on the next call.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import os
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from .api import Api
+from .callbacks import run_async, unknown
 from .client import _client_name
 from .errors import ConnectionLost, DaemonNotRunning, HookdError, ProtocolMismatch
 from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
-from .messages import PROTOCOL_VERSION, Error, Hello, Reply, Request, Welcome
+from .messages import PROTOCOL_VERSION, Error, Hello, Invoke, InvokeResult, Reply, Request, Welcome
 from .paths import default_socket_path
 from .stream import AsyncSubscription, Since, subscribe_request
 
@@ -20,46 +30,90 @@ from .stream import AsyncSubscription, Since, subscribe_request
 class AsyncClient(Api):
     """Asyncio hookd client. ``async with AsyncClient() as c: await c.decide(...)``."""
 
-    def __init__(self, path: str | None = None, *, name: str | None = None) -> None:
+    def __init__(self, path: str | None = None, *, name: str | None = None, reconnect: float = 10.0) -> None:
         self.path = path or default_socket_path()
         self.name = name or _client_name()
+        self.reconnect = reconnect
         self.welcome: Welcome | None = None
+        self.restore_errors: list[HookdError] = []
         self._codec = reply_codec()
-        self._writer: asyncio.StreamWriter | None = None
+        self._writer: asyncio.StreamWriter | None = None  # set once connected *and* restored
+        self._live: asyncio.StreamWriter | None = None  # the connection's writer, from the hello on
+        self._gen = 0
         self._reader_task: asyncio.Task[None] | None = None
+        self._connecting: asyncio.Task[Welcome] | None = None
+        self._handlers: set[asyncio.Task[None]] = set()
         self._waiting: dict[int, asyncio.Future[Reply]] = {}
+        self._closing = False
         self._init_ids()
 
     async def connect(self) -> Welcome:
         if self._writer is not None and self.welcome is not None:
             return self.welcome
+        self._closing = False
+        task = self._connecting
+        if task is None or task.done():
+            task = self._connecting = asyncio.ensure_future(self._open() if self.welcome is None else self._reopen(self.reconnect))
+        try:
+            return await asyncio.wait_for(asyncio.shield(task), self.reconnect + 5)
+        except TimeoutError:
+            raise DaemonNotRunning(self.path, f"not back after {self.reconnect:g} s") from None
+
+    async def _reopen(self, budget: float | None) -> Welcome:
+        """Reconnect with capped backoff: for ``budget`` seconds, or (None) until closed."""
+        deadline = None if budget is None else time.monotonic() + budget
+        delay = 0.01
+        while True:
+            try:
+                return await self._open()
+            except (DaemonNotRunning, ConnectionLost, OSError):
+                if self._closing or (deadline is not None and time.monotonic() + delay > deadline):
+                    raise
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 0.25)
+
+    async def _open(self) -> Welcome:
         try:
             reader, writer = await asyncio.open_unix_connection(self.path, limit=1 << 20)
         except (FileNotFoundError, ConnectionRefusedError) as exc:
             raise DaemonNotRunning(self.path, exc.strerror or type(exc).__name__) from None
-        self._writer = writer
-        self._reader_task = asyncio.create_task(self._read_loop(reader))
-        reply = await self._roundtrip(Hello(self._next_id(), PROTOCOL_VERSION, self.name, os.getpid()))
+        self._gen += 1
+        self._live = writer
+        self._reader_task = asyncio.create_task(self._read_loop(reader, self._gen))
+        reply = await self._send(Hello(self._next_id(), PROTOCOL_VERSION, self.name, os.getpid()))
         if isinstance(reply, Error):
-            await self.close()
+            self._live = None
+            writer.close()
             if reply.code == "version_mismatch":
                 raise ProtocolMismatch(reply.code, reply.message)
             raise HookdError(reply.code, reply.message)
         assert isinstance(reply, Welcome)
         self.welcome = reply
+        requests = self._book.restore_requests(self._ids)
+        if requests:
+            replies = await asyncio.gather(*(self._send(r) for r in requests))
+            errors = [self._book.restored(req, rep) for req, rep in zip(requests, replies, strict=True)]
+            self.restore_errors = [e for e in errors if e is not None]
+        self._writer = writer
         return reply
 
     async def close(self) -> None:
-        writer, self._writer = self._writer, None
+        self._closing = True
+        writer, self._writer = self._live, None
+        self._live = None
         task, self._reader_task = self._reader_task, None
+        connecting, self._connecting = self._connecting, None
+        for t in (task, connecting):
+            if t is not None and not t.done():
+                t.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await t
         if writer is not None:
             writer.close()
             with contextlib.suppress(OSError):
                 await writer.wait_closed()
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        for t in list(self._handlers):
+            t.cancel()
         self._fail_all(ConnectionLost("the client was closed"))
 
     async def __aenter__(self) -> AsyncClient:
@@ -75,8 +129,9 @@ class AsyncClient(Api):
             if not fut.done():
                 fut.set_exception(exc)
 
-    async def _read_loop(self, reader: asyncio.StreamReader) -> None:
+    async def _read_loop(self, reader: asyncio.StreamReader, gen: int) -> None:
         decoder = FrameDecoder(1 << 30)
+        lost: ConnectionLost = ConnectionLost("the connection to the daemon was lost; the call's outcome is unknown")
         try:
             while True:
                 data = await reader.read(256 * 1024)
@@ -84,14 +139,45 @@ class AsyncClient(Api):
                     break
                 for body in decoder.feed(data):
                     msg = self._codec.decode(body)
+                    if type(msg) is Invoke:
+                        self._invoke(msg, gen)
+                        continue
                     fut = self._waiting.pop(msg.id, None)
                     if fut is not None and not fut.done():
                         fut.set_result(msg)
         except (OSError, FrameTooLarge, BadMessage) as exc:
-            self._fail_all(ConnectionLost(f"connection to {self.path} failed: {exc}"))
+            lost = ConnectionLost(f"connection to {self.path} failed: {exc}")
+        if gen != self._gen:
             return
+        # Lost while still connecting: the connect in progress fails and retries; no second reconnect.
+        established = self._writer is not None
         self._writer = None
-        self._fail_all(ConnectionLost())
+        self._live = None
+        self._fail_all(lost)
+        if established and self._book.serving and not self._closing:
+            self._connecting = asyncio.ensure_future(self._reopen(None))
+            self._connecting.add_done_callback(_quiet)
+
+    def _invoke(self, inv: Invoke, gen: int) -> None:
+        task = asyncio.ensure_future(self._answer(inv, gen))
+        self._handlers.add(task)
+        task.add_done_callback(self._handlers.discard)
+
+    async def _answer(self, inv: Invoke, gen: int) -> None:
+        served = self._book.served.get(inv.cb)
+        result: InvokeResult = unknown(inv) if served is None else await run_async(served, inv)
+        writer = self._live
+        if gen == self._gen and writer is not None and not writer.is_closing():
+            writer.write(self._codec.encode(result))
+
+    async def _send(self, request: Request) -> Reply:
+        writer = self._live
+        if writer is None:
+            raise ConnectionLost("the client is not connected")
+        fut: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
+        self._waiting[request.id] = fut  # type: ignore[attr-defined]
+        writer.write(self._codec.encode(request))
+        return await fut
 
     async def _roundtrip(self, request: Request) -> Reply:
         writer = self._writer
@@ -126,3 +212,8 @@ class AsyncClient(Api):
         """``async for ev in client.subscribe(...)``: the event stream; see Client.subscribe."""
         request = subscribe_request(points, sessions, projects, since, follow, queue, queue_bytes)
         return AsyncSubscription(self.path, self.name, request)
+
+
+def _quiet(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled():
+        task.exception()

@@ -15,11 +15,11 @@ from typing import Any
 
 import msgspec
 
+from .callbacks import Book, Callback, Handler
 from .errors import HookdError
 from .messages import (
     Accepted,
-    Attached,
-    AttachSession,
+    AttachHooks,
     Chain,
     Decide,
     DisableHook,
@@ -32,7 +32,9 @@ from .messages import (
     Explain,
     HookList,
     HookSpec,
+    HookType,
     ListHooks,
+    OnError,
     Outcome,
     Register,
     Registered,
@@ -75,10 +77,36 @@ def _field(kind: type[Reply], name: str) -> Callable[[Reply], Any]:
     return lambda reply: getattr(check(reply), name)
 
 
+class HookHandle:
+    """What registering a handler returns: call it (or :meth:`unsubscribe`) to remove the hook.
+
+    On the AsyncClient, ``await sub.unsubscribe()``. ``handle`` stays valid
+    across reconnects: the client maps it to the daemon's current handle.
+    """
+
+    __slots__ = ("_api", "handle")
+
+    def __init__(self, api: Api, handle: str) -> None:
+        self._api = api
+        self.handle = handle
+
+    def unsubscribe(self) -> Any:
+        return self._api.unregister(self.handle)
+
+    __call__ = unsubscribe
+
+    def __repr__(self) -> str:
+        return f"HookHandle({self.handle!r})"
+
+
 class Api:
     """Mixin: every registry call of seed 000, over the socket."""
 
     _ids: Iterable[int]
+    _book: Book
+
+    def _serve(self) -> None:
+        """Called before a request that adds handlers: be ready to answer invokes (issue 5)."""
 
     def _next_id(self) -> int:
         return next(self._ids)  # type: ignore[call-overload]
@@ -88,6 +116,7 @@ class Api:
 
     def _init_ids(self) -> None:
         self._ids = itertools.count(1)
+        self._book = Book()
 
     def emit(
         self,
@@ -121,12 +150,29 @@ class Api:
         *,
         project: str | None = None,
     ) -> Any:
-        """Attach a session (and its command hooks). Returns the hooks' handles."""
-        specs = [as_spec(h) for h in hooks]
-        req = AttachSession(self._next_id(), session, _abs(project), specs)
-        return self._call(req, _field(Attached, "handles"))
+        """Attach a session and its hooks, in order. Returns the hooks' handles.
+
+        ``hooks`` may mix command-hook specs (HookSpec or YAML-shaped mappings)
+        and handlers (:func:`hookd_client.callback`, or a mapping with
+        ``handler`` in place of ``command``). The session is owned by this
+        client and restored by it after a reconnect.
+        """
+        book = self._book
+        entries = []
+        try:
+            for h in hooks:
+                entries.append(book.entry_for(h))
+        except BaseException:
+            book.drop_unrecorded(entries)
+            raise
+        project = _abs(project)
+        req = book.attach_request(self._next_id(), session, project, entries)
+        if isinstance(req, AttachHooks):
+            self._serve()
+        return self._call(req, book.on_attached(session, project, entries))
 
     def dispose_session(self, session: str) -> Any:
+        self._book.forget_session(session)
         return self._call(DisposeSession(self._next_id(), session), _field(Done, "count"))
 
     def dispose_project(self, project: str) -> Any:
@@ -135,17 +181,77 @@ class Api:
 
     def register(
         self,
-        hook: HookSpec | Mapping[str, Any],
+        hook: HookSpec | Mapping[str, Any] | str,
+        handler: Handler | None = None,
         *,
         session: str | None = None,
         project: str | None = None,
+        priority: int = 0,
+        name: str | None = None,
+        timeout: float | None = None,
+        on_error: OnError = "continue",
     ) -> Any:
-        """Register one command hook; returns its handle for :meth:`unregister`."""
-        req = Register(self._next_id(), as_spec(hook), session, _abs(project))
+        """Register one command hook (returns its handle), or, as ``register(point, handler, session=...)``,
+        a Python observer handler served by this client (returns a :class:`HookHandle`)."""
+        if handler is not None or isinstance(hook, str):
+            return self._register_handler("observer", hook, handler, session, project, priority, name, timeout, on_error)
+        spec = as_spec(hook)
+        if session is not None:
+            project = _abs(project)
+            entries = [self._book.entry_for(spec)]
+            req = self._book.attach_request(self._next_id(), session, project, entries)
+            recorded = self._book.on_attached(session, project, entries)
+            return self._call(req, lambda reply: recorded(reply)[0])
+        req = Register(self._next_id(), spec, session, _abs(project))
         return self._call(req, _field(Registered, "handle"))
 
+    def register_decision(
+        self,
+        point: str,
+        handler: Handler,
+        *,
+        session: str,
+        project: str | None = None,
+        priority: int = 0,
+        name: str | None = None,
+        timeout: float | None = None,
+        on_error: OnError = "continue",
+    ) -> Any:
+        """Register a Python decision handler on a session; returns a :class:`HookHandle`.
+
+        The handler gets the payload (and, if it takes a second argument, an
+        InvokeContext) and returns a Decision, a mapping like
+        ``{"decision": "deny", "reason": ...}``, or None to abstain.
+        """
+        return self._register_handler("decision", point, handler, session, project, priority, name, timeout, on_error)
+
+    def _register_handler(
+        self,
+        kind: HookType,
+        point: Any,
+        handler: Handler | None,
+        session: str | None,
+        project: str | None,
+        priority: int,
+        name: str | None,
+        timeout: float | None,
+        on_error: OnError,
+    ) -> Any:
+        if not isinstance(point, str) or handler is None or not callable(handler):
+            raise TypeError("register a handler as register(point, handler, session=...)")
+        if session is None:
+            raise TypeError("handler hooks are session hooks: pass session=...")
+        project = _abs(project)
+        entries = [self._book.entry_for(Callback(handler, point, kind, priority, name, timeout, on_error))]
+        req = AttachHooks(self._next_id(), session, project, entries)
+        recorded = self._book.on_attached(session, project, entries)
+        self._serve()
+        return self._call(req, lambda reply: HookHandle(self, recorded(reply)[0]))
+
     def unregister(self, handle: str) -> Any:
-        return self._call(Unregister(self._next_id(), handle), _field(Done, "count"))
+        current = self._book.current(handle)
+        self._book.forget_handle(handle)
+        return self._call(Unregister(self._next_id(), current), _field(Done, "count"))
 
     def reload_user_hooks(self, project: str | None = None) -> Any:
         req = ReloadUserHooks(self._next_id(), _abs(project))

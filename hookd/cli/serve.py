@@ -19,6 +19,15 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--max-frame", type=int, metavar="BYTES", default=1 << 20, help="largest accepted frame (default 1 MiB)")
     p.add_argument("--hook-timeout", type=float, metavar="SECONDS", default=30.0, help="default per-hook timeout (default 30)")
     p.add_argument("--drain", type=float, metavar="SECONDS", default=3.0, help="how long a stop waits for in-flight calls (default 3)")
+    p.add_argument(
+        "--session-grace",
+        type=float,
+        metavar="SECONDS",
+        default=60.0,
+        help="how long a session and its command hooks outlive the connection that attached it (default 60)",
+    )
+    p.add_argument("--max-sessions", type=int, metavar="N", default=100_000, help="most sessions the daemon holds (default 100000)")
+    p.add_argument("--max-hooks-per-session", type=int, metavar="N", default=1000, help="most hooks one session holds (default 1000)")
     p.add_argument("--no-user-hooks", action="store_true", help="do not load the global hook files")
     p.add_argument(
         "--log-level",
@@ -44,6 +53,9 @@ def run(args: argparse.Namespace) -> int:
 
     log.configure(args.log_level, args.log_json)
     settings = Settings(max_frame=args.max_frame, hook_timeout=args.hook_timeout, load_user_config=not args.no_user_hooks)
+    settings.session_grace = args.session_grace
+    settings.max_sessions = args.max_sessions
+    settings.max_hooks_per_session = args.max_hooks_per_session
     if args.socket:
         settings.socket = args.socket
     settings.history = max(1, args.history)

@@ -67,7 +67,8 @@ BLOCKABLE_004 = [
 
 def test_catalog_has_every_point_of_both_seeds():
     assert len(SEED_000) == 18 and len(SEED_004) == 21
-    assert set(points.POINTS) == set(SEED_000) | set(SEED_004)
+    assert {n for n, p in points.POINTS.items() if p.seeds} == set(SEED_000) | set(SEED_004)
+    assert {n for n, p in points.POINTS.items() if not p.seeds} == set()
     for name in SEED_000:
         assert "000" in points.POINTS[name].seeds
     for name in SEED_004:

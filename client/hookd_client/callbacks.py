@@ -1,0 +1,278 @@
+"""Hooks served by the client's own code, and the record that restores them.
+
+Sans-IO, shared by both clients: turning a Python callable into a callback
+hook on the wire, running one for an ``invoke`` frame, and :class:`Book`, the
+client's ordered record of the sessions it attached and the hooks it added to
+them, which it replays (``attach_hooks`` with ``fresh``) on a new connection
+before sending anything else.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import msgspec
+
+from .errors import HookdError
+from .messages import (
+    Attached,
+    AttachHooks,
+    AttachSession,
+    CallbackEntry,
+    CallbackSpec,
+    CommandEntry,
+    Decision,
+    Error,
+    HookSpec,
+    HookType,
+    Invoke,
+    InvokeResult,
+    OnError,
+    Reply,
+    Request,
+    SessionEntry,
+)
+
+Handler = Callable[..., Any]
+
+
+class InvokeContext(msgspec.Struct, frozen=True):
+    """What a handler that takes a second argument receives besides the payload."""
+
+    point: str
+    session: str | None
+    project: str | None
+    hook: str
+    kind: HookType
+
+
+class Callback(msgspec.Struct, frozen=True):
+    """A handler as a hook: where it hangs and how it is called."""
+
+    handler: Handler
+    point: str
+    type: HookType = "decision"
+    priority: int = 0
+    name: str | None = None
+    timeout: float | None = None
+    on_error: OnError = "continue"
+
+
+def callback(
+    point: str,
+    handler: Handler,
+    *,
+    type: HookType = "decision",
+    priority: int = 0,
+    name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "continue",
+) -> Callback:
+    """A callable as an ``attach_session`` hook: ``callback("tool.approval.pre", guard, priority=10)``."""
+    return Callback(handler, point, type, priority, name, timeout, on_error)
+
+
+def _takes_context(fn: Handler) -> bool:
+    import inspect  # only when a handler is registered: keeps `import hookd_client` light
+
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 2 or any(p.kind is p.VAR_POSITIONAL for p in params)
+
+
+class Served(msgspec.Struct, frozen=True):
+    """A registered handler, by its number on the wire."""
+
+    cb: int
+    handler: Handler
+    takes_context: bool
+    is_async: bool
+
+
+def as_decision(value: Any) -> Decision | None:
+    """A handler's answer as a Decision: None, a Decision, or a mapping in the seed's shape."""
+    if value is None or isinstance(value, Decision):
+        return value
+    if isinstance(value, Mapping):
+        return msgspec.convert(dict(value), Decision)
+    raise TypeError(f"a decision handler must return a Decision, a mapping or None, not {type(value).__name__}")
+
+
+def _failure(call: int, exc: BaseException) -> InvokeResult:
+    return InvokeResult(call, None, f"{type(exc).__name__}: {exc}")
+
+
+def run_sync(served: Served, inv: Invoke) -> InvokeResult:
+    """Call a plain handler for one invoke; its exception becomes the error answer."""
+    try:
+        args = (inv.payload, _context(inv)) if served.takes_context else (inv.payload,)
+        value = served.handler(*args)
+        return InvokeResult(inv.call, as_decision(value) if inv.kind == "decision" else None)
+    except Exception as exc:
+        return _failure(inv.call, exc)
+
+
+async def run_async(served: Served, inv: Invoke) -> InvokeResult:
+    """Await a coroutine handler (or call a plain one) for one invoke."""
+    try:
+        args = (inv.payload, _context(inv)) if served.takes_context else (inv.payload,)
+        value = served.handler(*args)
+        if hasattr(value, "__await__"):
+            value = await value
+        return InvokeResult(inv.call, as_decision(value) if inv.kind == "decision" else None)
+    except Exception as exc:
+        return _failure(inv.call, exc)
+
+
+def unknown(inv: Invoke) -> InvokeResult:
+    return InvokeResult(inv.call, None, f"this client serves no handler number {inv.cb} (it was unsubscribed)")
+
+
+def _context(inv: Invoke) -> InvokeContext:
+    return InvokeContext(inv.point, inv.session, inv.project, inv.hook, inv.kind)
+
+
+def _handler_name(fn: Handler) -> str:
+    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
+
+
+class Entry(msgspec.Struct):
+    """One hook the client added to a session. ``handle`` is what the caller got; ``current`` the daemon's now."""
+
+    wire: SessionEntry
+    handle: str = ""
+    current: str = ""
+
+
+class SessionRecord(msgspec.Struct):
+    project: str | None
+    entries: list[Entry] = []
+
+
+class Book:
+    """The sessions this client attached and the handlers it serves."""
+
+    def __init__(self) -> None:
+        self.sessions: dict[str, SessionRecord] = {}
+        self.served: dict[int, Served] = {}
+        self._handles: dict[str, tuple[str, Entry]] = {}
+        self._cbs = itertools.count(1)
+
+    # ------------------------------------------------------------ building
+
+    def entry_for(self, hook: Any) -> SessionEntry:
+        """One item of an ``attach_session`` list on the wire; registers handlers it contains."""
+        if isinstance(hook, Callback):
+            return self._callback_entry(hook)
+        if isinstance(hook, Mapping) and "handler" in hook:
+            spec = dict(hook)
+            fn = spec.pop("handler")
+            spec.pop("enabled", None)
+            spec.pop("description", None)
+            return self._callback_entry(Callback(fn, **spec))
+        if callable(hook) and not isinstance(hook, HookSpec | Mapping):
+            raise TypeError(
+                "a handler in attach_session needs a point: pass hookd_client.callback(point, handler) "
+                "or a mapping with 'point', 'type' and 'handler'"
+            )
+        if isinstance(hook, HookSpec):
+            return CommandEntry(hook)
+        return CommandEntry(msgspec.convert(dict(hook), HookSpec))
+
+    def _callback_entry(self, cb: Callback) -> CallbackEntry:
+        if not callable(cb.handler):
+            raise TypeError(f"handler must be callable, got {type(cb.handler).__name__}")
+        import inspect
+
+        number = next(self._cbs)
+        fn = cb.handler
+        is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))  # noqa: B004
+        self.served[number] = Served(number, fn, _takes_context(fn), is_async)
+        spec = CallbackSpec(number, cb.name or _handler_name(fn), cb.point, cb.type, cb.priority, cb.timeout, cb.on_error)
+        return CallbackEntry(spec)
+
+    def attach_request(self, rid: int, session: str, project: str | None, entries: list[SessionEntry]) -> Request:
+        """The request for a new attach: the core's attach_session when no handler is in it."""
+        if all(isinstance(e, CommandEntry) for e in entries):
+            return AttachSession(rid, session, project, [e.spec for e in entries])  # type: ignore[union-attr]
+        return AttachHooks(rid, session, project, entries)
+
+    def restore_requests(self, ids: Iterable[int]) -> list[AttachHooks]:
+        """What re-creates every recorded session, in order, on a fresh connection."""
+        return [
+            AttachHooks(rid, sid, rec.project, [e.wire for e in rec.entries], fresh=True)
+            for rid, (sid, rec) in zip(ids, self.sessions.items(), strict=False)
+        ]
+
+    @property
+    def serving(self) -> bool:
+        return bool(self.served)
+
+    # ----------------------------------------------------------- recording
+
+    def on_attached(self, session: str, project: str | None, entries: list[SessionEntry]) -> Callable[[Reply], list[str]]:
+        """A reply converter that records the attach once the daemon accepted it."""
+
+        def convert(reply: Reply) -> list[str]:
+            if isinstance(reply, Error):
+                self.drop_unrecorded(entries)
+                raise HookdError(reply.code, reply.message)
+            if not isinstance(reply, Attached):
+                raise HookdError("bad_reply", f"expected an Attached reply, got {type(reply).__name__}")
+            rec = self.sessions.get(session)
+            if rec is None:
+                rec = self.sessions[session] = SessionRecord(project)
+            elif project is not None:
+                rec.project = project
+            for wire, handle in zip(entries, reply.handles, strict=False):
+                entry = Entry(wire, handle, handle)
+                rec.entries.append(entry)
+                self._handles[handle] = (session, entry)
+            return list(reply.handles)
+
+        return convert
+
+    def drop_unrecorded(self, entries: list[SessionEntry]) -> None:
+        for e in entries:
+            if isinstance(e, CallbackEntry):
+                self.served.pop(e.spec.cb, None)
+
+    def restored(self, request: AttachHooks, reply: Reply) -> HookdError | None:
+        """Map a restored session's new handles onto the recorded ones."""
+        if isinstance(reply, Error):
+            return HookdError(reply.code, f"restoring session {request.session!r}: {reply.message}")
+        rec = self.sessions.get(request.session)
+        if rec is None or not isinstance(reply, Attached):
+            return None
+        for entry, handle in zip(rec.entries, reply.handles, strict=False):
+            entry.current = handle
+        return None
+
+    def current(self, handle: str) -> str:
+        known = self._handles.get(handle)
+        return known[1].current if known is not None else handle
+
+    def forget_handle(self, handle: str) -> None:
+        known = self._handles.pop(handle, None)
+        if known is None:
+            return
+        session, entry = known
+        rec = self.sessions.get(session)
+        if rec is not None:
+            rec.entries = [e for e in rec.entries if e is not entry]
+        if isinstance(entry.wire, CallbackEntry):
+            self.served.pop(entry.wire.spec.cb, None)
+
+    def forget_session(self, session: str) -> None:
+        rec = self.sessions.pop(session, None)
+        if rec is None:
+            return
+        for entry in rec.entries:
+            self._handles.pop(entry.handle, None)
+            if isinstance(entry.wire, CallbackEntry):
+                self.served.pop(entry.wire.spec.cb, None)
