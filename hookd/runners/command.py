@@ -17,9 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
+import structlog
 from hookd_client.messages import Decision
 
 from ..registry import CallContext, Hook
+
+log = structlog.get_logger("hookd.hooks")
 
 KILL_GRACE = 1.0
 _CHUNK = 64 * 1024
@@ -132,6 +135,9 @@ class CommandRunner:
         if code != 0:
             detail = f"; stderr: {_tail(stderr)}" if stderr.strip() else ""
             raise HookFailure("error", f"{spec.command} exited with status {code}{detail}")
+        if stderr.strip():
+            # A working hook's diagnostics belong in the daemon's log, not in the outcome.
+            log.info("hook stderr", hook=hook.name, scope=hook.scope, source=hook.source, point=ctx.point, stderr=_tail(stderr))
         if hook.type == "observer" or not stdout.strip():
             return None
         try:

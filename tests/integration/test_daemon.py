@@ -306,3 +306,12 @@ def test_peer_of_another_user_is_refused(env):
         assert c.status().connections == 1
     assert "refused a peer of another user" in daemon.log()
     daemon.stop()
+
+
+def test_a_working_hooks_stderr_goes_to_the_daemon_log(daemon, tmp_path):
+    chatty = write_script(tmp_path / "chatty.py", "import sys; sys.stdin.read(); sys.stderr.write('checked 3 rules\\n')")
+    with Client(daemon.socket) as c:
+        c.register(spec("chatty", chatty))
+        assert c.decide("tool.approval.pre").decision is None
+    log = daemon.log()
+    assert "hook stderr" in log and "checked 3 rules" in log and "chatty" in log
