@@ -450,7 +450,7 @@ class Daemon:
         problems = self.load_project(project) if project is not None else self.load_global()
         if problems:
             raise RequestError(
-                "config_invalid",
+                m.ErrorCode.CONFIG_INVALID,
                 "some files were rejected and keep their previous hooks: " + "; ".join(str(p) for p in problems),
             )
         scope_hooks = self.registry.layer("project", project) if project else self.registry.layer("global", "")
@@ -636,6 +636,7 @@ class Daemon:
         added = self.registry.add(hooks)
         self.ownership.serve(conn, (h for h in added if isinstance(h.runner, CallbackRunner)))
         log.info("session attached", session=req.session, project=project, hooks=len(added), fresh=req.fresh)
+        self.bus.internal("hookd.session.attached", {"hooks": len(added)}, req.session, self.registry.project_for(req.session, project))
         return m.Attached(req.id, req.session, [h.handle for h in added])
 
     def invoke_result(self, conn: Any, req: m.InvokeResult) -> None:

@@ -27,6 +27,7 @@ class Point:
     kind: Kind
     seeds: tuple[str, ...]
     meaning: str
+    promoted: bool = False  # a decision point in hookd, an observer point in its seed
 
 
 _S0 = "000"
@@ -52,9 +53,9 @@ POINTS: dict[str, Point] = {
         # seed 000: agent lifecycle
         # agent.turn.start/stop are observer points in seed 000; issue 9 (the agent bridge) needs
         # decisions there: an injection when a session starts, a deny that keeps the agent going.
-        Point("agent.turn.start", "decision", (_S0,), "an agent turn starts; may inject context"),
+        Point("agent.turn.start", "decision", (_S0,), "an agent turn starts; may inject context", promoted=True),
         Point("agent.step.before", "observer", (_S0,), "before an agent step runs"),
-        Point("agent.turn.stop", "decision", (_S0,), "an agent turn is stopping; deny keeps the agent going"),
+        Point("agent.turn.stop", "decision", (_S0,), "an agent turn is stopping; deny keeps the agent going", promoted=True),
         Point("agent.turn.end", "observer", (_S0,), "an agent turn ended"),
         # seed 000: subagents
         Point("agent.subagent.spawn.before", "decision", (_S0,), "before a subagent is created; may deny"),

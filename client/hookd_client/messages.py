@@ -468,6 +468,7 @@ class ErrorCode:
     WRONG_KIND = "wrong_kind"
     NOT_FOUND = "not_found"
     CONFLICT = "conflict"
+    CONFIG_INVALID = "config_invalid"
     LIMIT = "limit_exceeded"
     TIMEOUT = "timeout"
     INTERNAL = "internal"

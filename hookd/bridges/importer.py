@@ -4,8 +4,8 @@ Each command hook becomes one hookd command hook on the point the bridge maps
 its event to. It runs through `hookd bridge run-hook claude-code`, which speaks
 Claude Code's hook format to the original command, so the hook keeps working
 unchanged. The settings `matcher` becomes `match` on the payload field it
-filters (toolName for tool events; the `match` key comes with issue 3) and is
-also passed to run-hook, which applies Claude Code's exact matcher rule.
+filters (toolName for tool events), which skips other tools without starting
+a process, and is also passed to run-hook, which applies Claude Code's exact matcher rule.
 """
 
 from __future__ import annotations

@@ -14,9 +14,11 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "emit",
         help="fire observer hooks of a point",
-        description="Fire the observer hooks of POINT with a JSON payload. Prints how many observers ran.",
+        description="Fire the observer hooks of POINT (and of the catch-all point `event`) with a JSON payload; "
+        "decision hooks do not run on emit. Prints JSON {observers, errors}: how many observers were started "
+        "(with --wait: ran) and, with --wait, the ones that failed.",
     )
-    p.add_argument("point")
+    p.add_argument("point", help="hook point (`hookd points` lists them)")
     add_target(p)
     p.add_argument("--payload", metavar="JSON", help="payload as a JSON object, or - to read it from stdin")
     p.add_argument("--wait", action="store_true", help="wait for the observers and report their errors")
@@ -29,7 +31,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description="Run the decision hooks of POINT and print the outcome as JSON. "
         "Exits 0 whatever the decision is; non-zero only when the call itself fails.",
     )
-    p.add_argument("point")
+    p.add_argument("point", help="hook point (`hookd points` lists them)")
     add_target(p)
     p.add_argument("--payload", metavar="JSON", help="payload as a JSON object, or - to read it from stdin")
     add_socket(p)
@@ -40,7 +42,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="show the hooks a call would run, in order",
         description="List the decision hooks and observers a call on POINT would run, in order, with scope, priority and source.",
     )
-    p.add_argument("point")
+    p.add_argument("point", help="hook point (`hookd points` lists them)")
     add_target(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     add_socket(p)
@@ -116,6 +118,7 @@ def run_status(args: argparse.Namespace) -> int:
         print_json(st)
         return 0
     d = msgspec.to_builtins(st)
+    d["uptime"] = f"{d.get('uptime', 0):.1f} s"
     for key in ("version", "pid", "socket", "uptime", "connections", "sessions", "hooks", "calls", "emits", "decides", "hook_errors"):
         sys.stdout.write(f"{key + ':':<13}{d.get(key, 0)}\n")
     return 0

@@ -22,10 +22,21 @@ def run(args: argparse.Namespace) -> int:
     from hookd.points import POINTS
 
     if args.json:
-        rows = [{"name": p.name, "kind": p.kind, "seeds": list(p.seeds), "meaning": p.meaning} for p in POINTS.values()]
+        rows = [
+            {
+                "name": p.name,
+                "kind": p.kind,
+                "seeds": list(p.seeds),
+                "meaning": p.meaning,
+                "seed_kind": "observer" if p.promoted else p.kind,
+            }
+            for p in POINTS.values()
+        ]
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return 0
     for p in POINTS.values():
-        sys.stdout.write(f"{p.name:<38} {p.kind:<9} {'+'.join(p.seeds):<8} {p.meaning}\n")
+        seeds = "+".join(p.seeds) + ("*" if p.promoted else "")
+        sys.stdout.write(f"{p.name:<38} {p.kind:<9} {seeds:<8} {p.meaning}\n")
     sys.stdout.write(f"{'custom.*':<38} {'both':<9} {'':<8} your own points\n")
+    sys.stdout.write("\n* an observer point in seed 000; a decision point in hookd, for the agent bridge (docs/bridges.md)\n")
     return 0

@@ -42,20 +42,20 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="allow a project's hook files to run",
         description="Trust the hook files of a project (.codingcode/hooks.yaml, .hookd/hooks.yaml) as they are now: "
         "their SHA-256 is recorded under $XDG_STATE_HOME/hookd/. A later edit makes a file untrusted again until "
-        "you trust it again. Read the files (and the scripts they run) first. PATH: a project directory (default: "
+        "you trust it again. Read the files (and the scripts they run) first. DIR_OR_FILE: a project directory (default: "
         "the current directory) or one hook file. Global files are always trusted; HOOKD_TRUST_ALL=1 trusts all.",
     )
-    p.add_argument("path", nargs="?", default=".", metavar="PATH")
+    p.add_argument("path", nargs="?", default=".", metavar="DIR_OR_FILE")
     add_socket(p)
     p.set_defaults(run=run_trust, trusting=True)
 
     p = sub.add_parser(
         "untrust",
         help="stop a project's hook files from running",
-        description="Forget the trust of a project's hook files (PATH: project directory, default the current "
+        description="Forget the trust of a project's hook files (DIR_OR_FILE: project directory, default the current "
         "directory, or one hook file). Their hooks stay listed by `hookd hooks` but no longer run.",
     )
-    p.add_argument("path", nargs="?", default=".", metavar="PATH")
+    p.add_argument("path", nargs="?", default=".", metavar="DIR_OR_FILE")
     add_socket(p)
     p.set_defaults(run=run_trust, trusting=False)
 

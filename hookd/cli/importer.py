@@ -49,16 +49,19 @@ def run(args: argparse.Namespace) -> int:
     lines = [
         f"# hookd hooks imported from {os.path.abspath(args.settings)} by `hookd import claude-code`.",
         "# Each hook runs its original command through `hookd bridge run-hook claude-code`.",
-        "# `match` needs hookd's per-hook matchers (issue 3); run-hook --matcher applies the same filter today.",
+        "# `match` skips other tools without starting a process; run-hook --matcher applies Claude Code's exact rule too.",
     ]
     lines += [f"# note: {n}" for n in result.notes]
     text = "\n".join(lines) + "\n" + yaml.safe_dump({"hooks": result.hooks}, sort_keys=False, allow_unicode=True, width=1000)
     if args.output:
         try:
+            os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
             with open(args.output, "x", encoding="utf-8") as f:
                 f.write(text)
         except FileExistsError:
-            return fail(f"{args.output} exists; choose another file or merge by hand")
+            return fail(f"{args.output} exists; -o never overwrites: choose another file or merge by hand")
+        except OSError as exc:
+            return fail(f"cannot write {args.output}: {exc.strerror or exc}")
         sys.stderr.write(f"hookd: wrote {len(result.hooks)} hooks to {args.output}\n")
     else:
         sys.stdout.write(text)

@@ -172,11 +172,12 @@ def test_imported_claude_hook_denies_through_hookd_and_the_bridge(env: Env, daem
     )
     settings = tmp_path / "settings.json"
     settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": str(check), "timeout": 10}]}]}}))
-    out = env.config / "hookd" / "hooks.yaml"
-    out.parent.mkdir(parents=True)
+    out = env.config / "hookd" / "hooks.yaml"  # its directory does not exist yet: -o creates it
     hookd = f"{sys.executable} -m hookd"
     r = env.hookd("import", "claude-code", str(settings), "-o", str(out), "--hookd", hookd)
     assert r.returncode == 0, r.stderr
+    again = env.hookd("import", "claude-code", str(settings), "-o", str(out), "--hookd", hookd)
+    assert again.returncode == 1 and "never overwrites" in again.stderr
     daemon_factory()
     data = {
         "session_id": "s1",
