@@ -26,8 +26,8 @@ from .matcher import compile_match
 from .registry import CallContext, Hook, Registry
 from .runners.callback import CallbackRunner, Invocations
 from .runners.command import CommandRunner, Limits
-from .sessions import Ownership
 from .runners.persistent import PersistentRunner
+from .sessions import Ownership
 from .settings import Settings
 from .watcher import FileWatcher, signature
 

@@ -54,6 +54,17 @@ def _tail(data: bytes, limit: int = 2000) -> str:
     return text if len(text) <= limit else "..." + text[-limit:]
 
 
+def start_failure(exc: OSError, argv: list[str], cwd: str) -> HookFailure:
+    """What to say when a hook's process cannot be started."""
+    if isinstance(exc, FileNotFoundError):
+        if not os.path.isdir(cwd):
+            return HookFailure("error", f"working directory does not exist: {cwd} (the hook's cwd)")
+        return HookFailure("error", f"command not found: {argv[0]!r} (cwd {cwd})")
+    if isinstance(exc, PermissionError):
+        return HookFailure("error", f"command not executable: {argv[0]!r} (cwd {cwd})")
+    return HookFailure("error", f"could not start {argv[0]!r}: {exc}")
+
+
 class ProcessGroups:
     """Every live hook process group, so shutdown can kill what is left."""
 
@@ -169,14 +180,8 @@ class CommandRunner:
                 cwd=cwd,
                 start_new_session=True,
             )
-        except FileNotFoundError:
-            if not os.path.isdir(cwd):
-                raise HookFailure("error", f"working directory does not exist: {cwd} (the hook's cwd)") from None
-            raise HookFailure("error", f"command not found: {argv[0]!r} (cwd {cwd})") from None
-        except PermissionError:
-            raise HookFailure("error", f"command not executable: {argv[0]!r} (cwd {cwd})") from None
         except OSError as exc:
-            raise HookFailure("error", f"could not start {argv[0]!r}: {exc}") from None
+            raise start_failure(exc, argv, cwd) from None
         self.spawned += 1
         self.groups.live.add(proc.pid)
         finished = False
@@ -199,12 +204,8 @@ class CommandRunner:
         # Same contract as the asyncio path below it, at the cost of a plain spawn (bench row 4).
         try:
             child, *fds = spawn.start(argv, env, cwd)
-        except FileNotFoundError:
-            raise HookFailure("error", f"command not found: {argv[0]!r} (cwd {cwd})") from None
-        except PermissionError:
-            raise HookFailure("error", f"command not executable: {argv[0]!r} (cwd {cwd})") from None
         except OSError as exc:
-            raise HookFailure("error", f"could not start {argv[0]!r}: {exc}") from None
+            raise start_failure(exc, argv, cwd) from None
         self.spawned += 1
         self.groups.live.add(child.pid)
         finished = False
