@@ -562,6 +562,7 @@ class Daemon:
             trust=hook.trust,
             description=spec.description if spec is not None else "",
             match=dict(spec.match) if spec is not None else {},
+            worker=self.persistent.state_of(hook) or "",
         )
 
     def list_hooks(self, conn: Any, req: m.ListHooks) -> Result:

@@ -433,6 +433,7 @@ class HookInfo(msgspec.Struct, omit_defaults=True):
     trust: str = ""  # why it is (not) trusted
     description: str = ""
     match: dict[str, str] = {}
+    worker: str = ""  # issue 7, persistent hooks: idle, running, backoff, "failed: <why>", stopped
 
 
 class FileProblem(msgspec.Struct, omit_defaults=True):

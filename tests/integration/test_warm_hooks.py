@@ -131,6 +131,8 @@ def test_a_worker_that_crashes_in_a_loop_is_marked_failed(env: Env, daemon, tmp_
     assert "worker marked failed" in daemon.log()
     status = env.hookd("status")
     assert status.returncode == 0 and "warm (session:s1)  failed" in status.stdout, status.stdout
+    listing = env.hookd("hooks")
+    assert listing.returncode == 0 and "worker: failed: " in listing.stdout and "status 7" in listing.stdout, listing.stdout
     tail = env.hookd("tail", "--json", "--no-follow", "--point", "hookd.worker.*", "-n", "5")
     assert tail.returncode == 0, tail.stderr
     (event,) = [json.loads(line) for line in tail.stdout.splitlines()]
