@@ -29,6 +29,7 @@ Encode = Callable[[Any], Event]
 
 BATCH_DELAY = 0.05  # seconds the writer waits after waking, so one write carries many events
 CHUNK = 1 << 20  # bytes encoded before a write
+BATCH = 512  # events encoded in one call
 _TAIL_PROBE = 64 * 1024
 
 
@@ -211,17 +212,34 @@ class Journal:
             log.warning("journal backlog over its bound; oldest unwritten events dropped", dropped=excess)
         buf = bytearray()
         while queue:
-            line = self._line(queue.popleft())
-            if self._size + len(buf) + len(line) > self.max_bytes and self._size + len(buf) > 0:
-                self._write(buf)
-                buf = bytearray()
-                self._rotate()
-            buf += line
+            batch = [queue.popleft() for _ in range(min(len(queue), BATCH))]
+            # One encoder call per batch (half the writer's CPU per event, bench row 5); the
+            # line-by-line path below when the batch would cross a rotation or cannot be encoded.
+            blob = self._lines(batch)
+            if blob is not None and self._size + len(buf) + len(blob) <= self.max_bytes:
+                buf += blob
+            else:
+                for rec in batch:
+                    buf = self._append(buf, self._line(rec))
             if len(buf) >= CHUNK:
                 self._write(buf)
                 buf = bytearray()
         if buf:
             self._write(buf)
+
+    def _lines(self, batch: list[Any]) -> bytes | None:
+        try:
+            return self._json.encode_lines([self._encode(rec) for rec in batch])
+        except (TypeError, ValueError):
+            return None
+
+    def _append(self, buf: bytearray, line: bytes) -> bytearray:
+        if self._size + len(buf) + len(line) > self.max_bytes and self._size + len(buf) > 0:
+            self._write(buf)
+            buf = bytearray()
+            self._rotate()
+        buf += line
+        return buf
 
     def _write(self, data: bytearray) -> None:
         if not data:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import os
 import signal
 import sys
@@ -141,6 +142,8 @@ class Service:
                     task.cancel()
                 # Cancelled hook calls schedule the kill of their process groups as they unwind.
                 await asyncio.wait(pending, timeout=UNWIND)
+        # Warm workers get EOF and a grace period before the kill below (issue 7).
+        await self.daemon.persistent.stop_all()
         groups = self.daemon.commands.groups
         groups.kill_all()
         with contextlib.suppress(TimeoutError):
@@ -168,6 +171,18 @@ def _listener(settings: Settings) -> Listener | None:
     return None
 
 
+# The event history keeps thousands of recent payloads alive, so at the default
+# thresholds (700, 10, 10) the collector keeps rescanning them: ~2 of the ~5 us a
+# request costs under load (bench row 5). Young collections every 50,000 allocations
+# instead; freezing what start-up created keeps it out of full collections.
+GC_THRESHOLDS = (50_000, 20, 100)
+
+
+def tune_gc() -> None:
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
 def serve(settings: Settings, drain: float = 3.0) -> int:
     loop_name = install_event_loop()
     signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
@@ -181,6 +196,7 @@ def serve(settings: Settings, drain: float = 3.0) -> int:
     log.debug("event loop", loop=loop_name)
     service = Service(settings, drain, notifier, watchdog)
     try:
+        tune_gc()
         return asyncio.run(service.run(listener))
     except KeyboardInterrupt:
         return 130

@@ -24,6 +24,8 @@ Scope = Literal["session", "project", "global"]
 RequestId = Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
 NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
 Timeout = Annotated[float, msgspec.Meta(gt=0, le=3600)]
+HookMode = Literal["spawn", "persistent"]  # issue 7: a fresh process per call, or one warm worker
+Concurrency = Annotated[int, msgspec.Meta(ge=1, le=1024)]
 
 
 class Decision(msgspec.Struct, omit_defaults=True):
@@ -52,6 +54,8 @@ class HookSpec(msgspec.Struct, omit_defaults=True, forbid_unknown_fields=True):
     on_error: OnError = "continue"
     match: dict[str, str] = {}  # payload field or dotted path -> regular expression (re.search); all must match
     cwd: str | None = None  # None: the project directory (project hooks) or the home directory
+    mode: HookMode = "spawn"  # issue 7, docs/warm-hooks.md
+    concurrency: Concurrency = 1  # persistent mode: requests outstanding at once per worker
 
 
 # --------------------------------------------------------------------- requests
@@ -314,6 +318,23 @@ class Chain(Reply, tag="chain"):
     observers: list[ChainEntry] = []
 
 
+# --- warm hooks (issue 7)
+
+
+class WorkerInfo(msgspec.Struct, omit_defaults=True):
+    """One persistent worker as ``status`` shows it. ``state``: idle, running, backoff, failed, stopped."""
+
+    name: str
+    state: str
+    pid: int = 0
+    restarts: int = 0
+    failures: int = 0
+    outstanding: int = 0
+    queued: int = 0
+    served: int = 0
+    error: str = ""
+
+
 class Status(Reply, tag="status"):
     id: int
     version: str
@@ -327,6 +348,7 @@ class Status(Reply, tag="status"):
     emits: int = 0
     decides: int = 0
     hook_errors: int = 0
+    workers: list[WorkerInfo] = []  # issue 7: persistent hook workers
 
 
 class Error(Reply, tag="error"):
@@ -411,6 +433,7 @@ class HookInfo(msgspec.Struct, omit_defaults=True):
     trust: str = ""  # why it is (not) trusted
     description: str = ""
     match: dict[str, str] = {}
+    worker: str = ""  # issue 7, persistent hooks: idle, running, backoff, "failed: <why>", stopped
 
 
 class FileProblem(msgspec.Struct, omit_defaults=True):

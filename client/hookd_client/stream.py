@@ -17,7 +17,6 @@ comes silently. ``follow=False`` stops after the replay of history.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import datetime
 import os
@@ -25,10 +24,14 @@ import re
 import socket
 from collections import deque
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from .errors import ConnectionLost, DaemonNotRunning, HookdError, ProtocolMismatch
 from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
 from .messages import PROTOCOL_VERSION, Done, Error, Event, Gap, Hello, Live, Reply, Subscribe, Subscribed, Unsubscribe, Welcome
+
+if TYPE_CHECKING:
+    import asyncio
 
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
 _DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)\s*")
@@ -283,6 +286,8 @@ class AsyncSubscription:
         if self._writer is not None:
             return self
         try:
+            import asyncio  # here, not at the top: a sync client should not pay ~30 ms to import asyncio
+
             self._reader, self._writer = await asyncio.open_unix_connection(self.path, limit=1 << 20)
         except (FileNotFoundError, ConnectionRefusedError) as exc:
             raise DaemonNotRunning(self.path, exc.strerror or type(exc).__name__) from None

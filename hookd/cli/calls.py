@@ -48,7 +48,11 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_socket(p)
     p.set_defaults(run=run_explain)
 
-    p = sub.add_parser("status", help="show the daemon's status", description="Uptime, connections, sessions, hooks, calls.")
+    p = sub.add_parser(
+        "status",
+        help="show the daemon's status",
+        description="Uptime, connections, sessions, hooks, calls, and the persistent hook workers with their state.",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     add_socket(p)
     p.set_defaults(run=run_status)
@@ -121,4 +125,9 @@ def run_status(args: argparse.Namespace) -> int:
     d["uptime"] = f"{d.get('uptime', 0):.1f} s"
     for key in ("version", "pid", "socket", "uptime", "connections", "sessions", "hooks", "calls", "emits", "decides", "hook_errors"):
         sys.stdout.write(f"{key + ':':<13}{d.get(key, 0)}\n")
+    for w in d.get("workers", []):  # issue 7: persistent hook workers
+        detail = f"pid {w['pid']}" if w.get("pid") else w.get("error", "")[:100]
+        sys.stdout.write(
+            f"worker:      {w['name']}  {w['state']}  served {w.get('served', 0)}  restarts {w.get('restarts', 0)}  {detail}\n"
+        )
     return 0

@@ -1,0 +1,124 @@
+"""Rows 3 and 4: warm (persistent) hooks vs spawned ones, and the cost of a spawn.
+
+Row 3: decide through a persistent Python hook (hookd_client.worker.serve) vs the
+same script with ``mode: spawn``. Goal: persistent median < 0.5 ms and >= 40x faster.
+Row 4: decide through a ``mode: spawn`` hook running /bin/true vs a bare spawn of
+/bin/true from Python (subprocess.run with the same pipes and input). Goal: <= 1.2x.
+    python bench/warm.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from hookd_client import Client
+
+from bench.common import Stats, daemon, sandbox, table, time_calls
+
+POINT = "tool.approval.pre"
+PAYLOAD = {"toolName": "execute_command", "args": {"command": "ls -la", "cwd": "/tmp/project"}}
+
+# One script for both modes, so the two rows differ only in how hookd runs it.
+HOOK = textwrap.dedent(
+    """\
+    import json, os, sys
+
+    def check(event):
+        if "rm -rf" in event["payload"].get("args", {}).get("command", ""):
+            return {"decision": "deny", "reason": "no recursive force delete"}
+        return None
+
+    if os.environ.get("HOOKD_MODE") == "persistent":
+        from hookd_client.worker import serve
+        serve(check)
+    else:
+        answer = check({"payload": json.load(sys.stdin)})
+        if answer is not None:
+            print(json.dumps(answer))
+    """
+)
+
+
+def spec(name: str, command: str, args: list[str], mode: str) -> dict[str, object]:
+    return {"name": name, "point": POINT, "type": "decision", "command": command, "args": args, "enabled": True, "mode": mode}
+
+
+def decide_through(env: dict[str, str], hook: dict[str, object], n: int, warmup: int, label: str) -> Stats:
+    with daemon(env, "--no-user-hooks"), Client(env["HOOKD_SOCKET"]) as c:
+        c.attach_session("s1", [hook])
+        out = c.decide(POINT, PAYLOAD, session="s1")
+        assert not out.errors, out.errors
+        return Stats.of(label, time_calls(lambda: c.decide(POINT, PAYLOAD, session="s1"), n, warmup))
+
+
+def row3(quick: bool) -> str:
+    with sandbox() as env:
+        script = os.path.join(env["HOOKD_BENCH_TMP"], "guard.py")
+        with open(script, "w") as f:
+            f.write(HOOK)
+        n_warm, n_spawn = (2000, 40) if quick else (10000, 200)
+        warm = decide_through(env, spec("guard", sys.executable, [script], "persistent"), n_warm, n_warm // 10, "persistent Python hook")
+        spawn = decide_through(env, spec("guard", sys.executable, [script], "spawn"), n_spawn, 5, "same hook, mode: spawn")
+    speedup = spawn.median_us / warm.median_us
+    rows = [(spawn, None, ""), (warm, spawn, "median < 500 µs and >= 40x faster")]
+    verdict = (
+        f"persistent median {warm.median_us:.0f} µs ({'met' if warm.median_us < 500 else 'MISSED'}: < 500 µs); "
+        f"{speedup:.0f}x faster than spawn ({'met' if speedup >= 40 else 'MISSED'}: >= 40x)\n"
+    )
+    return table("Row 3: decide through a persistent Python hook vs the same hook spawned", rows) + "\n" + verdict
+
+
+def bare_spawn(program: str) -> None:
+    subprocess.run([program], input=json.dumps(PAYLOAD).encode(), capture_output=True, check=True)
+
+
+def row4(quick: bool) -> str:
+    program = shutil.which("true") or "/bin/true"
+    n = 200 if quick else 1500
+    clock = time.perf_counter_ns
+    bare_ns: list[int] = []
+    hook_ns: list[int] = []
+    with sandbox() as env, daemon(env, "--no-user-hooks"), Client(env["HOOKD_SOCKET"]) as c:
+        c.attach_session("s1", [spec("true", program, [], "spawn")])
+        assert not c.decide(POINT, PAYLOAD, session="s1").errors
+        # Alternate the two, so the machine's load changes hit both alike.
+        for i in range(n + 20):
+            t0 = clock()
+            bare_spawn(program)
+            t1 = clock()
+            c.decide(POINT, PAYLOAD, session="s1")
+            t2 = clock()
+            if i >= 20:
+                bare_ns.append(t1 - t0)
+                hook_ns.append(t2 - t1)
+    bare = Stats.of(f"bare subprocess.run({program}) from Python", bare_ns)
+    through = Stats.of(f"decide through a spawn hook ({program})", hook_ns)
+    ratio = through.median_us / bare.median_us
+    rows = [(bare, None, ""), (through, bare, "<= 1.2x")]
+    return (
+        table("Row 4: spawned-hook overhead (the two alternate, call by call)", rows)
+        + f"\nratio {ratio:.2f}x ({'met' if ratio <= 1.2 else 'MISSED'}: <= 1.2x). "
+        "The hook row includes the decide round trip itself (row 1).\n"
+    )
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="fewer round trips")
+    args = ap.parse_args()
+    print(row3(args.quick))
+    print(row4(args.quick))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
