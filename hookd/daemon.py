@@ -55,6 +55,16 @@ def _project(path: str | None) -> str | None:
     return os.path.normpath(path)
 
 
+def _check_point(hook: str, point: str, hook_type: str) -> None:
+    """A hook may be registered on ``point``; else a RequestError naming the hook."""
+    try:
+        points.check_hook(point, hook_type)
+    except points.UnknownPoint as exc:
+        raise RequestError(m.ErrorCode.UNKNOWN_POINT, f"hook {hook!r}: {exc}") from None
+    except points.WrongKind as exc:
+        raise RequestError(m.ErrorCode.WRONG_KIND, f"hook {hook!r}: {exc}") from None
+
+
 def _point(name: str) -> points.Point:
     try:
         return points.lookup(name)
@@ -404,12 +414,7 @@ class Daemon:
                 except re.error as exc:
                     message = f"hook {spec.name!r}: match {path}: not a valid regular expression: {exc}"
                     raise RequestError(m.ErrorCode.BAD_REQUEST, message) from None
-            try:
-                points.check_hook(spec.point, spec.type)
-            except points.UnknownPoint as exc:
-                raise RequestError(m.ErrorCode.UNKNOWN_POINT, f"hook {spec.name!r}: {exc}") from None
-            except points.WrongKind as exc:
-                raise RequestError(m.ErrorCode.WRONG_KIND, f"hook {spec.name!r}: {exc}") from None
+            _check_point(spec.name, spec.point, spec.type)
             hooks.append(self.command_hook(spec, scope, owner, source))
         return hooks
 
@@ -634,12 +639,7 @@ class Daemon:
     # --- callback hooks and session ownership (issue 5)
 
     def _callback_hook(self, conn: Any, spec: m.CallbackSpec, session_id: str) -> Hook:
-        try:
-            points.check_hook(spec.point, spec.type)
-        except points.UnknownPoint as exc:
-            raise RequestError(m.ErrorCode.UNKNOWN_POINT, f"hook {spec.name!r}: {exc}") from None
-        except points.WrongKind as exc:
-            raise RequestError(m.ErrorCode.WRONG_KIND, f"hook {spec.name!r}: {exc}") from None
+        _check_point(spec.name, spec.point, spec.type)
         return Hook(
             name=spec.name,
             point=spec.point,
