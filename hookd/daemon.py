@@ -23,6 +23,7 @@ from . import __version__, changes, points, toggles, trust, userconfig
 from .bus import BusError, make_bus
 from .engine import Engine
 from .matcher import compile_match
+from .plugins.manager import PluginManager
 from .registry import CallContext, Hook, Registry
 from .runners.callback import CallbackRunner, Invocations
 from .runners.command import CommandRunner, Limits
@@ -88,6 +89,7 @@ class Daemon:
         self.connections = 0
         self.calls = 0
         self.closing = False
+        self.plugins = PluginManager(self.registry, self.publish, self.settings.socket, self.settings.hook_timeout, self._track_pid)
         self._handlers: dict[type[m.Request], Callable[[Any, m.Request], Result]] = {
             m.Emit: self.emit,
             m.Decide: self.decide,
@@ -135,6 +137,7 @@ class Daemon:
         self.closing = True
         self.watcher.stop()
         self.bus.internal("hookd.daemon.stopping", {"pid": os.getpid()})
+        self.plugins.begin_shutdown()
 
     # ------------------------------------------------------------- user files
 
@@ -298,6 +301,7 @@ class Daemon:
         problems: list[userconfig.Problem] = []
         for path in userconfig.global_files():
             problems += self.load_file("global", "", path)
+        self.plugins.load("global", "")
         return problems
 
     def load_project(self, project: str) -> list[userconfig.Problem]:
@@ -309,6 +313,7 @@ class Daemon:
                 continue  # the home directory as a project: ~/.codingcode/hooks.yaml is the global file
             self.watcher.watch(path, ("project", project))
             problems += self.load_file("project", project, path)
+        self.plugins.load("project", project)
         return problems
 
     def reload_all(self) -> list[userconfig.Problem]:
@@ -322,6 +327,16 @@ class Daemon:
         """Stop the warm workers of removed (or changed) hooks; a reload gives failed ones a fresh start."""
         if self.persistent.owns_any(removed) or (reloaded and self.persistent.owns_any(reloaded)):
             self.persistent.prune(self.registry.all_hooks(), reset=reloaded or ())
+
+    # --- plugins (issue 8)
+
+    def publish(self, point: str, payload: dict[str, Any], project: str | None) -> None:
+        """A daemon happening of the plugins (hookd.plugin.loaded, hookd.plugin.error), on the event bus."""
+        self.bus.internal(point, payload, None, project)
+
+    def _track_pid(self, pid: int, alive: bool) -> None:
+        live = self.commands.groups.live
+        live.add(pid) if alive else live.discard(pid)
 
     # --------------------------------------------------------------- dispatch
 
@@ -392,6 +407,8 @@ class Daemon:
             self.bus.publish("decide", req.point, req.session, project, req.payload, reply, size=getattr(conn, "body_size", 0))
             return reply
         ctx = CallContext(req.point, req.session, self.registry.project_for(req.session, project))
+        if self.plugins.first_loads and (loading := self.plugins.first_loads_for(ctx.project)):
+            return self._decide_after_plugins(req, loading, ctx, getattr(conn, "body_size", 0))
         if not plan.decisions:
             state = self.engine.decided_without_hooks(plan, req.payload, ctx)
             self.bus.publish("decide", req.point, ctx.session, ctx.project, req.payload, state, size=getattr(conn, "body_size", 0))
@@ -404,6 +421,12 @@ class Daemon:
         took = round((time.perf_counter() - started) * 1000, 3)
         self.bus.publish("decide", ctx.point, ctx.session, ctx.project, payload, state, took, size)
         return state.outcome(rid)
+
+    async def _decide_after_plugins(self, req: m.Decide, loading: list[asyncio.Task[None]], ctx: CallContext, size: int) -> m.Reply:
+        """The first calls of a scope wait (bounded) for its plugins, so they are not skipped while their host starts."""
+        await self.plugins.wait_first_loads(loading)
+        plan = self.registry.plan(req.point, req.session, ctx.project)
+        return await self._decide(req.id, plan, req.payload, ctx, size)
 
     def _hooks_for(self, specs: list[m.HookSpec], scope: m.Scope, owner: str, source: str) -> list[Hook]:
         hooks = []
@@ -455,6 +478,7 @@ class Daemon:
         project = _project(req.project)
         assert project is not None
         self.watcher.forget(userconfig.project_files(project))
+        self.plugins.spawn(self.plugins.forget("project", project))
         hooks = self.registry.dispose_project(project)
         self.hooks_removed(hooks)
         return m.Done(req.id, len(hooks))
@@ -490,7 +514,15 @@ class Daemon:
                 "some files were rejected and keep their previous hooks: " + "; ".join(str(p) for p in problems),
             )
         scope_hooks = self.registry.layer("project", project) if project else self.registry.layer("global", "")
+        plugins = self.plugins.scopes.get(("project", project) if project else ("global", ""))
+        if plugins is not None and plugins.task is not None and not plugins.task.done():
+            return self._after_plugins(req.id, plugins.task, project)
         return m.Done(req.id, len(scope_hooks))
+
+    async def _after_plugins(self, rid: int, task: asyncio.Task[None], project: str | None) -> m.Reply:
+        """A reload answers once the scope's plugin hosts are loaded (installs included)."""
+        await asyncio.shield(task)
+        return m.Done(rid, len(self.registry.layer("project", project) if project else self.registry.layer("global", "")))
 
     def _toggle(self, req: m.EnableHook | m.DisableHook, enabled: bool) -> m.Reply:
         project = _project(req.project)

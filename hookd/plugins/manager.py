@@ -1,0 +1,476 @@
+"""Plugin directories in the daemon: find them, run one host per directory,
+register its hooks, reload it when a file changes.
+
+For each scope (global: the user's config dir; project: ``<project>/.hookd``)
+the manager loads the ``plugin/`` and ``plugins/`` directories in that order.
+Each directory gets a host process (host.py) started with the directory's own
+virtualenv python when it has a requirements.txt. Once the host answered its
+describe request, the manager registers one hook per event the directory
+handles, in the directory's scope, so the registry's order applies: scope,
+then directory, then (inside the host) file name and export order.
+
+A changed file (polled: a few stats per directory) reloads the whole scope:
+a new host is started and loaded while the old one keeps serving; the hooks
+are swapped in one registry step, then the old host is stopped once its
+in-flight calls are answered. Project directories load only when trusted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+import structlog
+from hookd_client.messages import Decision, HookError, HookRef, Scope
+
+from .. import points
+from ..registry import CallContext, Hook, Registry
+from ..runners.command import HookFailure
+from . import discovery, trust, venv
+from .host import CONFIG_ENV, DESCRIBE
+from .worker import Worker, WorkerGone
+
+log = structlog.get_logger("hookd.plugins")
+
+POLL_INTERVAL = 0.5
+MAX_FAILURES = 5
+BACKOFF_BASE = 0.1
+BACKOFF_MAX = 10.0
+RETIRE_GRACE = 30.0
+FIRST_LOAD_WAIT = 10.0
+CONFIG_ENV_MAX = 96 * 1024  # one environment string may hold 128 KiB on Linux
+TIMED_OUT = "was killed after a call timed out"
+
+Publish = Callable[[str, dict[str, Any], str | None], None]
+
+
+class PluginDecision(Decision):
+    """A host's decision plus the errors of handlers that failed without stopping the chain (not on the wire)."""
+
+    handler_errors: list[HookError] = []
+
+
+@dataclass(slots=True)
+class HostHandle:
+    """One plugin directory's host: its process (restarted on demand) and what it handles."""
+
+    directory: str
+    scope: Scope
+    owner: str
+    python: str | None
+    manager: PluginManager
+    handlers: dict[str, list[str]] = field(default_factory=dict)
+    worker: Worker | None = None
+    failures: int = 0
+    failed: str | None = None
+    not_before: float = 0.0
+    retired: bool = False
+    _starting: asyncio.Task[None] | None = None
+
+    @property
+    def project(self) -> str | None:
+        return self.owner if self.scope == "project" else None
+
+    def _argv_env(self) -> tuple[list[str], dict[str, str]]:
+        env = dict(self.manager.environ)
+        env["HOOKD_PLUGIN_SCOPE"] = self.scope
+        env["HOOKD_PROJECT_DIR"] = self.owner if self.scope == "project" else ""
+        env["HOOKD_SOCKET"] = self.manager.socket
+        env["PYTHONUNBUFFERED"] = "1"
+        env[CONFIG_ENV] = self.manager.config_json(self)
+        python = self.python or sys.executable
+        if self.python is not None:
+            lib = venv.host_lib(self.manager.environ)
+            env["PYTHONPATH"] = lib + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        return [python, "-m", "hookd.plugins.host", self.directory], env
+
+    async def start(self) -> dict[str, Any]:
+        """Start the process (it loads its plugins) and ask what it handles. Raises WorkerGone/TimeoutError."""
+        argv, env = self._argv_env()
+        cwd = self.owner if self.scope == "project" else os.path.expanduser("~")
+        worker = Worker(argv, env, cwd if os.path.isdir(cwd) else "/", f"{self.scope}:{self.directory}")
+        worker.on_pid = self.manager.track_pid
+        await worker.start()
+        try:
+            async with asyncio.timeout(self.manager.load_timeout):
+                answer = await worker.call({"point": DESCRIBE, "payload": {}})
+        except BaseException:
+            worker.kill()
+            raise
+        if "error" in answer:
+            worker.kill()
+            raise WorkerGone(str(answer["error"]))
+        handlers = answer.get("handlers")
+        errors = answer.get("errors") or []
+        if not isinstance(handlers, dict) or not all(isinstance(v, list) for v in handlers.values()) or not isinstance(errors, list):
+            worker.kill()
+            raise WorkerGone(f"answered the describe request with something else: {str(answer)[:200]}")
+        self.worker = worker
+        self.handlers = {str(k): [str(x) for x in v] for k, v in handlers.items()}
+        for err in errors:
+            if isinstance(err, dict):
+                self.manager.report(self, "load", "config", str(err.get("handler", "?")), str(err.get("message", "")))
+        return answer
+
+    def _failure(self, reason: object) -> None:
+        """Count a start or a call that the host did not survive; back off, and give up after MAX_FAILURES."""
+        self.failures += 1
+        self.not_before = time.monotonic() + min(BACKOFF_MAX, BACKOFF_BASE * 2**self.failures)
+        if self.failures >= MAX_FAILURES and not self.failed:
+            self.failed = f"the plugin host failed {self.failures} times in a row (last: {reason}); save a plugin file to retry"
+            self.manager.report(self, "host", "", "", self.failed)
+
+    async def _restart(self) -> None:
+        try:
+            await self.start()
+        except (WorkerGone, TimeoutError, OSError) as exc:
+            self._failure(exc)
+            raise
+
+    async def ensure_running(self) -> Worker:
+        if self.worker is not None and self.worker.alive:
+            return self.worker
+        if self.failed:
+            raise HookFailure("error", self.failed)
+        if self.retired:
+            raise HookFailure("error", "the plugin host was replaced by a reload while this call was planned")
+        if self._starting is None or self._starting.done():
+            if time.monotonic() < self.not_before:
+                raise HookFailure("error", "the plugin host stopped and is waiting to restart")
+            self._starting = asyncio.ensure_future(self._restart())
+        try:
+            await asyncio.shield(self._starting)
+        except (WorkerGone, TimeoutError, OSError) as exc:
+            raise HookFailure("error", f"the plugin host could not start: {exc}") from None
+        assert self.worker is not None
+        return self.worker
+
+    async def __call__(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Decision | None:
+        """The Runner of every hook this directory registered."""
+        worker = await self.ensure_running()
+        event = hook.point
+        request = {
+            "point": ctx.point,
+            "session": ctx.session,
+            "project": ctx.project,
+            "hook": hook.name,
+            "event": event,
+            "payload": payload,
+        }
+        try:
+            answer = await worker.call(request)
+        except WorkerGone as exc:
+            if not self.retired and worker.exit_reason != TIMED_OUT:  # our own kill is not the host's failure
+                self._failure(exc)
+            raise HookFailure("error", f"the plugin host {exc}") from None
+        except asyncio.CancelledError:
+            # Our timeout: a handler that never returns may be blocking the host's loop, so the host goes.
+            if worker.alive:
+                log.warning("plugin call timed out; restarting its host", directory=self.directory, point=ctx.point)
+                worker.kill(TIMED_OUT)
+            raise
+        self.failures = 0
+        if "error" in answer:
+            raise HookFailure("error", str(answer["error"]))
+        errors = [
+            HookError(HookRef(f"{hook.name}/{e.get('handler', '?')}", hook.scope, self.directory), "error", str(e.get("message", "")))
+            for e in answer.get("errors") or []
+            if isinstance(e, dict)
+        ]
+        for err in errors:
+            self.manager.report(self, "handler", ctx.point, err.hook.name, err.message, ctx.point)
+        raw = answer.get("decision")
+        if hook.type == "observer" or (raw is None and not errors):
+            return None
+        try:
+            decision = msgspec.convert(raw or {}, PluginDecision)
+        except msgspec.ValidationError as exc:
+            raise HookFailure("error", f"the plugin host answered a bad decision: {exc}") from None
+        decision.handler_errors = errors
+        return decision
+
+    async def retire(self) -> None:
+        self.retired = True
+        worker = self.worker
+        if worker is None:
+            return
+        if worker.pending:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*worker.pending.values(), return_exceptions=True), RETIRE_GRACE)
+        await worker.stop()
+
+
+@dataclass(slots=True)
+class DirState:
+    fingerprint: discovery.Fingerprint
+    trusted: bool
+    host: HostHandle | None
+    requirements: str | None
+
+
+@dataclass(slots=True)
+class ScopeState:
+    scope: Scope
+    owner: str
+    dirs: dict[str, DirState] = field(default_factory=dict)
+    trust_stamp: int = 0
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    task: asyncio.Task[None] | None = None
+    warned_untrusted: set[str] = field(default_factory=set)
+
+
+class PluginManager:
+    def __init__(
+        self,
+        registry: Registry,
+        publish: Publish,
+        socket: str,
+        hook_timeout: float,
+        track_pid: Callable[[int, bool], None],
+        environ: dict[str, str] | None = None,
+    ) -> None:
+        self.registry = registry
+        self.publish = publish
+        self.socket = socket
+        self.hook_timeout = hook_timeout
+        self.load_timeout = max(30.0, hook_timeout)
+        self.track_pid = track_pid
+        self.environ = dict(os.environ if environ is None else environ)
+        self.scopes: dict[tuple[Scope, str], ScopeState] = {}
+        self._poller: asyncio.Task[None] | None = None
+        self._closed = False
+        # A scope's first load, until done: decide waits for it (bounded) instead of running without its plugins.
+        self.first_loads: dict[tuple[Scope, str], asyncio.Task[None]] = {}
+        self._background: set[asyncio.Task[Any]] = set()
+
+    def spawn(self, work: Any) -> asyncio.Task[Any]:
+        """Run ``work`` in the background, keeping a reference until it is done."""
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
+
+    # --------------------------------------------------------------- public
+
+    def dirs(self, scope: Scope, owner: str) -> list[str]:
+        return discovery.project_dirs(owner) if scope == "project" else discovery.global_dirs(self.environ)
+
+    def load(self, scope: Scope, owner: str) -> asyncio.Task[None] | None:
+        """(Re)load a scope's plugins in the background; returns the task (None outside an event loop)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return None
+        if self._closed:
+            return None
+        key = (scope, owner)
+        state = self.scopes.get(key)
+        first = state is None
+        if state is None:
+            state = self.scopes[key] = ScopeState(scope, owner)
+        if self._poller is None or self._poller.done():
+            self._poller = loop.create_task(self._poll())
+        task = loop.create_task(self._load_scope(state))
+        state.task = task
+        if first:
+            self.first_loads[key] = task
+            task.add_done_callback(lambda _t: self.first_loads.pop(key, None))
+        return task
+
+    def first_loads_for(self, project: str | None) -> list[asyncio.Task[None]]:
+        tasks = [self.first_loads.get(("global", ""))]
+        if project is not None:
+            tasks.append(self.first_loads.get(("project", project)))
+        return [t for t in tasks if t is not None]
+
+    async def wait_first_loads(self, tasks: list[asyncio.Task[None]]) -> None:
+        """Wait for first loads, at most FIRST_LOAD_WAIT (a long pip install goes on in the background)."""
+        await asyncio.wait(tasks, timeout=min(FIRST_LOAD_WAIT, self.hook_timeout))
+
+    async def forget(self, scope: Scope, owner: str) -> None:
+        state = self.scopes.pop((scope, owner), None)
+        if state is None:
+            return
+        for d in state.dirs.values():
+            if d.host is not None:
+                await d.host.retire()
+
+    def begin_shutdown(self) -> None:
+        """Stop reloading, and let every host go once its in-flight calls are answered.
+
+        The daemon's drain waits for every task, the hosts' pipe readers included,
+        so the hosts must end on their own for a stop to be quick.
+        """
+        self._closed = True
+        if self._poller is not None:
+            self._poller.cancel()
+            self._poller = None
+        for state in self.scopes.values():
+            for d in state.dirs.values():
+                if d.host is not None:
+                    self.spawn(d.host.retire())
+
+    def effective_config(self, host: HostHandle) -> dict[str, Any]:
+        """What a plugin's ``config`` handler receives: its scope's configuration as the daemon holds it."""
+        hooks = [msgspec.to_builtins(h.spec) for h in self.registry.layer(host.scope, host.owner) if h.spec is not None]
+        return {
+            "scope": host.scope,
+            "project": host.project,
+            "directory": host.directory,
+            "hooks": hooks,
+            "settings": {"hookTimeout": self.hook_timeout, "socket": self.socket},
+        }
+
+    def config_json(self, host: HostHandle) -> str:
+        """The effective configuration for the host's environment; the hook list is left out if it is too big for one."""
+        config = self.effective_config(host)
+        text = json.dumps(config)
+        if len(text) > CONFIG_ENV_MAX:
+            config["hooks"], config["hooksOmitted"] = [], len(config["hooks"])
+            text = json.dumps(config)
+        return text
+
+    def report(self, host: HostHandle, kind: str, point: str, handler: str, message: str, during: str | None = None) -> None:
+        log.error(
+            "plugin error",
+            kind=kind,
+            directory=host.directory,
+            scope=host.scope,
+            point=point or None,
+            handler=handler or None,
+            error=message,
+        )
+        if during == "hookd.plugin.error":
+            return  # an event handler failing on our own error event must not feed itself
+        self.publish(
+            "hookd.plugin.error",
+            {"kind": kind, "directory": host.directory, "scope": host.scope, "point": point, "handler": handler, "message": message},
+            host.project,
+        )
+
+    # -------------------------------------------------------------- loading
+
+    def _problem(self, scope: Scope, owner: str, directory: str, kind: str, message: str) -> None:
+        log.error("plugin directory not loaded", kind=kind, directory=directory, scope=scope, error=message)
+        project = owner if scope == "project" else None
+        self.publish(
+            "hookd.plugin.error",
+            {"kind": kind, "directory": directory, "scope": scope, "point": "", "handler": "", "message": message},
+            project,
+        )
+
+    async def _load_dir(self, state: ScopeState, directory: str, old: DirState | None) -> DirState:
+        fp = discovery.fingerprint(directory)
+        present = any(name.endswith(".py") for name, _, _ in fp)
+        trusted = state.scope == "global" or (present and trust.project_plugins_trusted(directory, self.environ))
+        req = discovery.requirements_hash(directory)
+        if not present:
+            return DirState(fp, trusted, None, req)
+        if not trusted:
+            if directory not in state.warned_untrusted:
+                state.warned_untrusted.add(directory)
+                self._problem(
+                    state.scope,
+                    state.owner,
+                    directory,
+                    "untrusted",
+                    f"project plugins in {directory} are not trusted (new or edited); run `hookd plugins trust {directory}` to load them",
+                )
+            return DirState(fp, trusted, None, req)
+        state.warned_untrusted.discard(directory)
+        try:
+            python = await venv.ensure(directory, self.environ)
+        except (venv.InstallFailed, OSError) as exc:
+            self._problem(state.scope, state.owner, directory, "install", f"installing {directory}/requirements.txt failed: {exc}")
+            # Keep the previous host serving; remember the new fingerprint so we do not retry in a loop.
+            return DirState(fp, trusted, old.host if old else None, req)
+        host = HostHandle(directory, state.scope, state.owner, python, self)
+        try:
+            await host.start()
+        except (WorkerGone, TimeoutError, OSError) as exc:
+            self._problem(state.scope, state.owner, directory, "host", f"the plugin host for {directory} did not load: {exc}")
+            return DirState(fp, trusted, old.host if old else None, req)
+        self.publish(
+            "hookd.plugin.loaded",
+            {"directory": directory, "scope": state.scope, "handlers": host.handlers},
+            state.owner if state.scope == "project" else None,
+        )
+        log.info("plugins loaded", directory=directory, scope=state.scope, events=sorted(host.handlers))
+        return DirState(fp, trusted, host, req)
+
+    def _hooks(self, host: HostHandle) -> list[Hook]:
+        hooks = []
+        base = os.path.basename(host.directory)
+        for event in host.handlers:
+            try:
+                point = points.lookup(event)
+            except points.UnknownPoint as exc:
+                self.report(host, "load", event, ",".join(host.handlers[event]), str(exc))
+                continue
+            hooks.append(
+                Hook(
+                    name=f"{base}:{event}",
+                    point=event,
+                    type="decision" if point.kind == "decision" else "observer",
+                    scope=host.scope,
+                    owner=host.owner,
+                    source=host.directory,
+                    runner=host,
+                    timeout=self.hook_timeout,
+                )
+            )
+        return hooks
+
+    async def _load_scope(self, state: ScopeState) -> None:
+        async with state.lock:
+            stamp = trust.store_stamp(self.environ)
+            recheck_trust = stamp != state.trust_stamp
+            state.trust_stamp = stamp
+            new: dict[str, DirState] = {}
+            for directory in self.dirs(state.scope, state.owner):
+                old = state.dirs.get(directory)
+                if old is not None and not self._changed(state, directory, old, recheck_trust):
+                    new[directory] = old
+                    continue
+                new[directory] = await self._load_dir(state, directory, old)
+            # Re-register every directory of the scope, in order, so a reload never reorders them.
+            for directory, d in new.items():
+                hooks = self._hooks(d.host) if d.host is not None else []
+                self.registry.replace_source(state.scope, state.owner, directory, hooks)
+            retired = [
+                old.host
+                for directory, old in state.dirs.items()
+                if old.host is not None and (directory not in new or new[directory].host is not old.host)
+            ]
+            state.dirs = new
+        for host in retired:
+            self.spawn(host.retire())
+
+    def _changed(self, state: ScopeState, directory: str, old: DirState, recheck_trust: bool) -> bool:
+        if discovery.fingerprint(directory) != old.fingerprint:
+            return True
+        if state.scope == "project" and recheck_trust and any(n.endswith(".py") for n, _, _ in old.fingerprint):
+            return trust.project_plugins_trusted(directory, self.environ) != old.trusted
+        return False  # a failed host also waits here for an edit
+
+    async def _poll(self) -> None:
+        while True:
+            await asyncio.sleep(POLL_INTERVAL)
+            stamp = trust.store_stamp(self.environ)
+            for state in list(self.scopes.values()):
+                if state.lock.locked():
+                    continue
+                trust_moved = stamp != state.trust_stamp and state.scope == "project"
+                if trust_moved or any(discovery.fingerprint(d) != s.fingerprint for d, s in state.dirs.items()):
+                    try:
+                        await self._load_scope(state)
+                    except Exception:
+                        log.exception("plugin reload failed", scope=state.scope, owner=state.owner)
