@@ -23,6 +23,7 @@ from . import __version__, changes, points, toggles, trust, userconfig
 from .bus import BusError, make_bus
 from .engine import Engine
 from .matcher import compile_match
+from .plugins import trust as plugin_trust
 from .plugins.manager import PluginManager
 from .registry import CallContext, Hook, Registry
 from .runners.callback import CallbackRunner, Invocations
@@ -89,7 +90,9 @@ class Daemon:
         self.connections = 0
         self.calls = 0
         self.closing = False
-        self.plugins = PluginManager(self.registry, self.publish, self.settings.socket, self.settings.hook_timeout, self._track_pid)
+        self.plugins = PluginManager(
+            self.registry, self.publish, self.settings.socket, self.settings.hook_timeout, self._track_pid, self._plugins_trusted
+        )
         self._handlers: dict[type[m.Request], Callable[[Any, m.Request], Result]] = {
             m.Emit: self.emit,
             m.Decide: self.decide,
@@ -333,6 +336,9 @@ class Daemon:
     def publish(self, point: str, payload: dict[str, Any], project: str | None) -> None:
         """A daemon happening of the plugins (hookd.plugin.loaded, hookd.plugin.error), on the event bus."""
         self.bus.internal(point, payload, None, project)
+
+    def _plugins_trusted(self, directory: str) -> trust.Verdict:
+        return plugin_trust.project_plugins_trusted(self.trust, directory)
 
     def _track_pid(self, pid: int, alive: bool) -> None:
         live = self.commands.groups.live
@@ -638,6 +644,7 @@ class Daemon:
         except OSError as exc:
             raise RequestError(m.ErrorCode.INTERNAL, f"could not record trust: {exc}") from None
         self._reload_files(files)
+        self.plugins.trust_changed()
         self.publish_internal("hookd.trust.granted", {"files": {f: sha[:12] for f, sha in done.items()}})
         return m.TrustResult(req.id, [m.TrustedFile(f, sha) for f, sha in done.items()])
 
@@ -651,6 +658,7 @@ class Daemon:
         if not gone:
             raise RequestError(m.ErrorCode.NOT_FOUND, f"nothing is trusted at {path}")
         self._reload_files(gone)
+        self.plugins.trust_changed()
         self.publish_internal("hookd.trust.revoked", {"files": gone})
         return m.TrustResult(req.id, [m.TrustedFile(f) for f in gone])
 

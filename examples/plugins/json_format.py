@@ -6,7 +6,7 @@ is left alone, so a second read changes nothing.
 
 Install: copy this file into ``$XDG_CONFIG_HOME/hookd/plugins/`` (all your
 projects) or ``<project>/.hookd/plugins/`` (one project, once trusted with
-``hookd plugins trust``).
+``hookd trust PROJECT``).
 """
 
 from __future__ import annotations

@@ -34,7 +34,8 @@ from hookd_client.messages import Decision, HookError, HookRef, Scope
 from .. import points
 from ..registry import CallContext, Hook, Registry
 from ..runners.command import HookFailure
-from . import discovery, trust, venv
+from ..trust import Verdict
+from . import discovery, venv
 from .host import CONFIG_ENV, DESCRIBE
 from .worker import Worker, WorkerGone
 
@@ -50,6 +51,7 @@ CONFIG_ENV_MAX = 96 * 1024  # one environment string may hold 128 KiB on Linux
 TIMED_OUT = "was killed after a call timed out"
 
 Publish = Callable[[str, dict[str, Any], str | None], None]
+TrustGate = Callable[[str], Verdict]  # a project plugin directory -> may it run (plugins/trust.py)
 
 
 class PluginDecision(Decision):
@@ -186,7 +188,7 @@ class HostHandle:
             if isinstance(e, dict)
         ]
         for err in errors:
-            self.manager.report(self, "handler", ctx.point, err.hook.name, err.message, ctx.point)
+            self.manager.report(self, "handler", ctx.point, err.hook.name, err.message)
         raw = answer.get("decision")
         if hook.type == "observer" or (raw is None and not errors):
             return None
@@ -221,7 +223,7 @@ class ScopeState:
     scope: Scope
     owner: str
     dirs: dict[str, DirState] = field(default_factory=dict)
-    trust_stamp: int = 0
+    trust_seen: int = 0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     task: asyncio.Task[None] | None = None
     warned_untrusted: set[str] = field(default_factory=set)
@@ -235,6 +237,7 @@ class PluginManager:
         socket: str,
         hook_timeout: float,
         track_pid: Callable[[int, bool], None],
+        trusted: TrustGate,
         environ: dict[str, str] | None = None,
     ) -> None:
         self.registry = registry
@@ -243,6 +246,8 @@ class PluginManager:
         self.hook_timeout = hook_timeout
         self.load_timeout = max(30.0, hook_timeout)
         self.track_pid = track_pid
+        self.trusted = trusted
+        self.trust_generation = 0  # bumped by trust_changed(): project directories are checked again
         self.environ = dict(os.environ if environ is None else environ)
         self.scopes: dict[tuple[Scope, str], ScopeState] = {}
         self._poller: asyncio.Task[None] | None = None
@@ -284,6 +289,10 @@ class PluginManager:
             self.first_loads[key] = task
             task.add_done_callback(lambda _t: self.first_loads.pop(key, None))
         return task
+
+    def trust_changed(self) -> None:
+        """Trust was granted or revoked: the poller checks every project plugin directory again."""
+        self.trust_generation += 1
 
     def first_loads_for(self, project: str | None) -> list[asyncio.Task[None]]:
         tasks = [self.first_loads.get(("global", ""))]
@@ -338,7 +347,7 @@ class PluginManager:
             text = json.dumps(config)
         return text
 
-    def report(self, host: HostHandle, kind: str, point: str, handler: str, message: str, during: str | None = None) -> None:
+    def report(self, host: HostHandle, kind: str, point: str, handler: str, message: str) -> None:
         log.error(
             "plugin error",
             kind=kind,
@@ -348,8 +357,6 @@ class PluginManager:
             handler=handler or None,
             error=message,
         )
-        if during == "hookd.plugin.error":
-            return  # an event handler failing on our own error event must not feed itself
         self.publish(
             "hookd.plugin.error",
             {"kind": kind, "directory": host.directory, "scope": host.scope, "point": point, "handler": handler, "message": message},
@@ -370,7 +377,8 @@ class PluginManager:
     async def _load_dir(self, state: ScopeState, directory: str, old: DirState | None) -> DirState:
         fp = discovery.fingerprint(directory)
         present = any(name.endswith(".py") for name, _, _ in fp)
-        trusted = state.scope == "global" or (present and trust.project_plugins_trusted(directory, self.environ))
+        verdict = Verdict(True, "the user's own plugins") if state.scope == "global" or not present else self.trusted(directory)
+        trusted = verdict.trusted
         req = discovery.requirements_hash(directory)
         if not present:
             return DirState(fp, trusted, None, req)
@@ -378,11 +386,7 @@ class PluginManager:
             if directory not in state.warned_untrusted:
                 state.warned_untrusted.add(directory)
                 self._problem(
-                    state.scope,
-                    state.owner,
-                    directory,
-                    "untrusted",
-                    f"project plugins in {directory} are not trusted (new or edited); run `hookd plugins trust {directory}` to load them",
+                    state.scope, state.owner, directory, "untrusted", f"project plugins in {directory} do not run: {verdict.reason}"
                 )
             return DirState(fp, trusted, None, req)
         state.warned_untrusted.discard(directory)
@@ -431,9 +435,8 @@ class PluginManager:
 
     async def _load_scope(self, state: ScopeState) -> None:
         async with state.lock:
-            stamp = trust.store_stamp(self.environ)
-            recheck_trust = stamp != state.trust_stamp
-            state.trust_stamp = stamp
+            recheck_trust = self.trust_generation != state.trust_seen
+            state.trust_seen = self.trust_generation
             new: dict[str, DirState] = {}
             for directory in self.dirs(state.scope, state.owner):
                 old = state.dirs.get(directory)
@@ -458,17 +461,16 @@ class PluginManager:
         if discovery.fingerprint(directory) != old.fingerprint:
             return True
         if state.scope == "project" and recheck_trust and any(n.endswith(".py") for n, _, _ in old.fingerprint):
-            return trust.project_plugins_trusted(directory, self.environ) != old.trusted
+            return self.trusted(directory).trusted != old.trusted
         return False  # a failed host also waits here for an edit
 
     async def _poll(self) -> None:
         while True:
             await asyncio.sleep(POLL_INTERVAL)
-            stamp = trust.store_stamp(self.environ)
             for state in list(self.scopes.values()):
                 if state.lock.locked():
                     continue
-                trust_moved = stamp != state.trust_stamp and state.scope == "project"
+                trust_moved = self.trust_generation != state.trust_seen and state.scope == "project"
                 if trust_moved or any(discovery.fingerprint(d) != s.fingerprint for d, s in state.dirs.items()):
                     try:
                         await self._load_scope(state)

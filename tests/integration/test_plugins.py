@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from hookd_client import Client
 
-from ..conftest import ROOT, Env, write_script
+from ..conftest import ROOT, Env
 
 EXAMPLE = ROOT / "examples" / "plugins" / "json_format.py"
 
@@ -40,6 +40,13 @@ def eventually(check: Callable[[], Any], what: str, timeout: float = 30.0) -> An
         if time.monotonic() > deadline:
             raise AssertionError(f"never happened: {what}")
         time.sleep(0.1)
+
+
+def plugin_events(env: Env, kind: str) -> list[dict[str, Any]]:
+    """The payloads of the daemon's hookd.plugin.<kind> events, read back from the event stream."""
+    r = env.hookd("tail", "--no-follow", "-n", "1000", "--json", "--point", f"hookd.plugin.{kind}")
+    assert r.returncode == 0, r.stderr
+    return [json.loads(line)["payload"] for line in r.stdout.splitlines() if line.strip()]
 
 
 def sources(c: Client, point: str, project: str | None = None) -> list[str]:
@@ -174,7 +181,8 @@ def test_order_files_exports_directories_and_scopes(env, daemon_factory, tmp_pat
     plugin(user_plugins(env, "plugin"), "z.py", ORDER.format(name="Z", label="plugin/z.py"))
     project = tmp_path / "repo"
     plugin(project / ".hookd" / "plugins", "p.py", ORDER.format(name="P", label="project"))
-    assert env.hookd("plugins", "trust", str(project)).returncode == 0
+    env.env.pop("HOOKD_TRUST_ALL")  # so the project plugin runs because it was trusted
+    assert env.hookd("trust", str(project)).returncode == 0
     d = daemon_factory()
     with Client(d.socket) as c:
         # The first decide naming the project waits for its plugins to load.
@@ -215,18 +223,6 @@ def C_After(ctx):
 
 
 def test_block_denies_but_a_crash_is_only_an_error(env, daemon_factory):
-    observed = env.root / "events.jsonl"
-    logger = write_script(env.root / "log_event.py", f"import sys\nopen({str(observed)!r}, 'a').write(sys.stdin.read() + '\\n')\n")
-    env.write_global_hooks(
-        f"""
-        hooks:
-          - name: plugin-errors
-            point: hookd.plugin.error
-            type: observer
-            command: {logger}
-            enabled: true
-        """
-    )
     plugin(user_plugins(env), "guard.py", BLOCK_VS_CRASH)
     d = daemon_factory()
     with Client(d.socket) as c:
@@ -245,10 +241,7 @@ def test_block_denies_but_a_crash_is_only_an_error(env, daemon_factory):
         # Block on an event that cannot be blocked is an error, never a deny.
         accepted = c.emit("chat.response", {"tokens": 3}, wait=True)
         assert accepted.observers == 1
-    lines = eventually(
-        lambda: observed.exists() and observed.read_text().count("\n") >= 3 and observed.read_text(), "hookd.plugin.error events"
-    )
-    events = [json.loads(x) for x in lines.splitlines() if x.strip()]
+    events = eventually(lambda: len(e := plugin_events(env, "error")) >= 2 and e, "hookd.plugin.error events")
     messages = [e["message"] for e in events]
     assert any("ValueError: boom" in m for m in messages)
     assert any("cannot be blocked" in m for m in messages)
@@ -321,18 +314,6 @@ def test_requirements_are_installed_into_the_directory_venv(env, daemon_factory)
 
 
 def test_a_failed_install_is_reported_and_loads_nothing(env, daemon_factory):
-    observed = env.root / "events.jsonl"
-    logger = write_script(env.root / "log_event.py", f"import sys\nopen({str(observed)!r}, 'a').write(sys.stdin.read() + '\\n')\n")
-    env.write_global_hooks(
-        f"""
-        hooks:
-          - name: plugin-errors
-            point: hookd.plugin.error
-            type: observer
-            command: {logger}
-            enabled: true
-        """
-    )
     pdir = user_plugins(env)
     pdir.mkdir(parents=True)
     (pdir / "requirements.txt").write_text("this is not ( a requirement\n")
@@ -342,13 +323,13 @@ def test_a_failed_install_is_reported_and_loads_nothing(env, daemon_factory):
         c.reload_user_hooks()
         assert c.decide("shell.env", {}).modified_output is None
         assert sources(c, "shell.env") == []
-    text = eventually(lambda: observed.exists() and observed.read_text(), "an install error event")
-    event = json.loads(text.splitlines()[0])
+    (event,) = eventually(lambda: plugin_events(env, "error"), "an install error event")
     assert event["kind"] == "install" and "requirements.txt" in event["message"]
     assert "installing" in d.log() and "failed" in d.log()
 
 
 def test_an_untrusted_project_plugin_loads_only_once_trusted(env, daemon_factory, tmp_path):
+    env.env.pop("HOOKD_TRUST_ALL")  # conftest trusts everything; this test is about trust
     project = tmp_path / "repo"
     source = plugin(project / ".hookd" / "plugin", "env.py", "def P(ctx):\n    return {'shell.env': lambda i, o: o['env'].update(X='1')}\n")
     d = daemon_factory()
@@ -357,22 +338,21 @@ def test_an_untrusted_project_plugin_loads_only_once_trusted(env, daemon_factory
         assert c.decide("shell.env", {}, project=str(project)).modified_output is None
         assert sources(c, "shell.env", str(project)) == []
         assert "not trusted" in d.log()
-        r = env.hookd("plugins", "list", "--project", str(project))
-        assert "NOT trusted" in r.stdout
-        # The daemon's plugin events are on the event stream too.
-        r = env.hookd("tail", "--no-follow", "--json", "--point", "hookd.plugin.*")
-        untrusted = [json.loads(x) for x in r.stdout.splitlines() if x.strip()]
-        assert [e["payload"]["kind"] for e in untrusted] == ["untrusted"], r.stdout
+        r = env.hookd("plugins", "--project", str(project))
+        assert "does NOT run: not trusted" in r.stdout
+        (untrusted,) = plugin_events(env, "error")
+        assert untrusted["kind"] == "untrusted" and "hookd trust" in untrusted["message"]
 
-        r = env.hookd("plugins", "trust", str(project))
+        r = env.hookd("trust", str(project))  # the same trust as the project's hook files
         assert r.returncode == 0, r.stderr
+        assert "env.py" in r.stdout
         eventually(lambda: sources(c, "shell.env", str(project)), "the trusted plugin to load")
         out = c.decide("shell.env", {}, project=str(project))
         assert out.modified_output == {"env": {"X": "1"}} and out.decided_by is None
 
-        assert "untrusted" in env.hookd("plugins", "untrust", str(source.parent)).stdout
+        assert "env.py" in env.hookd("untrust", str(project)).stdout
         eventually(lambda: not sources(c, "shell.env", str(project)), "the untrusted plugin to unload")
-        assert env.hookd("plugins", "trust", str(project)).returncode == 0
+        assert env.hookd("trust", str(source.parent)).returncode == 0
         eventually(lambda: sources(c, "shell.env", str(project)), "the re-trusted plugin to load")
 
         # An edit untrusts it again: its hooks go away until it is trusted anew.
