@@ -337,6 +337,17 @@ class Daemon:
         """A daemon happening of the plugins (hookd.plugin.loaded, hookd.plugin.error), on the event bus."""
         self.bus.internal(point, payload, None, project)
 
+    def _after_first_loads(self, project: str | None, reply: Callable[[], m.Reply]) -> Result:
+        """``reply()`` now, or once the first plugin load of the call's scopes is done (bounded), so a
+        listing made right after a project is first seen shows its plugins."""
+        if self.plugins.first_loads and (loading := self.plugins.first_loads_for(project)):
+            return self._reply_after(loading, reply)
+        return reply()
+
+    async def _reply_after(self, loading: list[asyncio.Task[None]], reply: Callable[[], m.Reply]) -> m.Reply:
+        await self.plugins.wait_first_loads(loading)
+        return reply()
+
     def _plugins_trusted(self, directory: str) -> trust.Verdict:
         return plugin_trust.project_plugins_trusted(self.trust, directory)
 
@@ -551,8 +562,16 @@ class Daemon:
 
     def explain(self, conn: Any, req: m.Explain) -> Result:
         _point(req.point)
-        decisions, observers = self.registry.explain(req.point, req.session, _project(req.project))
-        return m.Chain(req.id, req.point, decisions, observers)
+        project = _project(req.project)
+        resolved = self.registry.project_for(req.session, project)
+        if resolved is not None:
+            self.registry.ensure_project(resolved)
+
+        def chain() -> m.Reply:
+            decisions, observers = self.registry.explain(req.point, req.session, project)
+            return m.Chain(req.id, req.point, decisions, observers)
+
+        return self._after_first_loads(resolved, chain)
 
     def status(self, conn: Any, req: m.StatusRequest) -> Result:
         c = self.engine.counters
@@ -612,6 +631,10 @@ class Daemon:
         project = _project(req.project)
         if project is not None:
             self.registry.ensure_project(project)
+        return self._after_first_loads(project, lambda: self._hook_list(req, project))
+
+    def _hook_list(self, req: m.ListHooks, project: str | None) -> m.Reply:
+        if project is not None:
             hooks = [*self.registry.layer("project", project), *self.registry.layer("global", "")]
             files = set(userconfig.project_files(project)) | set(userconfig.global_files())
         else:

@@ -185,14 +185,14 @@ def test_order_files_exports_directories_and_scopes(env, daemon_factory, tmp_pat
     assert env.hookd("trust", str(project)).returncode == 0
     d = daemon_factory()
     with Client(d.socket) as c:
-        # The first decide naming the project waits for its plugins to load.
-        out = c.decide("experimental.chat.system.transform", {"system": []}, project=str(project))
-        assert out.modified_output == {"system": ["project", "plugin/z.py", "a.py:First", "a.py:Second", "plugins/b.py"]}
+        # The first call naming the project (here explain; decide likewise) waits for its plugins to load.
         assert sources(c, "experimental.chat.system.transform", str(project)) == [
             "plugins:experimental.chat.system.transform",
             "plugin:experimental.chat.system.transform",
             "plugins:experimental.chat.system.transform",
         ]
+        out = c.decide("experimental.chat.system.transform", {"system": []}, project=str(project))
+        assert out.modified_output == {"system": ["project", "plugin/z.py", "a.py:First", "a.py:Second", "plugins/b.py"]}
         out = c.decide("experimental.chat.system.transform", {"system": []}, project=str(project))
         assert out.modified_output == {"system": ["project", "plugin/z.py", "a.py:First", "a.py:Second", "plugins/b.py"]}
         out = c.decide("experimental.chat.system.transform", {"system": ["base"]})
