@@ -91,7 +91,7 @@ class Daemon:
         self.calls = 0
         self.closing = False
         self.plugins = PluginManager(
-            self.registry, self.publish, self.settings.socket, self.settings.hook_timeout, self._track_pid, self._plugins_trusted
+            self.registry, self.publish, self.settings.socket, self.settings.hook_timeout, self.commands.groups, self._plugins_trusted
         )
         self._handlers: dict[type[m.Request], Callable[[Any, m.Request], Result]] = {
             m.Emit: self.emit,
@@ -350,10 +350,6 @@ class Daemon:
 
     def _plugins_trusted(self, directory: str) -> trust.Verdict:
         return plugin_trust.project_plugins_trusted(self.trust, directory)
-
-    def _track_pid(self, pid: int, alive: bool) -> None:
-        live = self.commands.groups.live
-        live.add(pid) if alive else live.discard(pid)
 
     # --------------------------------------------------------------- dispatch
 

@@ -18,11 +18,9 @@ in-flight calls are answered. Project directories load only when trusted.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,22 +31,19 @@ from hookd_client.messages import Decision, HookError, HookRef, Scope
 
 from .. import points
 from ..registry import CallContext, Hook, Registry
-from ..runners.command import HookFailure
+from ..runners.command import HookFailure, ProcessGroups
 from ..trust import Verdict
+from ..workers import Worker, WorkerLimits
 from . import discovery, venv
 from .host import CONFIG_ENV, DESCRIBE
-from .worker import Worker, WorkerGone
 
 log = structlog.get_logger("hookd.plugins")
 
 POLL_INTERVAL = 0.5
-MAX_FAILURES = 5
-BACKOFF_BASE = 0.1
-BACKOFF_MAX = 10.0
-RETIRE_GRACE = 30.0
 FIRST_LOAD_WAIT = 10.0
 CONFIG_ENV_MAX = 96 * 1024  # one environment string may hold 128 KiB on Linux
-TIMED_OUT = "was killed after a call timed out"
+HOST_CONCURRENCY = 64  # requests in flight per host: async handlers interleave, sync ones queue in the host
+ANSWER_CAP = 8 << 20  # one answer line: a whole tool output may come back rewritten
 
 Publish = Callable[[str, dict[str, Any], str | None], None]
 TrustGate = Callable[[str], Verdict]  # a project plugin directory -> may it run (plugins/trust.py)
@@ -62,7 +57,12 @@ class PluginDecision(Decision):
 
 @dataclass(slots=True)
 class HostHandle:
-    """One plugin directory's host: its process (restarted on demand) and what it handles."""
+    """One plugin directory's host: a worker of the shared worker manager (hookd/workers.py), and what it handles.
+
+    The worker starts the host, restarts it with backoff when it dies, kills it
+    when a call is abandoned (our timeout), and marks it failed after repeated
+    failures; a changed file makes a new HostHandle, so a failed host waits for an edit.
+    """
 
     directory: str
     scope: Scope
@@ -71,11 +71,6 @@ class HostHandle:
     manager: PluginManager
     handlers: dict[str, list[str]] = field(default_factory=dict)
     worker: Worker | None = None
-    failures: int = 0
-    failed: str | None = None
-    not_before: float = 0.0
-    retired: bool = False
-    _starting: asyncio.Task[None] | None = None
 
     @property
     def project(self) -> str | None:
@@ -94,27 +89,35 @@ class HostHandle:
             env["PYTHONPATH"] = lib + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         return [python, "-m", "hookd.plugins.host", self.directory], env
 
+    def _failed(self, worker: Worker) -> None:
+        self.manager.report(self, "host", "", "", f"the plugin host was marked failed: {worker.error}; save a plugin file to retry")
+
     async def start(self) -> dict[str, Any]:
-        """Start the process (it loads its plugins) and ask what it handles. Raises WorkerGone/TimeoutError."""
+        """Start the host (it loads its plugins) and ask what it handles. Raises HookFailure."""
         argv, env = self._argv_env()
         cwd = self.owner if self.scope == "project" else os.path.expanduser("~")
-        worker = Worker(argv, env, cwd if os.path.isdir(cwd) else "/", f"{self.scope}:{self.directory}")
-        worker.on_pid = self.manager.track_pid
-        await worker.start()
+        where = "" if self.scope == "global" else f":{os.path.basename(self.owner)}"
+        worker = Worker(
+            f"plugins {self.directory} ({self.scope}{where})",
+            argv,
+            env=env,
+            cwd=cwd if os.path.isdir(cwd) else "/",
+            concurrency=HOST_CONCURRENCY,
+            limits=self.manager.limits,
+            groups=self.manager.groups,
+            on_failed=self._failed,
+        )
         try:
-            async with asyncio.timeout(self.manager.load_timeout):
-                answer = await worker.call({"point": DESCRIBE, "payload": {}})
+            answer = await worker.request({"point": DESCRIBE, "payload": {}}, timeout=self.manager.load_timeout)
+            handlers = answer.get("handlers")
+            errors = answer.get("errors") or []
+            if "error" in answer:
+                raise HookFailure("error", str(answer["error"]))
+            if not isinstance(handlers, dict) or not all(isinstance(v, list) for v in handlers.values()) or not isinstance(errors, list):
+                raise HookFailure("error", f"answered the describe request with something else: {str(answer)[:200]}")
         except BaseException:
-            worker.kill()
+            await worker.stop()
             raise
-        if "error" in answer:
-            worker.kill()
-            raise WorkerGone(str(answer["error"]))
-        handlers = answer.get("handlers")
-        errors = answer.get("errors") or []
-        if not isinstance(handlers, dict) or not all(isinstance(v, list) for v in handlers.values()) or not isinstance(errors, list):
-            worker.kill()
-            raise WorkerGone(f"answered the describe request with something else: {str(answer)[:200]}")
         self.worker = worker
         self.handlers = {str(k): [str(x) for x in v] for k, v in handlers.items()}
         for err in errors:
@@ -122,64 +125,20 @@ class HostHandle:
                 self.manager.report(self, "load", "config", str(err.get("handler", "?")), str(err.get("message", "")))
         return answer
 
-    def _failure(self, reason: object) -> None:
-        """Count a start or a call that the host did not survive; back off, and give up after MAX_FAILURES."""
-        self.failures += 1
-        self.not_before = time.monotonic() + min(BACKOFF_MAX, BACKOFF_BASE * 2**self.failures)
-        if self.failures >= MAX_FAILURES and not self.failed:
-            self.failed = f"the plugin host failed {self.failures} times in a row (last: {reason}); save a plugin file to retry"
-            self.manager.report(self, "host", "", "", self.failed)
-
-    async def _restart(self) -> None:
-        try:
-            await self.start()
-        except (WorkerGone, TimeoutError, OSError) as exc:
-            self._failure(exc)
-            raise
-
-    async def ensure_running(self) -> Worker:
-        if self.worker is not None and self.worker.alive:
-            return self.worker
-        if self.failed:
-            raise HookFailure("error", self.failed)
-        if self.retired:
-            raise HookFailure("error", "the plugin host was replaced by a reload while this call was planned")
-        if self._starting is None or self._starting.done():
-            if time.monotonic() < self.not_before:
-                raise HookFailure("error", "the plugin host stopped and is waiting to restart")
-            self._starting = asyncio.ensure_future(self._restart())
-        try:
-            await asyncio.shield(self._starting)
-        except (WorkerGone, TimeoutError, OSError) as exc:
-            raise HookFailure("error", f"the plugin host could not start: {exc}") from None
-        assert self.worker is not None
-        return self.worker
-
     async def __call__(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Decision | None:
-        """The Runner of every hook this directory registered."""
-        worker = await self.ensure_running()
-        event = hook.point
+        """The Runner of every hook this directory registered. The engine's timeout cancels the request,
+        and the worker manager then kills the host (a handler that never returns may hold its only thread)."""
+        worker = self.worker
+        assert worker is not None, "hooks are registered only once the host answered"
         request = {
             "point": ctx.point,
             "session": ctx.session,
             "project": ctx.project,
             "hook": hook.name,
-            "event": event,
+            "event": hook.point,
             "payload": payload,
         }
-        try:
-            answer = await worker.call(request)
-        except WorkerGone as exc:
-            if not self.retired and worker.exit_reason != TIMED_OUT:  # our own kill is not the host's failure
-                self._failure(exc)
-            raise HookFailure("error", f"the plugin host {exc}") from None
-        except asyncio.CancelledError:
-            # Our timeout: a handler that never returns may be blocking the host's loop, so the host goes.
-            if worker.alive:
-                log.warning("plugin call timed out; restarting its host", directory=self.directory, point=ctx.point)
-                worker.kill(TIMED_OUT)
-            raise
-        self.failures = 0
+        answer = await worker.request(request)
         if "error" in answer:
             raise HookFailure("error", str(answer["error"]))
         errors = [
@@ -200,14 +159,9 @@ class HostHandle:
         return decision
 
     async def retire(self) -> None:
-        self.retired = True
-        worker = self.worker
-        if worker is None:
-            return
-        if worker.pending:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.gather(*worker.pending.values(), return_exceptions=True), RETIRE_GRACE)
-        await worker.stop()
+        """Stop the host: EOF on its stdin, so it answers what it holds and exits; killed after the grace."""
+        if self.worker is not None:
+            await self.worker.stop()
 
 
 @dataclass(slots=True)
@@ -236,7 +190,7 @@ class PluginManager:
         publish: Publish,
         socket: str,
         hook_timeout: float,
-        track_pid: Callable[[int, bool], None],
+        groups: ProcessGroups,
         trusted: TrustGate,
         environ: dict[str, str] | None = None,
     ) -> None:
@@ -245,7 +199,9 @@ class PluginManager:
         self.socket = socket
         self.hook_timeout = hook_timeout
         self.load_timeout = max(30.0, hook_timeout)
-        self.track_pid = track_pid
+        self.groups = groups
+        # EOF, then this long for the host to answer what it holds before its group is killed.
+        self.limits = WorkerLimits(line_cap=ANSWER_CAP, stop_grace=hook_timeout)
         self.trusted = trusted
         self.trust_generation = 0  # bumped by trust_changed(): project directories are checked again
         self.environ = dict(os.environ if environ is None else environ)
@@ -399,7 +355,7 @@ class PluginManager:
         host = HostHandle(directory, state.scope, state.owner, python, self)
         try:
             await host.start()
-        except (WorkerGone, TimeoutError, OSError) as exc:
+        except HookFailure as exc:
             self._problem(state.scope, state.owner, directory, "host", f"the plugin host for {directory} did not load: {exc}")
             return DirState(fp, trusted, old.host if old else None, req)
         self.publish(
