@@ -411,6 +411,9 @@ class Daemon:
             )
         project = _project(req.project)
         plan = self.registry.plan(req.point, req.session, project)
+        if self.plugins.first_loads and (loading := self.plugins.first_loads_for(self.registry.project_for(req.session, project))):
+            ctx = CallContext(req.point, req.session, self.registry.project_for(req.session, project))
+            return self._decide_after_plugins(req, loading, ctx, getattr(conn, "body_size", 0))
         # The hot path (bench row 1): an empty outcome, which is also what the bus records
         # (it reads decision, reason, decided_by and errors, as from a ChainState).
         if not plan.decisions and not plan.observers:
@@ -420,8 +423,6 @@ class Daemon:
             self.bus.publish("decide", req.point, req.session, project, req.payload, reply, size=getattr(conn, "body_size", 0))
             return reply
         ctx = CallContext(req.point, req.session, self.registry.project_for(req.session, project))
-        if self.plugins.first_loads and (loading := self.plugins.first_loads_for(ctx.project)):
-            return self._decide_after_plugins(req, loading, ctx, getattr(conn, "body_size", 0))
         if not plan.decisions:
             state = self.engine.decided_without_hooks(plan, req.payload, ctx)
             self.bus.publish("decide", req.point, ctx.session, ctx.project, req.payload, state, size=getattr(conn, "body_size", 0))
