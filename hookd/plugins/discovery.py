@@ -24,12 +24,6 @@ def project_dirs(project: str) -> list[str]:
     return [os.path.join(project, ".hookd", name) for name in DIR_NAMES]
 
 
-def state_home(environ: dict[str, str] | None = None) -> str:
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return os.path.join(base, "hookd")
-
-
 def relevant_files(directory: str) -> list[Path]:
     """The files whose change reloads the directory's host: every *.py and requirements.txt."""
     try:
@@ -37,10 +31,6 @@ def relevant_files(directory: str) -> list[Path]:
     except OSError:
         return []
     return [p for p in entries if p.is_file() and (p.suffix == ".py" or p.name == REQUIREMENTS)]
-
-
-def has_plugins(directory: str) -> bool:
-    return any(p.suffix == ".py" for p in relevant_files(directory))
 
 
 def fingerprint(directory: str) -> Fingerprint:
@@ -53,18 +43,6 @@ def fingerprint(directory: str) -> Fingerprint:
             continue
         out.append((p.name, st.st_mtime_ns, st.st_size))
     return tuple(out)
-
-
-def digest(directory: str) -> str:
-    """sha256 over the names and contents of the relevant files: what trust is granted to."""
-    h = hashlib.sha256()
-    for p in relevant_files(directory):
-        try:
-            data = p.read_bytes()
-        except OSError:
-            continue
-        h.update(p.name.encode() + b"\0" + str(len(data)).encode() + b"\0" + data)
-    return h.hexdigest()
 
 
 def requirements_hash(directory: str) -> str | None:

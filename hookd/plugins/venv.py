@@ -21,7 +21,8 @@ import sys
 
 import structlog
 
-from .discovery import REQUIREMENTS, requirements_hash, state_home
+from ..statefiles import state_home
+from .discovery import REQUIREMENTS, requirements_hash
 
 log = structlog.get_logger("hookd.plugins.venv")
 
