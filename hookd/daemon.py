@@ -23,6 +23,8 @@ from . import __version__, changes, points, toggles, trust, userconfig
 from .bus import BusError, make_bus
 from .engine import Engine
 from .matcher import compile_match
+from .plugins import trust as plugin_trust
+from .plugins.manager import PluginManager
 from .registry import CallContext, Hook, Registry
 from .runners.callback import CallbackRunner, Invocations
 from .runners.command import CommandRunner, Limits
@@ -88,6 +90,9 @@ class Daemon:
         self.connections = 0
         self.calls = 0
         self.closing = False
+        self.plugins = PluginManager(
+            self.registry, self.publish, self.settings.socket, self.settings.hook_timeout, self.commands.groups, self._plugins_trusted
+        )
         self._handlers: dict[type[m.Request], Callable[[Any, m.Request], Result]] = {
             m.Emit: self.emit,
             m.Decide: self.decide,
@@ -135,6 +140,7 @@ class Daemon:
         self.closing = True
         self.watcher.stop()
         self.bus.internal("hookd.daemon.stopping", {"pid": os.getpid()})
+        self.plugins.begin_shutdown()
 
     # ------------------------------------------------------------- user files
 
@@ -298,6 +304,7 @@ class Daemon:
         problems: list[userconfig.Problem] = []
         for path in userconfig.global_files():
             problems += self.load_file("global", "", path)
+        self.plugins.load("global", "")
         return problems
 
     def load_project(self, project: str) -> list[userconfig.Problem]:
@@ -309,6 +316,7 @@ class Daemon:
                 continue  # the home directory as a project: ~/.codingcode/hooks.yaml is the global file
             self.watcher.watch(path, ("project", project))
             problems += self.load_file("project", project, path)
+        self.plugins.load("project", project)
         return problems
 
     def reload_all(self) -> list[userconfig.Problem]:
@@ -322,6 +330,26 @@ class Daemon:
         """Stop the warm workers of removed (or changed) hooks; a reload gives failed ones a fresh start."""
         if self.persistent.owns_any(removed) or (reloaded and self.persistent.owns_any(reloaded)):
             self.persistent.prune(self.registry.all_hooks(), reset=reloaded or ())
+
+    # --- plugins (issue 8)
+
+    def publish(self, point: str, payload: dict[str, Any], project: str | None) -> None:
+        """A daemon happening of the plugins (hookd.plugin.loaded, hookd.plugin.error), on the event bus."""
+        self.bus.internal(point, payload, None, project)
+
+    def _after_first_loads(self, project: str | None, reply: Callable[[], m.Reply]) -> Result:
+        """``reply()`` now, or once the first plugin load of the call's scopes is done (bounded), so a
+        listing made right after a project is first seen shows its plugins."""
+        if self.plugins.first_loads and (loading := self.plugins.first_loads_for(project)):
+            return self._reply_after(loading, reply)
+        return reply()
+
+    async def _reply_after(self, loading: list[asyncio.Task[None]], reply: Callable[[], m.Reply]) -> m.Reply:
+        await self.plugins.wait_first_loads(loading)
+        return reply()
+
+    def _plugins_trusted(self, directory: str) -> trust.Verdict:
+        return plugin_trust.project_plugins_trusted(self.trust, directory)
 
     # --------------------------------------------------------------- dispatch
 
@@ -383,6 +411,9 @@ class Daemon:
             )
         project = _project(req.project)
         plan = self.registry.plan(req.point, req.session, project)
+        if self.plugins.first_loads and (loading := self.plugins.first_loads_for(self.registry.project_for(req.session, project))):
+            ctx = CallContext(req.point, req.session, self.registry.project_for(req.session, project))
+            return self._decide_after_plugins(req, loading, ctx, getattr(conn, "body_size", 0))
         # The hot path (bench row 1): an empty outcome, which is also what the bus records
         # (it reads decision, reason, decided_by and errors, as from a ChainState).
         if not plan.decisions and not plan.observers:
@@ -404,6 +435,12 @@ class Daemon:
         took = round((time.perf_counter() - started) * 1000, 3)
         self.bus.publish("decide", ctx.point, ctx.session, ctx.project, payload, state, took, size)
         return state.outcome(rid)
+
+    async def _decide_after_plugins(self, req: m.Decide, loading: list[asyncio.Task[None]], ctx: CallContext, size: int) -> m.Reply:
+        """The first calls of a scope wait (bounded) for its plugins, so they are not skipped while their host starts."""
+        await self.plugins.wait_first_loads(loading)
+        plan = self.registry.plan(req.point, req.session, ctx.project)
+        return await self._decide(req.id, plan, req.payload, ctx, size)
 
     def _hooks_for(self, specs: list[m.HookSpec], scope: m.Scope, owner: str, source: str) -> list[Hook]:
         hooks = []
@@ -455,6 +492,7 @@ class Daemon:
         project = _project(req.project)
         assert project is not None
         self.watcher.forget(userconfig.project_files(project))
+        self.plugins.spawn(self.plugins.forget("project", project))
         hooks = self.registry.dispose_project(project)
         self.hooks_removed(hooks)
         return m.Done(req.id, len(hooks))
@@ -490,7 +528,15 @@ class Daemon:
                 "some files were rejected and keep their previous hooks: " + "; ".join(str(p) for p in problems),
             )
         scope_hooks = self.registry.layer("project", project) if project else self.registry.layer("global", "")
+        plugins = self.plugins.scopes.get(("project", project) if project else ("global", ""))
+        if plugins is not None and plugins.task is not None and not plugins.task.done():
+            return self._after_plugins(req.id, plugins.task, project)
         return m.Done(req.id, len(scope_hooks))
+
+    async def _after_plugins(self, rid: int, task: asyncio.Task[None], project: str | None) -> m.Reply:
+        """A reload answers once the scope's plugin hosts are loaded (installs included)."""
+        await asyncio.shield(task)
+        return m.Done(rid, len(self.registry.layer("project", project) if project else self.registry.layer("global", "")))
 
     def _toggle(self, req: m.EnableHook | m.DisableHook, enabled: bool) -> m.Reply:
         project = _project(req.project)
@@ -513,8 +559,16 @@ class Daemon:
 
     def explain(self, conn: Any, req: m.Explain) -> Result:
         _point(req.point)
-        decisions, observers = self.registry.explain(req.point, req.session, _project(req.project))
-        return m.Chain(req.id, req.point, decisions, observers)
+        project = _project(req.project)
+        resolved = self.registry.project_for(req.session, project)
+        if resolved is not None:
+            self.registry.ensure_project(resolved)
+
+        def chain() -> m.Reply:
+            decisions, observers = self.registry.explain(req.point, req.session, project)
+            return m.Chain(req.id, req.point, decisions, observers)
+
+        return self._after_first_loads(resolved, chain)
 
     def status(self, conn: Any, req: m.StatusRequest) -> Result:
         c = self.engine.counters
@@ -574,6 +628,10 @@ class Daemon:
         project = _project(req.project)
         if project is not None:
             self.registry.ensure_project(project)
+        return self._after_first_loads(project, lambda: self._hook_list(req, project))
+
+    def _hook_list(self, req: m.ListHooks, project: str | None) -> m.Reply:
+        if project is not None:
             hooks = [*self.registry.layer("project", project), *self.registry.layer("global", "")]
             files = set(userconfig.project_files(project)) | set(userconfig.global_files())
         else:
@@ -606,6 +664,7 @@ class Daemon:
         except OSError as exc:
             raise RequestError(m.ErrorCode.INTERNAL, f"could not record trust: {exc}") from None
         self._reload_files(files)
+        self.plugins.trust_changed()
         self.publish_internal("hookd.trust.granted", {"files": {f: sha[:12] for f, sha in done.items()}})
         return m.TrustResult(req.id, [m.TrustedFile(f, sha) for f, sha in done.items()])
 
@@ -619,6 +678,7 @@ class Daemon:
         if not gone:
             raise RequestError(m.ErrorCode.NOT_FOUND, f"nothing is trusted at {path}")
         self._reload_files(gone)
+        self.plugins.trust_changed()
         self.publish_internal("hookd.trust.revoked", {"files": gone})
         return m.TrustResult(req.id, [m.TrustedFile(f) for f in gone])
 

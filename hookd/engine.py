@@ -88,6 +88,9 @@ class Engine:
                 if state.fail(hook, failure.code, failure.message):
                     break
                 continue
+            if result is not None and type(result) is not Decision:
+                # A runner that runs several handlers (plugins) reports the ones that failed without stopping it.
+                state.errors.extend(getattr(result, "handler_errors", ()))
             if state.apply(hook, result):
                 break
         if plan.observers:

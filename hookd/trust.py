@@ -43,14 +43,29 @@ class NothingToTrust(Exception):
     pass
 
 
+def plugin_files(path: str) -> list[str]:
+    """A project's plugin files (issue 8: every *.py and requirements.txt of .hookd/plugin[s]/), or a plugin directory's own."""
+    from .plugins import discovery
+
+    dirs = [path] if os.path.basename(path) in discovery.DIR_NAMES else discovery.project_dirs(path)
+    return [str(p) for d in dirs for p in discovery.relevant_files(d)]
+
+
+def plugin_dir_prefixes(path: str) -> tuple[str, ...]:
+    from .plugins import discovery
+
+    dirs = [path] if os.path.basename(path) in discovery.DIR_NAMES else discovery.project_dirs(path)
+    return tuple(file_key(d) + os.sep for d in dirs)
+
+
 def targets(path: str) -> list[str]:
-    """The hook files ``path`` names: the file itself, or a project directory's existing hook files."""
+    """The files ``path`` names: the file itself, or a project directory's existing hook files and plugin files."""
     path = os.path.abspath(os.path.expanduser(path))
     if os.path.isdir(path):
-        found = [f for f in userconfig.project_files(path) if os.path.isfile(f)]
+        found = [f for f in userconfig.project_files(path) if os.path.isfile(f)] + plugin_files(path)
         if not found:
             wanted = " or ".join(userconfig.PROJECT_FILES)
-            raise NothingToTrust(f"{path} has no project hook file ({wanted})")
+            raise NothingToTrust(f"{path} has no project hook file ({wanted}) and no plugin (.hookd/plugins/*.py)")
         return found
     if os.path.isfile(path):
         return [path]
@@ -108,10 +123,13 @@ class TrustStore:
         return done
 
     def untrust(self, path: str) -> list[str]:
-        """Forget one file, or a project directory's hook files; returns the forgotten keys."""
+        """Forget one file, or a project directory's hook files and plugin files; returns the forgotten keys."""
         path = os.path.abspath(os.path.expanduser(path))
         names = userconfig.project_files(path) if os.path.isdir(path) else [path]
         gone = [key for key in (file_key(n) for n in names) if key in self.files]
+        if os.path.isdir(path):  # plugin files, deleted ones included
+            prefixes = plugin_dir_prefixes(path)
+            gone += [key for key in self.files if key.startswith(prefixes) and key not in gone]
         for key in gone:
             del self.files[key]
         if gone:

@@ -31,6 +31,7 @@ from .messages import (
     Status,
 )
 from .paths import default_socket_path
+from .plugin import Block
 from .stream import AsyncSubscription, Subscription
 
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ __all__ = [
     "PROTOCOL_VERSION",
     "AsyncClient",
     "AsyncSubscription",
+    "Block",
     "Callback",
     "Chain",
     "ChainEntry",

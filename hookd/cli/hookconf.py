@@ -39,11 +39,12 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     p = sub.add_parser(
         "trust",
-        help="allow a project's hook files to run",
-        description="Trust the hook files of a project (.codingcode/hooks.yaml, .hookd/hooks.yaml) as they are now: "
+        help="allow a project's hook files and plugins to run",
+        description="Trust the hook files of a project (.codingcode/hooks.yaml, .hookd/hooks.yaml) and its plugin "
+        "files (.hookd/plugin[s]/*.py, requirements.txt) as they are now: "
         "their SHA-256 is recorded under $XDG_STATE_HOME/hookd/. A later edit makes a file untrusted again until "
         "you trust it again. Read the files (and the scripts they run) first. DIR_OR_FILE: a project directory (default: "
-        "the current directory) or one hook file. Global files are always trusted; HOOKD_TRUST_ALL=1 trusts all.",
+        "the current directory), one hook file, or a plugin directory. Global files are always trusted; HOOKD_TRUST_ALL=1 trusts all.",
     )
     p.add_argument("path", nargs="?", default=".", metavar="DIR_OR_FILE")
     add_socket(p)
@@ -51,9 +52,9 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     p = sub.add_parser(
         "untrust",
-        help="stop a project's hook files from running",
-        description="Forget the trust of a project's hook files (DIR_OR_FILE: project directory, default the current "
-        "directory, or one hook file). Their hooks stay listed by `hookd hooks` but no longer run.",
+        help="stop a project's hook files and plugins from running",
+        description="Forget the trust of a project's hook files and plugin files (DIR_OR_FILE: project directory, default "
+        "the current directory, one hook file, or a plugin directory). Their hooks stay listed by `hookd hooks` but no longer run.",
     )
     p.add_argument("path", nargs="?", default=".", metavar="DIR_OR_FILE")
     add_socket(p)

@@ -1,0 +1,308 @@
+"""The plugin host: one process per plugin directory, a persistent hook worker.
+
+Run as ``python -m hookd.plugins.host DIRECTORY`` (with the directory's own
+virtualenv python when it has a requirements.txt). It imports every ``*.py``
+file of the directory in file-name order, calls every public function defined
+there with a context; each one that returns a dict of ``event -> handler`` is a
+plugin. Then it serves the worker protocol on stdin/stdout, one JSON object
+per line (docs/plugins.md):
+
+    in:  {"id", "point", "session", "project", "hook", "event", "payload"}
+    out: {"id", "decision": HookDecision | null, "errors": [...]}  or  {"id", "error": "..."}
+
+At start, after the imports, the host calls every ``config`` handler with the
+scope's effective configuration ($HOOKD_PLUGIN_CONFIG, JSON). A request on
+point ``hookd.plugin.describe`` answers with the events it handles and the
+load errors. Requests run concurrently (async handlers interleave);
+the answers may come out of order. Standard library, msgspec-free hookd parts
+and hookd_client only: this file runs in the plugin's interpreter, not the
+daemon's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import importlib.util
+import inspect
+import json
+import logging
+import os
+import sys
+import threading
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hookd_client.plugin import Block
+
+from hookd.plugins import events
+
+Handler = Callable[..., Any]
+DESCRIBE = "hookd.plugin.describe"
+CONFIG_ENV = "HOOKD_PLUGIN_CONFIG"
+
+
+@dataclass(slots=True)
+class Registered:
+    label: str  # "file.py:Export"
+    handler: Handler
+    one_arg: bool
+
+
+class Sessions:
+    """Per-session scratch state a plugin keeps between calls (in this host's memory)."""
+
+    def __init__(self) -> None:
+        self._data: dict[str, dict[str, Any]] = {}
+
+    def get(self, session: str | None) -> dict[str, Any]:
+        return self._data.setdefault(session or "", {})
+
+    def drop(self, session: str) -> None:
+        self._data.pop(session, None)
+
+
+@dataclass(slots=True)
+class PluginContext:
+    """What a plugin function receives: where it runs, a logger, state, a client."""
+
+    directory: str
+    scope: str
+    project: str | None
+    worktree: str | None
+    log: logging.Logger
+    sessions: Sessions = field(default_factory=Sessions)
+    _client: Any = None
+
+    @property
+    def client(self) -> Any:
+        """A hookd_client.Client to the daemon that runs this plugin (connected on first use)."""
+        if self._client is None:
+            from hookd_client import Client
+
+            self._client = Client(os.environ.get("HOOKD_SOCKET") or None, name=f"plugin:{self.directory}")
+        return self._client
+
+    def emit(self, point: str, payload: dict[str, Any], session: str | None = None) -> None:
+        """Publish an event through the daemon (observers only; never awaited by anyone)."""
+        self.client.emit(point, payload, session=session, project=self.project)
+
+
+def _accepts_one(fn: Handler) -> bool:
+    try:
+        params = [
+            p for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+        ]
+    except (TypeError, ValueError):
+        return False
+    return len(params) == 1 and params[0].kind != inspect.Parameter.VAR_POSITIONAL
+
+
+def _describe(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}"
+    tb = traceback.extract_tb(exc.__traceback__)
+    if tb:
+        last = tb[-1]
+        text += f" (at {Path(last.filename).name}:{last.lineno})"
+    return text
+
+
+class Host:
+    def __init__(self, directory: str, ctx: PluginContext) -> None:
+        self.directory = directory
+        self.ctx = ctx
+        self.handlers: dict[str, list[Registered]] = {}
+        self.load_errors: list[dict[str, str]] = []
+
+    # ---------------------------------------------------------------- loading
+
+    def _import(self, path: Path) -> Any:
+        name = path.stem if path.stem.isidentifier() and path.stem not in sys.modules else f"_hookd_plugin_{abs(hash(str(path)))}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load {path}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(name, None)
+            raise
+        return module
+
+    @staticmethod
+    def _exports(module: Any) -> list[tuple[str, Any]]:
+        names = getattr(module, "__all__", None)
+        if names is None:
+            names = [
+                n for n, v in vars(module).items() if not n.startswith("_") and inspect.isfunction(v) and v.__module__ == module.__name__
+            ]
+        return [(n, getattr(module, n)) for n in names if callable(getattr(module, n, None))]
+
+    async def load(self) -> None:
+        # Helper modules beside the plugins import each other by name; appended, so they never shadow the stdlib.
+        if self.directory not in sys.path:
+            sys.path.append(self.directory)
+        for path in sorted(Path(self.directory).glob("*.py")):
+            try:
+                module = self._import(path)
+            except BaseException as exc:  # a plugin's import error is its problem, not the host's
+                self.load_errors.append({"handler": path.name, "message": _describe(exc)})
+                continue
+            for export, fn in self._exports(module):
+                label = f"{path.name}:{export}"
+                try:
+                    hooks = fn(self.ctx)
+                    if inspect.isawaitable(hooks):
+                        hooks = await hooks
+                except BaseException as exc:
+                    self.load_errors.append({"handler": label, "message": _describe(exc)})
+                    continue
+                if not isinstance(hooks, dict):
+                    continue  # not a plugin function, just a public helper
+                for event, handler in hooks.items():
+                    if not isinstance(event, str) or not callable(handler):
+                        self.load_errors.append({"handler": label, "message": f"hooks[{event!r}] is not a callable"})
+                        continue
+                    self.handlers.setdefault(event, []).append(Registered(label, handler, _accepts_one(handler)))
+
+    # ---------------------------------------------------------------- serving
+
+    async def _call(self, reg: Registered, inp: dict[str, Any], out: dict[str, Any]) -> None:
+        result = reg.handler(inp) if reg.one_arg else reg.handler(inp, out)
+        if inspect.isawaitable(result):
+            await result
+
+    async def run_chain(self, event: str, point: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """Run ``event``'s handlers in order on one call; the answer line (without id)."""
+        chain = self.handlers.get(event, [])
+        errors: list[dict[str, str]] = []
+        if event == "event":
+            inp, out = {"event": {"type": point, "properties": payload}}, {}
+        elif event == "config":
+            inp, out = payload, {}
+        else:
+            inp, out = events.split(point, payload)
+        blockable = events.shape(point).blockable and event == point
+        before = copy.deepcopy(out)
+        status_by: str | None = None
+        for reg in chain:
+            kept = copy.deepcopy(out)
+            try:
+                await self._call(reg, inp, out)
+                if out.get("status") != kept.get("status"):
+                    status_by = reg.label
+            except Block as exc:
+                if blockable:
+                    return {"decision": events.blocked(exc.reason), "errors": errors}
+                errors.append({"handler": reg.label, "message": f"Block({exc.reason!r}) raised on {point!r}, which cannot be blocked"})
+                out.clear()
+                out.update(kept)
+            except Exception as exc:
+                errors.append({"handler": reg.label, "message": _describe(exc)})
+                out.clear()
+                out.update(kept)  # the chain goes on with the output as it was before this handler
+        if not blockable:
+            return {"decision": None, "errors": errors}
+        return {"decision": events.conclude(point, before, out, status_by), "errors": errors}
+
+    async def serve_one(self, request: dict[str, Any], write: Callable[[dict[str, Any]], None]) -> None:
+        rid = request.get("id")
+        try:
+            point = str(request.get("point", ""))
+            payload = request.get("payload")
+            if not isinstance(payload, dict):
+                payload = {}
+            if point == DESCRIBE:
+                answer = {
+                    "decision": None,
+                    "errors": self.load_errors,
+                    "handlers": {e: [r.label for r in regs] for e, regs in self.handlers.items()},
+                }
+            else:
+                hook = str(request.get("hook", ""))
+                event = str(request.get("event") or hook.rpartition(":")[2] or point)
+                answer = await self.run_chain(event, point, payload)
+            write({"id": rid, **answer})
+        except Exception as exc:
+            write({"id": rid, "error": f"plugin host: {_describe(exc)}"})
+
+
+def _protocol_out() -> Callable[[dict[str, Any]], None]:
+    """Keep fd 1 for answers and send anything the plugins print to stderr instead."""
+    fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    lock = threading.Lock()
+
+    def write(answer: dict[str, Any]) -> None:
+        try:
+            data = (json.dumps(answer, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
+        except (TypeError, ValueError) as exc:
+            data = (
+                json.dumps({"id": answer.get("id"), "error": f"a plugin left a value that is not JSON in output: {exc}"}) + "\n"
+            ).encode()
+        with lock:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+
+    return write
+
+
+async def main_async(directory: str) -> int:
+    write = _protocol_out()
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    project = os.environ.get("HOOKD_PROJECT_DIR") or None
+    ctx = PluginContext(
+        directory, os.environ.get("HOOKD_PLUGIN_SCOPE", "global"), project, project, logging.getLogger(f"plugin:{directory}")
+    )
+    host = Host(directory, ctx)
+    await host.load()
+    try:
+        config = json.loads(os.environ.get(CONFIG_ENV) or "{}")
+    except ValueError:
+        config = {}
+    configured = await host.run_chain("config", "config", config if isinstance(config, dict) else {})
+    host.load_errors += configured["errors"]
+    loop = asyncio.get_running_loop()
+    lines: asyncio.Queue[bytes] = asyncio.Queue()
+
+    def pump() -> None:  # a thread: a plugin that blocks the loop must not stop stdin from being drained
+        for line in sys.stdin.buffer:
+            loop.call_soon_threadsafe(lines.put_nowait, line)
+        loop.call_soon_threadsafe(lines.put_nowait, b"")
+
+    threading.Thread(target=pump, daemon=True).start()
+    tasks: set[asyncio.Task[None]] = set()
+    while True:
+        line = await lines.get()
+        if not line:
+            break
+        try:
+            request = json.loads(line)
+        except ValueError as exc:
+            write({"id": None, "error": f"plugin host: request is not JSON: {exc}"})
+            continue
+        if not isinstance(request, dict):
+            continue
+        task = asyncio.ensure_future(host.serve_one(request, write))
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+    if tasks:
+        await asyncio.wait(tasks, timeout=5)
+    return 0
+
+
+def main() -> int:
+    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
+        sys.stderr.write("usage: python -m hookd.plugins.host PLUGIN_DIRECTORY\n")
+        return 2
+    return asyncio.run(main_async(os.path.abspath(sys.argv[1])))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
