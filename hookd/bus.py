@@ -243,6 +243,8 @@ class Bus:
         self._scheduled = False
         self._encoder = msgspec.msgpack.Encoder()
         self._loop: asyncio.AbstractEventLoop | None = None
+        # Set by the daemon: internal events also reach the catch-all `event` observers.
+        self.on_internal: Callable[[str, dict[str, Any], str | None, str | None], None] | None = None
 
     # ---------------------------------------------------------- publishing
 
@@ -288,6 +290,8 @@ class Bus:
     def internal(self, point: str, payload: dict[str, Any], session: str | None = None, project: str | None = None) -> None:
         """A daemon happening (``hookd.*``), on the same bus as everything else."""
         self.publish("internal", point, session, project, payload)
+        if self.on_internal is not None:
+            self.on_internal(point, payload, session, project)
 
     def hook_error(self, hook: Any, ctx: Any, code: str, message: str) -> None:
         """The engine's on_hook_error callback."""

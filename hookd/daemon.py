@@ -9,6 +9,7 @@ writes whichever it gets. Nothing here knows about sockets.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import hashlib
 import os
 import re
@@ -74,6 +75,12 @@ def _point(name: str) -> points.Point:
         raise RequestError(m.ErrorCode.UNKNOWN_POINT, str(exc)) from None
 
 
+# Set inside the tasks that show internal events to `event` observers: what those
+# observers cause (their own failures, say) is published but not shown to them again,
+# so a failing catch-all observer cannot feed itself an endless stream of errors.
+_OBSERVING_INTERNAL: contextvars.ContextVar[bool] = contextvars.ContextVar("observing_internal", default=False)
+
+
 class Daemon:
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
@@ -81,6 +88,7 @@ class Daemon:
         self.engine = Engine()
         self.bus = make_bus(self.settings)
         self.engine.on_hook_error = self.bus.hook_error
+        self.bus.on_internal = self._observe_internal
         self.commands = CommandRunner(Limits(self.settings.stdout_cap, self.settings.stderr_cap, self.settings.max_hook_processes))
         self.persistent = PersistentRunner(self.commands)  # issue 7: mode: persistent
         self.persistent.on_worker_failed = lambda w: self.bus.internal(
@@ -130,6 +138,23 @@ class Daemon:
     def on_disconnect(self, conn: Any) -> None:
         self.bus.detach(conn)
         self.disconnected(conn)
+
+    def _observe_internal(self, point: str, payload: dict[str, Any], session: str | None, project: str | None) -> None:
+        """Show an internal event to the catch-all `event` observers (seed 004: `event` sees every bus event)."""
+        if _OBSERVING_INTERNAL.get() or self.closing:
+            return
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return  # not serving (start-up before the loop, unit tests)
+        plan = self.registry.plan(point, session, project)
+        if not plan.observers:
+            return
+        token = _OBSERVING_INTERNAL.set(True)
+        try:  # the observer tasks copy this context, flag included
+            self.engine.observe(plan.observers, payload, CallContext(point, session, project))
+        finally:
+            _OBSERVING_INTERNAL.reset(token)
 
     def begin_shutdown(self) -> None:
         """A stop has begun (issue 6): new requests get SHUTTING_DOWN, in-flight ones may finish.

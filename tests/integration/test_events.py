@@ -273,3 +273,35 @@ def test_config_loads_and_reloads_are_events(env, daemon_factory):
         rejected = next(sub)
         sub.close()
     assert rejected.point == "hookd.config.rejected" and "nowhere.at.all" in " ".join(rejected.payload["problems"])
+
+
+def test_catch_all_observers_see_internal_events_without_feeding_on_their_own_failures(env, daemon_factory, tmp_path):
+    import time
+
+    from ..conftest import write_script
+
+    seen = tmp_path / "seen.txt"
+    record = write_script(
+        tmp_path / "record.py", f"import os, sys\nsys.stdin.read()\nopen({str(seen)!r}, 'a').write(os.environ['HOOKD_POINT'] + '\\n')\n"
+    )
+    failing = write_script(tmp_path / "fail.py", "import sys\nsys.stdin.read()\nsys.exit(1)\n")
+    env.write_global_hooks(
+        f"""
+        hooks:
+          - {{name: record, point: event, type: observer, command: {record}, enabled: true}}
+          - {{name: fail, point: event, type: observer, command: {failing}, enabled: true}}
+        """
+    )
+    daemon = daemon_factory()
+    with Client(daemon.socket) as c:
+        c.attach_session("s-internal")
+        deadline = time.monotonic() + 30
+        while "hookd.session.attached" not in (seen.read_text() if seen.exists() else "") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert "hookd.session.attached" in seen.read_text()
+        time.sleep(1.0)  # long enough for a feedback loop to show
+        errors = c.status().hook_errors
+    # `fail` failed on the events it was shown (started, config, session attached), and its own
+    # failures were published but not shown to the catch-all observers again
+    assert 1 <= errors <= 5, errors
+    assert "hookd.hook.error" not in seen.read_text()

@@ -419,11 +419,17 @@ def test_event_handlers_see_every_event_and_ctx_emits(env, daemon_factory):
         c.emit("chat.finished", {"tokens": 10}, wait=True)
         c.decide("chat.params", {"temperature": 1})
         c.emit("custom.ping", {}, wait=True)
+        c.attach_session("watched")
     types = eventually(
-        lambda: (t := [json.loads(x)["type"] for x in seen.read_text().splitlines()]) and "custom.pong" in t and t,
-        "custom.pong to come back through the bus",
+        lambda: (
+            (t := [json.loads(x)["type"] for x in seen.read_text().splitlines()])
+            and "custom.pong" in t
+            and "hookd.session.attached" in t
+            and t
+        ),
+        "custom.pong and an internal event to come through the bus",
     )
-    assert {"chat.finished", "chat.params", "custom.ping", "custom.pong"} <= set(types)
+    assert {"chat.finished", "chat.params", "custom.ping", "custom.pong", "hookd.session.attached"} <= set(types)
     first = json.loads(seen.read_text().splitlines()[types.index("chat.finished")])
     assert first["properties"] == {"tokens": 10}
 
