@@ -50,6 +50,7 @@ class Hook:
     timeout: float = 30.0
     on_error: OnError = "continue"
     seq: int = 0
+    rank: int = 0  # when the hook's source first registered anything: stable across reloads
     handle: str = ""
     spec: HookSpec | None = None
     trusted: bool = True  # False: a project file the user has not trusted (yet); listed, never run
@@ -81,8 +82,11 @@ class Session:
     created: float = field(default_factory=time.monotonic)
 
 
-def _order(hook: Hook) -> tuple[int, int, int]:
-    return (SCOPE_ORDER[hook.scope], -hook.priority, hook.seq)
+def _order(hook: Hook) -> tuple[int, int, int, int]:
+    # Ties within a priority go by registration order: first by when the hook's source
+    # (a file, a session, a client) first registered, then by position within it, so a
+    # reloaded file keeps its place among the files of its scope.
+    return (SCOPE_ORDER[hook.scope], -hook.priority, hook.rank, hook.seq)
 
 
 class Registry:
@@ -96,6 +100,7 @@ class Registry:
         self._loaded_projects: set[str] = set()
         self._project_loader = project_loader
         self._seq = itertools.count(1)
+        self._ranks: dict[str, int] = {}
         self._cache: dict[tuple[str, str | None, str | None], Plan] = {}
         self.generation = 0
         # Told (when a plan is built, not per call) which untrusted hooks a call would have run.
@@ -216,12 +221,19 @@ class Registry:
         if project not in self._loaded_projects:
             self._ensure_project(project)
 
+    def _rank(self, source: str) -> int:
+        rank = self._ranks.get(source)
+        if rank is None:
+            rank = self._ranks[source] = len(self._ranks) + 1
+        return rank
+
     def add(self, hooks: Iterable[Hook]) -> list[Hook]:
         """Add hooks to their layers, in the given order; returns them with handles set."""
         added = list(hooks)
         by_layer: dict[tuple[Scope, str], list[Hook]] = {}
         for hook in added:
             hook.seq = next(self._seq)
+            hook.rank = self._rank(hook.source)
             if not hook.handle:
                 hook.handle = f"h{hook.seq}"
             self._handles[hook.handle] = hook
@@ -264,6 +276,7 @@ class Registry:
         kept = tuple(h for h in layer if h.source != source)
         for hook in new:
             hook.seq = next(self._seq)
+            hook.rank = self._rank(hook.source)
             hook.handle = hook.handle or f"h{hook.seq}"
             self._handles[hook.handle] = hook
         merged = kept + tuple(new)

@@ -12,9 +12,15 @@ async def _noop(*_: Any) -> None:
 
 
 def h(
-    name: str, scope: str = "global", owner: str = "", priority: int = 0, type: str = "decision", point: str = "tool.approval.pre"
+    name: str,
+    scope: str = "global",
+    owner: str = "",
+    priority: int = 0,
+    type: str = "decision",
+    point: str = "tool.approval.pre",
+    source: str = "",
 ) -> Hook:
-    return Hook(name, point, type, scope, owner, f"src:{name}", _noop, priority=priority)  # type: ignore[arg-type]
+    return Hook(name, point, type, scope, owner, source or f"src:{name}", _noop, priority=priority)  # type: ignore[arg-type]
 
 
 def names(hooks: tuple[Hook, ...] | list[Hook]) -> list[str]:
@@ -89,3 +95,12 @@ def test_project_loader_runs_once_per_project():
     r.dispose_project("/p")
     r.plan("tool.approval.pre", None, "/p")
     assert loaded == ["/p", "/p"]
+
+
+def test_a_reloaded_file_keeps_its_place_among_its_scopes_files():
+    r = Registry()
+    r.replace_source("global", "", "first.yaml", [h("a1", source="first.yaml"), h("a2", source="first.yaml")])
+    r.replace_source("global", "", "second.yaml", [h("b1", source="second.yaml")])
+    # an edit of the first file: its hooks stay ahead of the second file's
+    r.replace_source("global", "", "first.yaml", [h("a1", source="first.yaml"), h("a3", source="first.yaml")])
+    assert names(r.plan("tool.approval.pre", None, None).decisions) == ["a1", "a3", "b1"]
