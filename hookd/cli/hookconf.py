@@ -16,7 +16,9 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="list the hooks in force",
         description="List every hook in force: scope, priority, name, point, type, state (on, off, untrusted) and the "
         "file it came from. With --project: the global hooks and that project's; without: every hook the daemon "
-        "holds (global, every loaded project, sessions). Also lists hook files whose latest edit was rejected.",
+        "holds (global, every loaded project, sessions). Also lists hook files whose latest edit was rejected. "
+        "A persistent hook has a `worker:` line (idle, running, backoff, failed: ERROR); plugin hooks are listed as "
+        "DIR:EVENT with their plugin directory as the source.",
     )
     p.add_argument("--project", "-p", metavar="DIR", help="project directory")
     p.add_argument("--json", action="store_true", help="print JSON")

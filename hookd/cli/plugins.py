@@ -14,7 +14,9 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description="Plugins (seed 004) are Python modules in $XDG_CONFIG_HOME/hookd/plugins/ (all projects) or "
         "<project>/.hookd/plugins/ (one project; 'plugin/' works too). List them with their files and trust. "
         "A project's plugins run only once trusted with `hookd trust PROJECT` (which also covers its hook files); "
-        "any edit untrusts them until trusted again. See docs/plugins.md.",
+        "any edit untrusts them until trusted again. This command reads the files and the trust record only; "
+        "whether a directory's host has loaded (or failed) is in `hookd hooks` and `hookd tail --point 'hookd.plugin.*'`. "
+        "See docs/plugins.md.",
     )
     p.add_argument("--project", metavar="DIR", default=None, help="project directory (default: the current directory)")
     p.set_defaults(run=run_list)
@@ -38,10 +40,10 @@ def run_list(args: argparse.Namespace) -> int:
             continue
         found = True
         if scope == "global":
-            state = "runs (your own plugins)"
+            state = "may run (your own plugins)"
         else:
             verdict = project_plugins_trusted(store, d)
-            state = "runs (trusted)" if verdict.trusted else f"does NOT run: {verdict.reason}"
+            state = "may run (trusted)" if verdict.trusted else f"does NOT run: {verdict.reason}"
         print(f"{scope:<8} {d}: {state}")
         for name in files:
             print(f"           {name}")

@@ -147,6 +147,8 @@ class Host:
         if self.directory not in sys.path:
             sys.path.append(self.directory)
         for path in sorted(Path(self.directory).glob("*.py")):
+            if path.name.startswith("_"):
+                continue  # a helper module: the plugins import it by name; it is not a plugin itself
             try:
                 module = self._import(path)
             except BaseException as exc:  # a plugin's import error is its problem, not the host's
@@ -267,7 +269,7 @@ async def main_async(directory: str) -> int:
     except ValueError:
         config = {}
     configured = await host.run_chain("config", "config", config if isinstance(config, dict) else {})
-    host.load_errors += configured["errors"]
+    host.load_errors += [{**err, "point": "config"} for err in configured["errors"]]
     loop = asyncio.get_running_loop()
     lines: asyncio.Queue[bytes] = asyncio.Queue()
 

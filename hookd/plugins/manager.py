@@ -122,7 +122,8 @@ class HostHandle:
         self.handlers = {str(k): [str(x) for x in v] for k, v in handlers.items()}
         for err in errors:
             if isinstance(err, dict):
-                self.manager.report(self, "load", "config", str(err.get("handler", "?")), str(err.get("message", "")))
+                point = str(err.get("point", ""))  # "config" for a config handler's error; "" for an import error
+                self.manager.report(self, "load", point, str(err.get("handler", "?")), str(err.get("message", "")))
         return answer
 
     async def __call__(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Decision | None:

@@ -512,3 +512,15 @@ def test_a_host_that_keeps_dying_is_marked_failed_until_its_file_changes(env, da
         source.write_text(source.read_text().replace("os._exit(3)", "out['env']['FIXED'] = '1'"))
         eventually(lambda: c.decide("shell.env", {}).modified_output == {"env": {"FIXED": "1"}}, "the edited plugin to load")
     assert "marked failed" in d.log()
+
+
+def test_underscore_files_are_helpers_not_plugins(env, daemon_factory):
+    d_ = user_plugins(env)
+    plugin(d_, "_util.py", "def shout(s):\n    return s.upper()\n")
+    plugin(d_, "loud.py", "import _util\n\ndef Loud(ctx):\n    return {'shell.env': lambda i, o: o['env'].update(MODE=_util.shout('x'))}\n")
+    d = daemon_factory()
+    with Client(d.socket) as c:
+        c.reload_user_hooks()
+        assert c.decide("shell.env", {}).modified_output == {"env": {"MODE": "X"}}
+        errors = list(c.subscribe(["hookd.plugin.error"], since=0, follow=False, timeout=30))
+    assert errors == []
