@@ -87,6 +87,7 @@ class Daemon:
         self.registry = Registry(project_loader=self.load_project)
         self.engine = Engine()
         self.bus = make_bus(self.settings)
+        self._background: set[asyncio.Task[Any]] = set()  # emits waiting for a first plugin load
         self.engine.on_hook_error = self.bus.hook_error
         self.bus.on_internal = self._observe_internal
         self.commands = CommandRunner(Limits(self.settings.stdout_cap, self.settings.stderr_cap, self.settings.max_hook_processes))
@@ -409,6 +410,8 @@ class Daemon:
         _point(req.point)
         project = _project(req.project)
         plan = self.registry.plan(req.point, req.session, project)
+        if self.plugins.first_loads and (loading := self.plugins.first_loads_for(self.registry.project_for(req.session, project))):
+            return self._emit_after_plugins(conn, req, loading)
         # The hot path (bench row 5): nothing to run, so no call context and no engine.
         # Whatever must see every call (the event bus) is done before this return.
         if not plan.observers:
@@ -422,6 +425,27 @@ class Daemon:
         if not req.wait or not tasks:
             return m.Accepted(req.id, len(tasks))
         return self._emit_wait(req.id, tasks)
+
+    def _emit_after_plugins(self, conn: Any, req: m.Emit, loading: list[asyncio.Task[None]]) -> Result:
+        """An emit while a scope's plugins first load: accepted (and on the bus) now; its observers
+        run once the load is done (bounded), so the plugins do not miss the scope's first events."""
+        project = self.registry.project_for(req.session, _project(req.project))
+        ctx = CallContext(req.point, req.session, project)
+        self.bus.publish("emit", req.point, req.session, project, req.payload, size=getattr(conn, "body_size", 0))
+
+        async def observe() -> list[asyncio.Task[m.HookError | None]]:
+            await self.plugins.wait_first_loads(loading)
+            return self.engine.emit(self.registry.plan(req.point, req.session, project), req.payload, ctx)
+
+        if req.wait:
+            return self._emit_wait_after(req.id, observe())
+        task = asyncio.ensure_future(observe())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return m.Accepted(req.id)
+
+    async def _emit_wait_after(self, rid: int, started: Awaitable[list[asyncio.Task[m.HookError | None]]]) -> m.Reply:
+        return await self._emit_wait(rid, await started)
 
     async def _emit_wait(self, rid: int, tasks: list[asyncio.Task[m.HookError | None]]) -> m.Reply:
         results = await asyncio.gather(*tasks)

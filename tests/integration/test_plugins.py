@@ -524,3 +524,18 @@ def test_underscore_files_are_helpers_not_plugins(env, daemon_factory):
         assert c.decide("shell.env", {}).modified_output == {"env": {"MODE": "X"}}
         errors = list(c.subscribe(["hookd.plugin.error"], since=0, follow=False, timeout=30))
     assert errors == []
+
+
+def test_events_emitted_while_plugins_first_load_reach_them(env, daemon_factory):
+    seen = env.root / "responses.txt"
+    plugin(
+        user_plugins(env),
+        "meter.py",
+        f"def Meter(ctx):\n    return {{'chat.response': lambda i, o: open({str(seen)!r}, 'a').write(str(i.get('tokens')) + '\\n')}}\n",
+    )
+    d = daemon_factory()
+    with Client(d.socket) as c:  # at once: the user plugins' host is still starting
+        first = c.emit("chat.response", {"tokens": 7}, wait=True)
+        c.emit("chat.response", {"tokens": 8})
+    assert first.observers == 1 and first.errors == []
+    assert eventually(lambda: seen.exists() and seen.read_text().split() == ["7", "8"] and True, "both responses metered")
