@@ -263,9 +263,12 @@ def test_stale_socket_is_replaced_and_a_live_one_is_refused(env, daemon_factory)
 
 def test_sigterm_exits_zero_and_removes_the_socket(env):
     d = DaemonProcess(env).start()
-    d.signal(signal.SIGTERM)
-    assert d.proc.wait(15) == 0
-    assert not os.path.exists(env.socket)
+    try:
+        d.signal(signal.SIGTERM)
+        assert d.proc.wait(15) == 0
+        assert not os.path.exists(env.socket)
+    finally:
+        d.kill()
 
 
 def test_status_counts(env, daemon):
@@ -280,12 +283,12 @@ def test_status_counts(env, daemon):
 
 
 @pytest.mark.skipif(os.getuid() != 0, reason="needs root to act as another user")
-def test_peer_of_another_user_is_refused(env):
+def test_peer_of_another_user_is_refused(env, daemon_factory):
     import tempfile
 
     sockdir = tempfile.mkdtemp(prefix="hookd-peer-")  # outside the 0700 pytest tree
     env.env["HOOKD_SOCKET"] = os.path.join(sockdir, "hookd.sock")
-    daemon = DaemonProcess(env).start()
+    daemon = daemon_factory()  # the factory stops it whatever the test's outcome
     os.chmod(daemon.socket, 0o666)  # let the other user reach the socket, so SO_PEERCRED is what refuses
     os.chmod(os.path.dirname(daemon.socket), 0o755)
     code = textwrap.dedent(
@@ -305,7 +308,6 @@ def test_peer_of_another_user_is_refused(env):
     with Client(daemon.socket) as c:
         assert c.status().connections == 1
     assert "refused a peer of another user" in daemon.log()
-    daemon.stop()
 
 
 def test_a_working_hooks_stderr_goes_to_the_daemon_log(daemon, tmp_path):
