@@ -171,16 +171,12 @@ class AsyncClient(Api):
             writer.write(self._codec.encode(result))
 
     async def _send(self, request: Request) -> Reply:
-        writer = self._live
-        if writer is None:
-            raise ConnectionLost("the client is not connected")
-        fut: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
-        self._waiting[request.id] = fut  # type: ignore[attr-defined]
-        writer.write(self._codec.encode(request))
-        return await fut
+        return await self._exchange(self._live, request)
 
     async def _roundtrip(self, request: Request) -> Reply:
-        writer = self._writer
+        return await self._exchange(self._writer, request)
+
+    async def _exchange(self, writer: asyncio.StreamWriter | None, request: Request) -> Reply:
         if writer is None:
             raise ConnectionLost("the client is not connected")
         fut: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()

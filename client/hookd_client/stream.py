@@ -24,7 +24,7 @@ import re
 import socket
 from collections import deque
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from .errors import ConnectionLost, DaemonNotRunning, HookdError, ProtocolMismatch
 from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
@@ -150,17 +150,15 @@ def _check_welcome(msg: Reply) -> Welcome:
     return msg
 
 
-class Subscription:
-    """A blocking iterator over events. Close it (or use ``with``) to end the stream."""
+class _Stream:
+    """What the blocking and the async subscription share: the request's state and the decoder."""
 
-    def __init__(self, path: str, name: str, request: Subscribe, timeout: float | None = None) -> None:
+    def __init__(self, path: str, name: str, request: Subscribe) -> None:
         self.path = path
         self.name = name
-        self.timeout = timeout
         self._state = _State(request)
         self._codec = reply_codec()
         self._decoder = FrameDecoder(1 << 30)
-        self._sock: socket.socket | None = None
         self._inbox: deque[Reply] = deque()
 
     @property
@@ -173,10 +171,22 @@ class Subscription:
         """True once the replay of history is over."""
         return self._state.live
 
-    def mark_live(self) -> Subscription:
+    def mark_live(self: _S) -> _S:
         """Also yield the :class:`Live` marker that ends the replay (to tell history from live)."""
         self._state.yield_live = True
         return self
+
+
+_S = TypeVar("_S", bound=_Stream)
+
+
+class Subscription(_Stream):
+    """A blocking iterator over events. Close it (or use ``with``) to end the stream."""
+
+    def __init__(self, path: str, name: str, request: Subscribe, timeout: float | None = None) -> None:
+        super().__init__(path, name, request)
+        self.timeout = timeout
+        self._sock: socket.socket | None = None
 
     def open(self) -> Subscription:
         if self._sock is not None:
@@ -256,31 +266,13 @@ class Subscription:
         self.close()
 
 
-class AsyncSubscription:
+class AsyncSubscription(_Stream):
     """An async iterator over events: ``async for ev in sub`` (or ``async with sub``)."""
 
     def __init__(self, path: str, name: str, request: Subscribe) -> None:
-        self.path = path
-        self.name = name
-        self._state = _State(request)
-        self._codec = reply_codec()
-        self._decoder = FrameDecoder(1 << 30)
+        super().__init__(path, name, request)
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
-        self._inbox: deque[Reply] = deque()
-
-    @property
-    def subscribed(self) -> Subscribed | None:
-        return self._state.subscribed
-
-    @property
-    def live(self) -> bool:
-        return self._state.live
-
-    def mark_live(self) -> AsyncSubscription:
-        """Also yield the :class:`Live` marker that ends the replay."""
-        self._state.yield_live = True
-        return self
 
     async def open(self) -> AsyncSubscription:
         if self._writer is not None:
