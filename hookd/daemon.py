@@ -635,6 +635,8 @@ class Daemon:
             c.decides,
             c.hook_errors,
             self.persistent.pool.info(),
+            len(self.bus.subscribers),
+            self.bus.seq,
         )
 
     def welcome(self, rid: int) -> m.Welcome:

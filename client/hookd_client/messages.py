@@ -349,6 +349,8 @@ class Status(Reply, tag="status"):
     decides: int = 0
     hook_errors: int = 0
     workers: list[WorkerInfo] = []  # issue 7: persistent hook workers
+    subscribers: int = 0  # event-stream subscriptions open now
+    events: int = 0  # the newest event's seq (events published, counting from the journal's past)
 
 
 class Error(Reply, tag="error"):

@@ -123,7 +123,8 @@ def run_status(args: argparse.Namespace) -> int:
         return 0
     d = msgspec.to_builtins(st)
     d["uptime"] = f"{d.get('uptime', 0):.1f} s"
-    for key in ("version", "pid", "socket", "uptime", "connections", "sessions", "hooks", "calls", "emits", "decides", "hook_errors"):
+    keys = ("version", "pid", "socket", "uptime", "connections", "sessions", "hooks", "calls", "emits", "decides", "hook_errors")
+    for key in (*keys, "subscribers", "events"):
         sys.stdout.write(f"{key + ':':<13}{d.get(key, 0)}\n")
     for w in d.get("workers", []):  # issue 7: persistent hook workers
         detail = f"pid {w['pid']}" if w.get("pid") else " ".join(w.get("error", "").split())[:100]

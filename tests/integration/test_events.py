@@ -305,3 +305,14 @@ def test_catch_all_observers_see_internal_events_without_feeding_on_their_own_fa
     # failures were published but not shown to the catch-all observers again
     assert 1 <= errors <= 5, errors
     assert "hookd.hook.error" not in seen.read_text()
+
+
+def test_status_counts_subscribers_and_events(daemon):
+    with Client(daemon.socket) as c:
+        c.emit("custom.one", {})
+        sub = c.subscribe(["custom.*"], timeout=HANG_GUARD).open()
+        try:
+            st = c.status()
+            assert st.subscribers == 1 and st.events >= 2  # hookd.daemon.started, then the emit
+        finally:
+            sub.close()
