@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from .api import Api
@@ -22,9 +22,9 @@ from .callbacks import run_async, unknown
 from .client import _client_name
 from .errors import ConnectionLost, DaemonNotRunning, HookdError, ProtocolMismatch
 from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
-from .messages import PROTOCOL_VERSION, Error, Hello, Invoke, InvokeResult, Reply, Request, Welcome
+from .messages import PROTOCOL_VERSION, Error, Hello, Invoke, InvokeResult, Reply, Request, Subscribe, Welcome
 from .paths import default_socket_path
-from .stream import AsyncSubscription, Since, subscribe_request
+from .stream import AsyncSubscription
 
 
 class AsyncClient(Api):
@@ -192,21 +192,8 @@ class AsyncClient(Api):
     def _call(self, request: Request, convert: Callable[[Reply], Any]) -> Any:
         return self._call_async(request, convert)
 
-    # --- event stream (issue 4)
-
-    def subscribe(
-        self,
-        points: Iterable[str] = (),
-        *,
-        sessions: Iterable[str] = (),
-        projects: Iterable[str] = (),
-        since: Since = None,
-        follow: bool = True,
-        queue: int | None = None,
-        queue_bytes: int | None = None,
-    ) -> AsyncSubscription:
-        """``async for ev in client.subscribe(...)``: the event stream; see Client.subscribe."""
-        request = subscribe_request(points, sessions, projects, since, follow, queue, queue_bytes)
+    def _stream(self, request: Subscribe, timeout: float | None) -> AsyncSubscription:
+        # ``async for ev in client.subscribe(...)``; an async caller bounds waits with asyncio.timeout.
         return AsyncSubscription(self.path, self.name, request)
 
 

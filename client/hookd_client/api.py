@@ -43,11 +43,13 @@ from .messages import (
     Request,
     Status,
     StatusRequest,
+    Subscribe,
     Trust,
     TrustResult,
     Unregister,
     Untrust,
 )
+from .stream import Since, subscribe_request
 
 
 def _abs(project: str | None) -> str | None:
@@ -272,6 +274,30 @@ class Api:
 
     def status(self) -> Any:
         return self._call(StatusRequest(self._next_id()), expect(Status))
+
+    def subscribe(
+        self,
+        points: Iterable[str] = (),
+        *,
+        sessions: Iterable[str] = (),
+        projects: Iterable[str] = (),
+        since: Since = None,
+        follow: bool = True,
+        queue: int | None = None,
+        queue_bytes: int | None = None,
+        timeout: float | None = None,
+    ) -> Any:
+        """The daemon's events, on a connection of their own: an iterator on ``Client``
+        (``for ev in ...``), an async iterator on ``AsyncClient`` (``async for ev in ...``).
+
+        ``points`` are globs (``tool.*``); ``since`` is a seq (int) or a duration
+        (``"10m"``, a timedelta) to replay from memory first; ``follow=False`` stops
+        after that replay. ``timeout`` bounds each wait for an event (``Client`` only).
+        """
+        return self._stream(subscribe_request(points, sessions, projects, since, follow, queue, queue_bytes), timeout)
+
+    def _stream(self, request: Subscribe, timeout: float | None) -> Any:
+        raise NotImplementedError
 
     # --- user hook configuration (issue 3)
 

@@ -14,15 +14,15 @@ import os
 import socket
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .api import Api
 from .errors import ConnectionLost, DaemonNotRunning, HookdError, ProtocolMismatch
 from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
-from .messages import PROTOCOL_VERSION, Error, Hello, Reply, Request, Welcome
+from .messages import PROTOCOL_VERSION, Error, Hello, Reply, Request, Subscribe, Welcome
 from .paths import default_socket_path
-from .stream import Since, Subscription, subscribe_request
+from .stream import Subscription
 
 if TYPE_CHECKING:
     from .serving import ServeLoop
@@ -196,25 +196,5 @@ class Client(Api):
             self._drop_socket()
             raise HookdError("timeout", f"no reply within {self.timeout} s") from None
 
-    # --- event stream (issue 4)
-
-    def subscribe(
-        self,
-        points: Iterable[str] = (),
-        *,
-        sessions: Iterable[str] = (),
-        projects: Iterable[str] = (),
-        since: Since = None,
-        follow: bool = True,
-        queue: int | None = None,
-        queue_bytes: int | None = None,
-        timeout: float | None = None,
-    ) -> Subscription:
-        """Iterate over the daemon's events (on a connection of its own); see hookd_client.stream.
-
-        ``points`` are globs (``tool.*``); ``since`` is a seq (int) or a duration
-        (``"10m"``, a timedelta) to replay from memory first; ``follow=False``
-        stops after that replay.
-        """
-        request = subscribe_request(points, sessions, projects, since, follow, queue, queue_bytes)
+    def _stream(self, request: Subscribe, timeout: float | None) -> Subscription:
         return Subscription(self.path, self.name, request, timeout)

@@ -171,6 +171,15 @@ class _Stream:
         """True once the replay of history is over."""
         return self._state.live
 
+    def _take(self, data: bytes) -> None:
+        """Frames from one read into the inbox; an empty read or a bad frame ends the stream."""
+        if not data:
+            raise ConnectionLost()
+        try:
+            self._inbox.extend(self._codec.decode(body) for body in self._decoder.feed(data))
+        except (FrameTooLarge, BadMessage) as exc:
+            raise ConnectionLost(f"bad frame from {self.path}: {exc}") from None
+
     def mark_live(self: _S) -> _S:
         """Also yield the :class:`Live` marker that ends the replay (to tell history from live)."""
         self._state.yield_live = True
@@ -225,12 +234,7 @@ class Subscription(_Stream):
             raise HookdError("timeout", f"no event within {self.timeout} s") from None
         except OSError as exc:
             raise ConnectionLost(f"connection to {self.path} failed: {exc}") from None
-        if not data:
-            raise ConnectionLost()
-        try:
-            self._inbox.extend(self._codec.decode(body) for body in self._decoder.feed(data))
-        except (FrameTooLarge, BadMessage) as exc:
-            raise ConnectionLost(f"bad frame from {self.path}: {exc}") from None
+        self._take(data)
 
     def __iter__(self) -> Subscription:
         return self
@@ -303,12 +307,7 @@ class AsyncSubscription(_Stream):
                 data = await reader.read(256 * 1024)
             except OSError as exc:
                 raise ConnectionLost(f"connection to {self.path} failed: {exc}") from None
-            if not data:
-                raise ConnectionLost()
-            try:
-                self._inbox.extend(self._codec.decode(body) for body in self._decoder.feed(data))
-            except (FrameTooLarge, BadMessage) as exc:
-                raise ConnectionLost(f"bad frame from {self.path}: {exc}") from None
+            self._take(data)
         return self._inbox.popleft()
 
     def __aiter__(self) -> AsyncSubscription:
