@@ -11,6 +11,11 @@ the chain is over. That keeps seed 000's rules in one readable place:
 - ``allow`` / ``deny`` / ``ask``: final, later hooks do not run.
 - a hook that errs or times out counts as ``continue`` and is listed as an
   error, unless its ``on_error`` policy is ``deny`` or ``ask`` (fail closed).
+- a hook that could not run at all (see ``NotRun``) is listed under
+  ``not_run`` with its reason. When that is a fault of hookd's side (its file
+  not loaded, its worker or plugin host failed, its input too large) its
+  ``on_error`` policy applies as for a failure; an untrusted file's hook never
+  decides anything (the user has not accepted it), it is only named.
 """
 
 from __future__ import annotations
@@ -18,12 +23,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from hookd_client.messages import Decision, DecisionKind, HookError, HookRef, Outcome
+from hookd_client.messages import Decision, DecisionKind, HookError, HookRef, NotRun, NotRunReason, Outcome
 
 from .registry import Hook
 
 INJECTION_SEPARATOR = "\n\n"
 FINAL: frozenset[str] = frozenset({"allow", "deny", "ask"})
+# Reasons a hook did not run that are no choice of the user's: its on_error policy applies.
+FAULTS: frozenset[str] = frozenset({"invalid_file", "not_loaded", "plugin_failed", "worker_failed", "too_large"})
 
 
 @dataclass(slots=True)
@@ -36,6 +43,7 @@ class ChainState:
     modified_output: Any = None
     decided_by: HookRef | None = None
     errors: list[HookError] = field(default_factory=list)
+    not_run: list[NotRun] = field(default_factory=list)
 
     def apply(self, hook: Hook, result: Decision | None) -> bool:
         """Fold one hook's answer in; True when the chain is decided."""
@@ -66,6 +74,16 @@ class ChainState:
         self.decided_by = hook.ref
         return True
 
+    def skip(self, hook: Hook, reason: NotRunReason, message: str) -> bool:
+        """Record a hook that did not run; True when its on_error policy decides the call."""
+        self.not_run.append(NotRun(hook.ref, reason, message))
+        if reason not in FAULTS or hook.type != "decision" or hook.on_error == "continue" or self.decision in FINAL:
+            return False
+        self.decision = hook.on_error
+        self.reason = f"hook {hook.name!r} did not run ({reason}): {message}"
+        self.decided_by = hook.ref
+        return True
+
     def outcome(self, request_id: int) -> Outcome:
         return Outcome(
             request_id,
@@ -76,6 +94,7 @@ class ChainState:
             self.modified_output,
             self.decided_by,
             self.errors,
+            self.not_run,
         )
 
     def summary(self) -> dict[str, Any]:
@@ -91,4 +110,6 @@ class ChainState:
             }
         if self.errors:
             out["errors"] = len(self.errors)
+        if self.not_run:
+            out["notRun"] = [{"name": n.hook.name, "scope": n.hook.scope, "reason": n.reason} for n in self.not_run]
         return out

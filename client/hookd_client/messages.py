@@ -259,6 +259,26 @@ class HookError(msgspec.Struct, omit_defaults=True):
     message: str
 
 
+NotRunReason = Literal[
+    "untrusted",  # a project file (or plugin) the user has not trusted, or changed since
+    "invalid_file",  # its file was rejected and no earlier accepted version exists
+    "not_loaded",  # its file or plugin host was not loaded in time for this call
+    "plugin_failed",  # its plugin host failed to install or start
+    "worker_failed",  # its persistent worker gave up after repeated crashes
+    "shed",  # hookd shed it under load
+    "too_large",  # the call's payload could not be handed to it
+]
+
+
+class NotRun(msgspec.Struct, omit_defaults=True):
+    """A hook configured for a call that did not run, and why. A guard that did not run
+    is always named here: an outcome without it must never be mistaken for an allow."""
+
+    hook: HookRef
+    reason: NotRunReason
+    message: str
+
+
 class Accepted(Reply, tag="accepted"):
     """Answer to ``emit``: the event was accepted; with ``wait`` observers have finished."""
 
@@ -278,6 +298,7 @@ class Outcome(Reply, tag="outcome"):
     modified_output: Any = msgspec.field(default=None, name="modifiedOutput")
     decided_by: HookRef | None = None
     errors: list[HookError] = []
+    not_run: list[NotRun] = []
 
 
 class Attached(Reply, tag="attached"):
