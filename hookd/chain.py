@@ -33,6 +33,17 @@ FINAL: frozenset[str] = frozenset({"allow", "deny", "ask"})
 FAULTS: frozenset[str] = frozenset({"invalid_file", "not_loaded", "plugin_failed", "worker_failed", "too_large"})
 
 
+class HookNotRun(Exception):
+    """Raised by a runner that cannot run a hook at all (its worker failed, its plugin host is
+    not loaded or failed, its input is too large for it); the engine records it with
+    :meth:`ChainState.skip`, never as an answer."""
+
+    def __init__(self, reason: NotRunReason, message: str) -> None:
+        super().__init__(message)
+        self.reason: NotRunReason = reason
+        self.message = message
+
+
 @dataclass(slots=True)
 class ChainState:
     payload: dict[str, Any]
