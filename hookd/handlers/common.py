@@ -1,0 +1,48 @@
+"""What every feature's handlers share: the error a request fails with, and argument checks."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from hookd_client import messages as m
+
+from .. import points
+
+Result = m.Reply | Coroutine[Any, Any, m.Reply]
+Handler = Callable[[Any, Any], Result]
+
+
+class RequestError(Exception):
+    """A request that cannot be served; becomes an Error reply with ``code``."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def project_arg(path: str | None) -> str | None:
+    if path is None:
+        return None
+    if not os.path.isabs(path):
+        raise RequestError(m.ErrorCode.BAD_REQUEST, f"project must be an absolute path, got {path!r}")
+    return os.path.normpath(path)
+
+
+def check_point(hook: str, point: str, hook_type: str) -> None:
+    """A hook may be registered on ``point``; else a RequestError naming the hook."""
+    try:
+        points.check_hook(point, hook_type)
+    except points.UnknownPoint as exc:
+        raise RequestError(m.ErrorCode.UNKNOWN_POINT, f"hook {hook!r}: {exc}") from None
+    except points.WrongKind as exc:
+        raise RequestError(m.ErrorCode.WRONG_KIND, f"hook {hook!r}: {exc}") from None
+
+
+def point_arg(name: str) -> points.Point:
+    try:
+        return points.lookup(name)
+    except points.UnknownPoint as exc:
+        raise RequestError(m.ErrorCode.UNKNOWN_POINT, str(exc)) from None

@@ -1,0 +1,185 @@
+"""Configuration and trust requests: reload, enable/disable, list, explain, trust, untrust."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import structlog
+from hookd_client import messages as m
+
+from .. import toggles, trust, userconfig
+from ..registry import Hook
+from .common import Handler, RequestError, Result, point_arg, project_arg
+
+if TYPE_CHECKING:
+    from ..daemon import Daemon
+
+log = structlog.get_logger("hookd.daemon")
+
+
+class Configuration:
+    def __init__(self, daemon: Daemon) -> None:
+        self.d = daemon
+
+    def handlers(self) -> dict[type[m.Request], Handler]:
+        return {
+            m.ReloadUserHooks: self.reload_user_hooks,
+            m.EnableHook: self.enable_hook,
+            m.DisableHook: self.disable_hook,
+            m.Explain: self.explain,
+            m.ListHooks: self.list_hooks,
+            m.Trust: self.trust_files,
+            m.Untrust: self.untrust_files,
+        }
+
+    def reload_user_hooks(self, conn: Any, req: m.ReloadUserHooks) -> Result:
+        d = self.d
+        project = project_arg(req.project)
+        problems = d.files.load_project(project) if project is not None else d.files.load_global()
+        if problems:
+            raise RequestError(
+                m.ErrorCode.CONFIG_INVALID,
+                "some files were rejected and keep their previous hooks: " + "; ".join(str(p) for p in problems),
+            )
+        scope_hooks = d.registry.layer("project", project) if project else d.registry.layer("global", "")
+        plugins = d.plugins.scopes.get(("project", project) if project else ("global", ""))
+        if plugins is not None and plugins.task is not None and not plugins.task.done():
+            return self._after_plugins(req.id, plugins.task, project)
+        return m.Done(req.id, len(scope_hooks))
+
+    async def _after_plugins(self, rid: int, task: asyncio.Task[None], project: str | None) -> m.Reply:
+        """A reload answers once the scope's plugin hosts are loaded (installs included)."""
+        await asyncio.shield(task)
+        registry = self.d.registry
+        return m.Done(rid, len(registry.layer("project", project) if project else registry.layer("global", "")))
+
+    def _toggle(self, req: m.EnableHook | m.DisableHook, enabled: bool) -> m.Reply:
+        d = self.d
+        project = project_arg(req.project)
+        count = d.registry.set_toggle(project, req.name, enabled)
+        if not count:
+            where = f"project {project}" if project else "the global hooks"
+            raise RequestError(m.ErrorCode.NOT_FOUND, f"no hook named {req.name!r} in {where}")
+        try:
+            toggles.save(d.toggles_path, d.registry.toggles)
+        except OSError as exc:
+            log.error("could not record the toggle; it holds until the daemon stops", error=str(exc))
+        d.publish_internal("hookd.hook.toggled", {"name": req.name, "project": project, "enabled": enabled, "hooks": count})
+        return m.Done(req.id, count)
+
+    def enable_hook(self, conn: Any, req: m.EnableHook) -> Result:
+        return self._toggle(req, True)
+
+    def disable_hook(self, conn: Any, req: m.DisableHook) -> Result:
+        return self._toggle(req, False)
+
+    def explain(self, conn: Any, req: m.Explain) -> Result:
+        d = self.d
+        point_arg(req.point)
+        project = project_arg(req.project)
+        resolved = d.registry.project_for(req.session, project)
+        if resolved is not None:
+            d.registry.ensure_project(resolved)
+
+        def chain() -> m.Reply:
+            decisions, observers = d.registry.explain(req.point, req.session, project)
+            return m.Chain(req.id, req.point, decisions, observers)
+
+        return self._after_first_loads(resolved, chain)
+
+    def _after_first_loads(self, project: str | None, reply: Callable[[], m.Reply]) -> Result:
+        """``reply()`` now, or once the first plugin load of the call's scopes is done (bounded), so a
+        listing made right after a project is first seen shows its plugins."""
+        plugins = self.d.plugins
+        if plugins.first_loads and (loading := plugins.first_loads_for(project)):
+            return self._reply_after(loading, reply)
+        return reply()
+
+    async def _reply_after(self, loading: list[asyncio.Task[None]], reply: Callable[[], m.Reply]) -> m.Reply:
+        await self.d.plugins.wait_first_loads(loading)
+        return reply()
+
+    # ---------------------------------------------------------------- listing
+
+    def _info(self, hook: Hook, project: str | None) -> m.HookInfo:
+        registry = self.d.registry
+        context = hook.owner if hook.scope == "project" else project
+        toggles_ = registry.toggles
+        toggled = (context, hook.name) in toggles_ or (hook.scope == "global" and (None, hook.name) in toggles_)
+        spec = hook.spec
+        return m.HookInfo(
+            name=hook.name,
+            point=hook.point,
+            type=hook.type,
+            scope=hook.scope,
+            owner=hook.owner,
+            source=hook.source,
+            priority=hook.priority,
+            enabled=registry.is_enabled(hook, context),
+            default_enabled=hook.enabled,
+            toggled=toggled,
+            trusted=hook.trusted,
+            trust=hook.trust,
+            description=spec.description if spec is not None else "",
+            match=dict(spec.match) if spec is not None else {},
+            worker=self.d.persistent.state_of(hook) or "",
+        )
+
+    def list_hooks(self, conn: Any, req: m.ListHooks) -> Result:
+        project = project_arg(req.project)
+        if project is not None:
+            self.d.registry.ensure_project(project)
+        return self._after_first_loads(project, lambda: self._hook_list(req, project))
+
+    def _hook_list(self, req: m.ListHooks, project: str | None) -> m.Reply:
+        registry = self.d.registry
+        rejected_files = self.d.files.rejected
+        if project is not None:
+            hooks = [*registry.layer("project", project), *registry.layer("global", "")]
+            files = set(userconfig.project_files(project)) | set(userconfig.global_files())
+        else:
+            hooks = list(registry.all_hooks())
+            files = set(rejected_files)
+        order = {"session": 0, "project": 1, "global": 2}
+        hooks.sort(key=lambda h: (order[h.scope], h.owner, h.point, -h.priority, h.seq))
+        rejected = [m.FileProblem(f, [str(p) for p in ps]) for f, ps in sorted(rejected_files.items()) if f in files]
+        return m.HookList(req.id, [self._info(h, project) for h in hooks], rejected)
+
+    # ------------------------------------------------------------------ trust
+
+    def trust_files(self, conn: Any, req: m.Trust) -> Result:
+        d = self.d
+        path = project_arg(req.path)
+        assert path is not None
+        try:
+            files = trust.targets(path)
+        except trust.NothingToTrust as exc:
+            raise RequestError(m.ErrorCode.NOT_FOUND, str(exc)) from None
+        for f in files:
+            if userconfig.scope_of(f)[0] == "global":
+                raise RequestError(m.ErrorCode.BAD_REQUEST, f"{f} is a global hook file: those are always trusted")
+        try:
+            done = d.trust.trust(files)
+        except OSError as exc:
+            raise RequestError(m.ErrorCode.INTERNAL, f"could not record trust: {exc}") from None
+        d.files.reload_files(files)
+        d.plugins.trust_changed()
+        d.publish_internal("hookd.trust.granted", {"files": {f: sha[:12] for f, sha in done.items()}})
+        return m.TrustResult(req.id, [m.TrustedFile(f, sha) for f, sha in done.items()])
+
+    def untrust_files(self, conn: Any, req: m.Untrust) -> Result:
+        d = self.d
+        path = project_arg(req.path)
+        assert path is not None
+        try:
+            gone = d.trust.untrust(path)
+        except OSError as exc:
+            raise RequestError(m.ErrorCode.INTERNAL, f"could not record trust: {exc}") from None
+        if not gone:
+            raise RequestError(m.ErrorCode.NOT_FOUND, f"nothing is trusted at {path}")
+        d.files.reload_files(gone)
+        d.plugins.trust_changed()
+        d.publish_internal("hookd.trust.revoked", {"files": gone})
+        return m.TrustResult(req.id, [m.TrustedFile(f) for f in gone])

@@ -1,0 +1,33 @@
+"""The event stream: subscribe and unsubscribe (the bus does the work)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hookd_client import messages as m
+
+from ..bus import BusError
+from .common import Handler, RequestError, Result
+
+if TYPE_CHECKING:
+    from ..daemon import Daemon
+
+
+class Stream:
+    def __init__(self, daemon: Daemon) -> None:
+        self.d = daemon
+
+    def handlers(self) -> dict[type[m.Request], Handler]:
+        return {m.Subscribe: self.subscribe, m.Unsubscribe: self.unsubscribe}
+
+    def subscribe(self, conn: Any, req: m.Subscribe) -> Result:
+        try:
+            return self.d.bus.subscribe(conn, req)
+        except BusError as exc:
+            raise RequestError(exc.code, exc.message) from None
+
+    def unsubscribe(self, conn: Any, req: m.Unsubscribe) -> Result:
+        try:
+            return self.d.bus.unsubscribe(conn, req)
+        except BusError as exc:
+            raise RequestError(exc.code, exc.message) from None
