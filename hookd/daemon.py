@@ -20,7 +20,7 @@ from typing import Any
 import structlog
 from hookd_client import messages as m
 
-from . import __version__, toggles, trust, userconfig
+from . import __version__, projects, toggles, trust, userconfig
 from .bus import make_bus
 from .engine import Engine
 from .handlers.admin import Admin
@@ -81,7 +81,7 @@ class Daemon:
         self.files = HookFiles(self)
         self.sessions = Sessions(self)
         self.admin = Admin(self)
-        self.watcher = FileWatcher(self.files.file_changed, _watch_interval())
+        self.watcher = FileWatcher(self.files.file_changed, _watch_interval(), projects.forget_spellings)
         self.registry.on_untrusted = self.files.untrusted_skipped
         self.ownership = Ownership(self.settings.session_grace, self.sessions.expire_session)
         self._handlers: dict[type[m.Request], Handler] = {}

@@ -13,7 +13,7 @@ import os
 import time
 from dataclasses import dataclass
 
-from . import userconfig
+from . import projects, userconfig
 from .statefiles import StateFileError, read_json, state_home, write_json
 
 TRUST_ALL_ENV = "HOOKD_TRUST_ALL"
@@ -25,7 +25,9 @@ def trust_all_from_env(environ: dict[str, str] | None = None) -> bool:
 
 
 def file_key(path: str) -> str:
-    return os.path.realpath(path)
+    """The name a file is trusted under: its project's identity and its path inside the project
+    (see hookd/projects.py), so a symlink never lends one project's trust to another."""
+    return projects.file_key(os.path.abspath(path))
 
 
 def digest(path: str) -> str:
@@ -62,6 +64,7 @@ def targets(path: str) -> list[str]:
     """The files ``path`` names: the file itself, or a project directory's existing hook files and plugin files."""
     path = os.path.abspath(os.path.expanduser(path))
     if os.path.isdir(path):
+        path = projects.canonical(path)
         found = [f for f in userconfig.project_files(path) if os.path.isfile(f)] + plugin_files(path)
         if not found:
             wanted = " or ".join(userconfig.PROJECT_FILES)
@@ -125,6 +128,8 @@ class TrustStore:
     def untrust(self, path: str) -> list[str]:
         """Forget one file, or a project directory's hook files and plugin files; returns the forgotten keys."""
         path = os.path.abspath(os.path.expanduser(path))
+        if os.path.isdir(path):
+            path = projects.canonical(path)
         names = userconfig.project_files(path) if os.path.isdir(path) else [path]
         gone = [key for key in (file_key(n) for n in names) if key in self.files]
         if os.path.isdir(path):  # plugin files, deleted ones included

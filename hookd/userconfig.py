@@ -15,6 +15,7 @@ from pathlib import Path
 
 from hookd_client.messages import HookSpec
 
+from . import projects
 from .validator import KNOWN_KEYS, REQUIRED, ConfigInvalid, Problem, validate
 
 __all__ = ["KNOWN_KEYS", "REQUIRED", "ConfigInvalid", "HookFile", "Problem", "load", "parse", "read", "validate"]
@@ -77,7 +78,7 @@ def scope_of(file: str, environ: dict[str, str] | None = None) -> tuple[str, str
     real = os.path.realpath(file)
     if real in {os.path.realpath(p) for p in global_files(environ)}:
         return "global", ""
-    parent = os.path.dirname(os.path.abspath(file))
-    if os.path.basename(parent) in {".codingcode", ".hookd"}:
-        return "project", os.path.dirname(parent)
-    return "project", parent
+    inside = projects.split(os.path.abspath(file))
+    if inside is not None:
+        return "project", os.path.realpath(inside[0])
+    return "project", os.path.realpath(os.path.dirname(os.path.abspath(file)))

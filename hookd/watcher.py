@@ -58,8 +58,9 @@ class Watched:
 class FileWatcher:
     """Calls ``on_change(path, tag)`` when a watched file's content changed and settled."""
 
-    def __init__(self, on_change: Callable[[str, Any], None], interval: float = 0.25) -> None:
+    def __init__(self, on_change: Callable[[str, Any], None], interval: float = 0.25, on_tick: Callable[[], None] | None = None) -> None:
         self.on_change = on_change
+        self.on_tick = on_tick  # called before every poll
         self.interval = interval
         self.files: dict[str, Watched] = {}
         self._task: asyncio.Task[None] | None = None
@@ -81,6 +82,8 @@ class FileWatcher:
     def poll(self) -> list[str]:
         """One pass over the files; returns the paths handed to ``on_change``."""
         changed = []
+        if self.on_tick is not None:
+            self.on_tick()
         now = time.time()
         for path, entry in list(self.files.items()):
             sig = signature(path)

@@ -8,7 +8,7 @@ from typing import Any
 
 from hookd_client import messages as m
 
-from .. import points
+from .. import points, projects
 
 Result = m.Reply | Coroutine[Any, Any, m.Reply]
 Handler = Callable[[Any, Any], Result]
@@ -24,11 +24,21 @@ class RequestError(Exception):
 
 
 def project_arg(path: str | None) -> str | None:
+    """The project's identity (see hookd/projects.py); BAD_REQUEST naming what is wrong with the path."""
     if path is None:
         return None
-    if not os.path.isabs(path):
-        raise RequestError(m.ErrorCode.BAD_REQUEST, f"project must be an absolute path, got {path!r}")
-    return os.path.normpath(path)
+    try:
+        return projects.canonical(path)
+    except projects.BadPath as exc:
+        raise RequestError(m.ErrorCode.BAD_REQUEST, str(exc)) from None
+
+
+def path_arg(path: str, what: str) -> str:
+    """A path a request names (a project or one of its files), checked but not resolved."""
+    try:
+        return os.path.normpath(projects.check(path, what))
+    except projects.BadPath as exc:
+        raise RequestError(m.ErrorCode.BAD_REQUEST, str(exc)) from None
 
 
 def check_point(hook: str, point: str, hook_type: str) -> None:

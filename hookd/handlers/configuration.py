@@ -11,7 +11,7 @@ from hookd_client import messages as m
 
 from .. import toggles, trust, userconfig
 from ..registry import Hook
-from .common import Handler, RequestError, Result, point_arg, project_arg
+from .common import Handler, RequestError, Result, path_arg, point_arg, project_arg
 
 if TYPE_CHECKING:
     from ..daemon import Daemon
@@ -151,8 +151,7 @@ class Configuration:
 
     def trust_files(self, conn: Any, req: m.Trust) -> Result:
         d = self.d
-        path = project_arg(req.path)
-        assert path is not None
+        path = path_arg(req.path, "trust")
         try:
             files = trust.targets(path)
         except trust.NothingToTrust as exc:
@@ -171,8 +170,7 @@ class Configuration:
 
     def untrust_files(self, conn: Any, req: m.Untrust) -> Result:
         d = self.d
-        path = project_arg(req.path)
-        assert path is not None
+        path = path_arg(req.path, "untrust")
         try:
             gone = d.trust.untrust(path)
         except OSError as exc:

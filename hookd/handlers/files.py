@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from typing import TYPE_CHECKING
 
 from hookd_client import messages as m
@@ -133,9 +134,9 @@ class HookFiles:
         d = self.d
         d.registry.mark_project_loaded(project)
         problems: list[userconfig.Problem] = []
-        own = set(userconfig.global_files())
+        own = {os.path.realpath(p) for p in userconfig.global_files()}
         for path in userconfig.project_files(project):
-            if path in own:
+            if os.path.realpath(path) in own:
                 continue  # the home directory as a project: ~/.codingcode/hooks.yaml is the global file
             d.watcher.watch(path, ("project", project))
             problems += self.load_file("project", project, path)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from hookd_client import messages as m
 
 from ..bus import BusError
-from .common import Handler, RequestError, Result
+from .common import Handler, RequestError, Result, project_arg
 
 if TYPE_CHECKING:
     from ..daemon import Daemon
@@ -21,6 +22,8 @@ class Stream:
         return {m.Subscribe: self.subscribe, m.Unsubscribe: self.unsubscribe}
 
     def subscribe(self, conn: Any, req: m.Subscribe) -> Result:
+        if req.projects:  # events name a project by its identity: filter on the same spelling
+            req = msgspec.structs.replace(req, projects=[p for p in (project_arg(p) for p in req.projects) if p is not None])
         try:
             return self.d.bus.subscribe(conn, req)
         except BusError as exc:
