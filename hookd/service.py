@@ -6,7 +6,8 @@ is ready, how it is doing and when it stops (sdnotify.py), and pings the
 watchdog from the event loop.
 
 On SIGTERM/SIGINT the daemon stops accepting, lets in-flight calls finish for
-up to ``drain`` seconds, kills every hook process group still running and
+up to ``drain`` seconds, kills every hook process group still running, answers
+every request still open with ``shutting_down`` (exactly one reply each), and
 exits 0. A second signal exits at once. SIGHUP reloads the user hook files.
 """
 
@@ -23,8 +24,9 @@ import structlog
 
 from .activation import ActivationError, inherited_listener
 from .daemon import Daemon
+from .edgelimits import raise_fd_limit
 from .sdnotify import Notifier, Watchdog, watchdog_interval
-from .server import AlreadyRunning, Listener, bind_socket, start_server
+from .server import AlreadyRunning, Hub, Listener, bind_socket, start_server
 from .settings import Settings
 
 log = structlog.get_logger("hookd.service")
@@ -63,6 +65,7 @@ class Service:
         self.notifier = notifier or Notifier(None)
         self.watchdog_interval = watchdog
         self.daemon = Daemon(settings)
+        self.hub = Hub(self.daemon)
         self._stop = asyncio.Event()
         self._signals = 0
         self._status = ""
@@ -103,7 +106,7 @@ class Service:
         # Unblocked before any hook process is spawned: children inherit the signal mask.
         signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)
         self.daemon.start()
-        server = await start_server(self.daemon, listener.sock)
+        server = await start_server(self.daemon, listener.sock, self.hub)
         log.info("hookd listening", socket=listener.path, pid=os.getpid(), activated=not listener.owned)
         # Only now can a client be served: the socket is accepted on and the user hooks are loaded.
         self._status = self.status_line()
@@ -122,6 +125,8 @@ class Service:
             server.close()
             listener.remove()
             await self._drain()
+            # Whatever the drain could not finish is answered now, before the connections close.
+            await self.hub.wind_up(UNWIND)
             if self._status_timer is not None:
                 self._status_timer.cancel()
             if watchdog is not None:
@@ -193,7 +198,7 @@ def serve(settings: Settings, drain: float = 3.0) -> int:
     if listener is None:
         notifier.send("STATUS=failed to start; see the log")
         return 1
-    log.debug("event loop", loop=loop_name)
+    log.debug("event loop", loop=loop_name, open_files=raise_fd_limit())
     service = Service(settings, drain, notifier, watchdog)
     try:
         tune_gc()

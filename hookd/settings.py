@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from hookd_client.framing import DEFAULT_MAX_FRAME
 from hookd_client.paths import default_socket_path
 
+from .edgelimits import EdgeLimits
+
 
 @dataclass(slots=True)
 class Settings:
@@ -30,3 +32,4 @@ class Settings:
     journal_max_bytes: int = 16 << 20  # rotate past this size
     journal_keep: int = 5  # rotated files kept
     session_grace: float = 60.0  # seconds a session outlives its owner's connection (issue 5)
+    edge: EdgeLimits = field(default_factory=EdgeLimits)  # connection deadlines and byte bounds (docs/protocol.md, Limits)

@@ -43,6 +43,23 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--journal", metavar="PATH", help="event journal file (default $XDG_STATE_HOME/hookd/events.jsonl)")
     p.add_argument("--journal-max-bytes", type=int, metavar="BYTES", default=16 << 20, help="rotate past this size (default 16 MiB)")
     p.add_argument("--journal-keep", type=int, metavar="N", default=5, help="rotated journal files kept (default 5)")
+    # --- connection limits (docs/protocol.md, "Limits")
+    p.add_argument(
+        "--hello-timeout", type=float, metavar="SECONDS", default=10.0, help="close a connection not greeted by then (default 10)"
+    )
+    p.add_argument(
+        "--frame-timeout", type=float, metavar="SECONDS", default=30.0, help="close on a partial frame older than this (default 30)"
+    )
+    p.add_argument(
+        "--idle-timeout", type=float, metavar="SECONDS", default=900.0, help="close a silent connection that holds nothing (default 900)"
+    )
+    p.add_argument("--max-connections", type=int, metavar="N", default=4096, help="connections served at once (default 4096)")
+    p.add_argument(
+        "--max-write-buffer", type=int, metavar="BYTES", default=32 << 20, help="unread bytes before a peer is dropped (default 32 MiB)"
+    )
+    p.add_argument(
+        "--max-pending-bytes", type=int, metavar="BYTES", default=16 << 20, help="queued requests before reading stops (default 16 MiB)"
+    )
     p.set_defaults(run=run)
 
 
@@ -64,4 +81,11 @@ def run(args: argparse.Namespace) -> int:
     settings.journal_path = os.path.abspath(args.journal) if args.journal else None
     settings.journal_max_bytes = max(1024, args.journal_max_bytes)
     settings.journal_keep = max(0, args.journal_keep)
+    edge = settings.edge
+    edge.hello_timeout = args.hello_timeout
+    edge.frame_timeout = args.frame_timeout
+    edge.idle_timeout = args.idle_timeout
+    edge.max_connections = max(1, args.max_connections)
+    edge.max_write_buffer = max(64 << 10, args.max_write_buffer)
+    edge.max_pending_bytes = max(args.max_frame, args.max_pending_bytes)
     return serve(settings, drain=args.drain)

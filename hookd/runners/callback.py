@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from hookd_client import messages as m
 
+from .. import intake
 from ..registry import CallContext, Hook
 from .command import HookFailure
 
@@ -48,7 +49,10 @@ class Invocations:
         calls = self._by_peer.setdefault(peer, {})
         calls[call] = fut
         try:
-            peer.send(m.Invoke(call, cb, ctx.point, hook.name, hook.type, payload, ctx.session, ctx.project))
+            try:
+                peer.send(m.Invoke(call, cb, ctx.point, hook.name, hook.type, payload, ctx.session, ctx.project))
+            except intake.Unfit as exc:
+                raise HookFailure("error", f"the call could not be sent to the handler: {exc}") from None
             return await fut
         finally:
             calls.pop(call, None)
@@ -61,6 +65,14 @@ class Invocations:
         if fut is None or fut.done():
             return False
         fut.set_result(result)
+        return True
+
+    def fail(self, peer: Peer, call: int, message: str) -> bool:
+        """The peer's answer to ``call`` could not be read: the invocation fails now, naming why."""
+        fut = self._by_peer.get(peer, {}).get(call)
+        if fut is None or fut.done():
+            return False
+        fut.set_exception(HookFailure("error", message))
         return True
 
     def drop(self, peer: Peer) -> int:

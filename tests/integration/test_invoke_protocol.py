@@ -108,9 +108,33 @@ def test_unsolicited_or_garbled_invoke_results_never_hurt_the_daemon(daemon, bod
     raw.send_body(msgspec.msgpack.encode(body))
     raw.send(m.StatusRequest(99))
     reply = raw.recv()
-    # A valid unsolicited answer is dropped silently; an invalid one gets a bad_request error. Either way, it keeps serving.
-    if isinstance(reply, m.Error):
-        assert reply.code == "bad_request"
-        reply = raw.recv()
-    assert isinstance(reply, m.Status) and reply.id == 99
+    # An invoke result gets no reply, valid or not (an invalid one fails the invocation it names,
+    # if any): no stray error with id 0 reaches the client, and it keeps serving.
+    assert isinstance(reply, m.Status) and reply.id == 99, reply
     raw.close()
+
+
+def test_an_invalid_invoke_result_fails_its_invocation_at_once_naming_why(daemon):  # type: ignore[no-untyped-def]
+    """The decide is answered now, with a hook error saying what was invalid, not after the hook timeout."""
+    agent = Raw(daemon.socket)
+    spec = m.CallbackSpec(cb=7, name="guard", point=POINT, type="decision", timeout=600, on_error="deny")
+    agent.send(m.AttachHooks(2, "s1", None, [m.CallbackEntry(spec)]))
+    assert isinstance(agent.recv(), m.Attached)
+    with Client(daemon.socket, timeout=60) as caller:
+        result: list[m.Outcome] = []
+        t = threading.Thread(target=lambda: result.append(caller.decide(POINT, {"toolName": "x"}, session="s1")))
+        t.start()
+        inv = agent.recv()
+        assert isinstance(inv, m.Invoke)
+        agent.send_body(msgspec.msgpack.encode({"type": "invoke_result", "call": inv.call, "decision": {"decision": "block"}}))
+        t.join(30)
+        assert result, "the decide was not answered"
+        outcome = result[0]
+        assert outcome.decision == "deny"  # on_error: deny
+        assert [e.code for e in outcome.errors] == ["error"], outcome.errors
+        assert "invalid invoke_result" in outcome.errors[0].message and "block" in outcome.errors[0].message
+    # Nothing was answered to id 0 on the serving connection: the next frame is the status reply.
+    agent.send(m.StatusRequest(3))
+    reply = agent.recv()
+    assert isinstance(reply, m.Status) and reply.id == 3, reply
+    agent.close()

@@ -1,0 +1,420 @@
+"""One client connection: frames in, exactly one reply out per request.
+
+A connection feeds received bytes to the sans-IO decoder, hands each request
+to the Daemon and writes every reply that is ready after one read in a single
+write (pipelined clients cost one syscall per batch, not per frame). Replies
+that must wait for hooks are written when they are done.
+
+What holds whatever happens (docs/protocol.md, "Limits"):
+- Every request gets exactly one reply. A reply that cannot be encoded is
+  replaced by an error naming what could not be; a request whose work raised,
+  or was cancelled at shutdown, gets an error; a body that does not decode gets
+  a ``bad_request`` with its id when the id can still be read.
+- Invoke results are read and resolved as soon as they arrive, never queued
+  behind requests: requests past ``max_inflight`` (or while the peer does not
+  read its replies) wait, undispatched, in a queue bounded by bytes, and only
+  when that bound is hit does the daemon stop reading. A client that serves
+  the callbacks its own pipelined decides invoke cannot wedge its connection.
+- Deadlines: a hello within ``hello_timeout``, a partial frame completed within
+  ``frame_timeout``, and ``idle_timeout`` for a silent connection that holds
+  nothing. A peer that leaves more than ``max_write_buffer`` bytes unread is
+  closed, and the callbacks it serves fail at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import struct
+from collections import deque
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+import structlog
+from hookd_client import messages as m
+from hookd_client.framing import BadMessage, FrameDecoder, FrameTooLarge, peek_fields, request_codec
+
+from . import intake
+from .edgelimits import EdgeLimits
+
+if TYPE_CHECKING:
+    from .daemon import Daemon
+    from .server import Hub
+
+log = structlog.get_logger("hookd.server")
+
+_PEERCRED = struct.Struct("3i")
+
+# A connection that sent one of these holds something (a session, served hooks, a
+# subscription): it is never closed for being silent.
+_HOLDING = (m.AttachSession, m.AttachHooks, m.Register, m.Subscribe)
+
+
+def peer_credentials(sock: socket.socket) -> tuple[int, int, int]:
+    """(pid, uid, gid) of the process at the other end of a Unix socket."""
+    raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _PEERCRED.size)
+    pid, uid, gid = _PEERCRED.unpack(raw)
+    return pid, uid, gid
+
+
+class Connection(asyncio.Protocol):
+    def __init__(self, daemon: Daemon, hub: Hub | None = None) -> None:
+        self.daemon = daemon
+        self.hub = hub
+        self.limits: EdgeLimits = hub.limits if hub is not None else EdgeLimits()
+        self.codec = request_codec()
+        self.decoder = FrameDecoder(daemon.settings.max_frame)
+        self.transport: asyncio.Transport | None = None
+        self.greeted = False
+        self.holds = False
+        self.peer = 0
+        self.client = ""
+        self.inflight: dict[asyncio.Future[Any], int] = {}  # work -> the id of the request it answers
+        self.pending: deque[bytes] = deque()  # bodies read but not yet dispatched
+        self.pending_bytes = 0
+        self._paused_reading = False
+        self._paused_writing = False
+        self._deadline: asyncio.TimerHandle | None = None
+        self._deadline_kind = ""
+        self.stream: Any = None  # the event-bus subscriber on this connection, if any
+        self.body_size = 0
+        self.log = log
+
+    # ----------------------------------------------------------- lifecycle
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        sock = transport.get_extra_info("socket")
+        try:
+            pid, uid, _ = peer_credentials(sock)
+        except OSError:
+            pid, uid = 0, os.getuid()
+        self.peer = pid
+        self.log = log.bind(peer_pid=pid)
+        if uid != os.getuid():
+            self.log.warning("refused a peer of another user", peer_uid=uid)
+            self.transport = None  # never counted as a connection
+            transport.abort()
+            return
+        hub = self.hub
+        if hub is not None and not hub.admit(self):
+            self.log.warning("refused a connection: too many open", cap=hub.cap)
+            message = f"hookd serves at most {hub.cap} connections at once; this one is refused (close idle clients)"
+            out = bytearray()
+            self.codec.encode_into(m.Error(0, m.ErrorCode.LIMIT, message), out)
+            transport.write(bytes(out))  # type: ignore[attr-defined]
+            self.transport = None
+            transport.close()
+            return
+        self.daemon.connections += 1
+        self.daemon.on_connect(self)
+        self._arm("hello", self.limits.hello_timeout)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        if self.transport is None:
+            return
+        self.transport = None
+        self.pending.clear()
+        self.pending_bytes = 0
+        if self.hub is not None:
+            self.hub.gone(self)
+        self.daemon.connections -= 1
+        self.daemon.on_disconnect(self)
+
+    def pause_writing(self) -> None:
+        # The peer does not read its replies: requests wait undispatched (still read, so
+        # that invoke results are not stuck behind them), up to max_pending_bytes.
+        self._paused_writing = True
+        if self.stream is not None:
+            self.stream.pause_writing()
+
+    def resume_writing(self) -> None:
+        self._paused_writing = False
+        self._pump()
+        if self.stream is not None:
+            self.stream.resume_writing()
+
+    # ------------------------------------------------------------ deadlines
+
+    def _arm(self, kind: str, seconds: float) -> None:
+        self._disarm()
+        if seconds > 0:
+            self._deadline_kind = kind
+            self._deadline = asyncio.get_running_loop().call_later(seconds, self._expired, kind, seconds)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+            self._deadline_kind = ""
+
+    def _rearm(self, frame_completed: bool) -> None:
+        """After a read or a finished request: which deadline runs now, if any."""
+        if not self.greeted or self.transport is None:
+            return  # the hello deadline runs from accept until the hello
+        if self.decoder.buffered and not self._paused_reading:
+            if frame_completed or self._deadline_kind != "frame":
+                self._arm("frame", self.limits.frame_timeout)
+        elif not self.holds and not self.inflight and not self.pending and self.stream is None:
+            if frame_completed or self._deadline_kind != "idle":
+                self._arm("idle", self.limits.idle_timeout)
+        else:
+            self._disarm()
+
+    def _expired(self, kind: str, seconds: float) -> None:
+        self._deadline = None
+        self._deadline_kind = ""
+        what = {
+            "hello": f"no hello within {seconds:g} s of connecting",
+            "frame": f"a frame was not completed within {seconds:g} s",
+            "idle": f"the connection was idle for {seconds:g} s",
+        }[kind]
+        self.log.info("closing connection", reason=what)
+        self.send_now(m.Error(0, m.ErrorCode.TIMEOUT, f"closing the connection: {what}"))
+        self.close()
+
+    # ------------------------------------------------------------- reading
+
+    def data_received(self, data: bytes) -> None:
+        out = bytearray()
+        try:
+            bodies = self.decoder.feed(data)
+        except FrameTooLarge as exc:
+            # The header can no longer be trusted to find the next frame, so the connection
+            # ends; the whole frames before it are still answered, then the error.
+            for body in exc.complete:
+                self._one(body, out)
+            self.codec.encode_into(m.Error(0, m.ErrorCode.FRAME_TOO_LARGE, str(exc)), out)
+            self.log.warning("closing connection: frame too large", declared=exc.declared, limit=exc.limit)
+            self._write(out)
+            self.close()
+            return
+        for body in bodies:
+            self._one(body, out)
+        if out:
+            self._write(out)
+        self._rearm(bool(bodies))
+
+    def _one(self, body: bytes, out: bytearray) -> None:
+        if self.pending or not self._may_dispatch():
+            # Requests wait their turn in order; an invoke result never waits.
+            if self._is_invoke_result(body):
+                self._request(body, out)
+                return
+            self.pending.append(body)
+            self.pending_bytes += len(body)
+            if self.pending_bytes > self.limits.max_pending_bytes and not self._paused_reading:
+                self._pause_reading()
+            return
+        self._request(body, out)
+
+    def _is_invoke_result(self, body: bytes) -> bool:
+        try:
+            return peek_fields(body, ("type",)).get("type") == "invoke_result"
+        except (IndexError, ValueError, UnicodeDecodeError):
+            return False
+
+    def _may_dispatch(self) -> bool:
+        return not self._paused_writing and len(self.inflight) < self.daemon.settings.max_inflight
+
+    def _request(self, body: bytes, out: bytearray) -> None:
+        try:
+            request = self.codec.decode(body)
+        except BadMessage as exc:
+            self._bad(exc, out)
+            return
+        if not self.greeted:
+            self.encode(self._hello(request), out)
+            return
+        if isinstance(request, m.Hello):
+            self.encode(m.Error(request.id, m.ErrorCode.BAD_REQUEST, "hello was already sent"), out)
+            return
+        if type(request) is m.InvokeResult:  # an answer to the daemon's invoke, not a request: no reply
+            self._invoke_result(request)
+            return
+        rid: int = request.id  # type: ignore[attr-defined]
+        if self.daemon.closing:
+            self.encode(m.Error(rid, m.ErrorCode.SHUTTING_DOWN, "the daemon is shutting down"), out)
+            return
+        if isinstance(request, _HOLDING):
+            self.holds = True
+        self.body_size = len(body)  # the event bus bounds its history's memory by this
+        try:
+            result = self.daemon.handle(self, request)
+        except Exception as exc:  # the daemon answers its own errors; this is the last net
+            self.log.exception("request failed", request=type(request).__name__)
+            result = m.Error(rid, m.ErrorCode.INTERNAL, f"internal error: {type(exc).__name__}: {exc}")
+        if isinstance(result, m.Reply):
+            self.encode(result, out, rid)
+        else:
+            self._later(result, rid)
+
+    def _bad(self, exc: BadMessage, out: bytearray) -> None:
+        if exc.kind == "invoke_result":
+            # An answer the daemon cannot read: the invocation it names fails now, as a hook
+            # error saying why, instead of waiting out its timeout. Invoke results get no reply.
+            if exc.call is None or not self.daemon.invocations.fail(self, exc.call, f"invalid invoke_result: {exc}"):
+                self.log.warning("dropped an invalid invoke_result", call=exc.call, error=str(exc))
+            return
+        self.encode(m.Error(exc.request_id, m.ErrorCode.BAD_REQUEST, str(exc)), out)
+
+    def _invoke_result(self, result: m.InvokeResult) -> None:
+        decision = result.decision
+        if decision is not None:
+            try:
+                intake.check(decision, "invoke_result.decision")
+            except intake.Unfit as exc:
+                self.daemon.invocations.fail(self, result.call, f"invalid invoke_result: {exc}")
+                return
+        self.daemon.invoke_result(self, result)
+
+    def _hello(self, request: m.Request) -> m.Reply:
+        rid = getattr(request, "id", 0)
+        if not isinstance(request, m.Hello):
+            return m.Error(rid, m.ErrorCode.HELLO_REQUIRED, "the first request on a connection must be hello")
+        if request.protocol != m.PROTOCOL_VERSION:
+            self.log.warning("protocol version mismatch", client=request.client, protocol=request.protocol)
+            reply = m.Error(
+                rid,
+                m.ErrorCode.VERSION_MISMATCH,
+                f"this daemon speaks protocol {m.PROTOCOL_VERSION}, the client {request.client!r} "
+                f"speaks {request.protocol}; upgrade the older side",
+            )
+            asyncio.get_running_loop().call_soon(self.close)
+            return reply
+        self.greeted = True
+        self._disarm()
+        self.client = request.client
+        self.log = self.log.bind(client=request.client)
+        return self.daemon.welcome(rid)
+
+    # ----------------------------------------------------- work that waits
+
+    def _later(self, work: Coroutine[Any, Any, m.Reply], rid: int) -> None:
+        task = asyncio.ensure_future(work)
+        self.inflight[task] = rid
+        task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Future[m.Reply]) -> None:
+        rid = self.inflight.pop(task, None)
+        if rid is None:
+            return  # already answered (the connection was wound up at shutdown)
+        out = bytearray()
+        if task.cancelled():
+            reply: m.Reply = _unfinished(rid)
+        elif (exc := task.exception()) is not None:
+            self.log.error("request failed", error=repr(exc))
+            reply = m.Error(rid, m.ErrorCode.INTERNAL, f"internal error: {type(exc).__name__}: {exc}")
+        else:
+            reply = task.result()
+        self.encode(reply, out, rid)
+        self._write(out)
+        self._pump()
+
+    def _pump(self) -> None:
+        """Dispatch waiting requests while there is room; read again once they fit."""
+        if self.transport is None:
+            return
+        if self.pending and self._may_dispatch():
+            out = bytearray()
+            while self.pending and self._may_dispatch():
+                body = self.pending.popleft()
+                self.pending_bytes -= len(body)
+                self._request(body, out)
+            if out:
+                self._write(out)
+        if self._paused_reading and self.pending_bytes <= self.limits.max_pending_bytes // 2:
+            self._resume_reading()
+        self._rearm(False)
+
+    def _pause_reading(self) -> None:
+        transport = self.transport
+        if transport is not None and not transport.is_closing():
+            self._paused_reading = True
+            transport.pause_reading()
+            if self._deadline_kind == "frame":
+                self._disarm()  # a frame cannot complete while the daemon does not read
+
+    def _resume_reading(self) -> None:
+        transport = self.transport
+        self._paused_reading = False
+        if transport is not None and not transport.is_closing():
+            transport.resume_reading()
+
+    def wind_up(self) -> int:
+        """At the end of a shutdown drain: every request not answered yet gets its error now."""
+        out = bytearray()
+        count = 0
+        for task, rid in list(self.inflight.items()):
+            del self.inflight[task]
+            self.encode(_unfinished(rid), out, rid)
+            count += 1
+        while self.pending:
+            body = self.pending.popleft()
+            self._request(body, out)  # daemon.closing: each gets shutting_down (hello, results: as usual)
+            count += 1
+        self.pending_bytes = 0
+        if out:
+            self._write(out)
+        return count
+
+    # ------------------------------------------------------------- writing
+
+    def encode(self, reply: m.Reply, out: bytearray, rid: int | None = None) -> None:
+        """Append ``reply`` to ``out``; a reply that cannot be encoded becomes an error naming why."""
+        problem = self.codec.encode_or_none(reply, out)
+        if problem is None:
+            return
+        rid = getattr(reply, "id", 0) if rid is None else rid
+        what = f"the {type(reply).__name__.lower()} reply to request {rid}"
+        try:
+            intake.check(_plain(reply), what)
+        except intake.Unfit as exc:
+            problem = str(exc)
+        else:
+            problem = f"{what}: {problem}"
+        self.log.error("reply could not be encoded", request=rid, problem=problem)
+        self.codec.encode_into(m.Error(rid, m.ErrorCode.INTERNAL, f"the reply could not be sent: {problem}"), out)
+
+    def send(self, reply: m.Reply) -> None:
+        """Send one frame now (invokes); raises intake.Unfit when it cannot be encoded."""
+        out = bytearray()
+        problem = self.codec.encode_or_none(reply, out)
+        if problem is not None:
+            raise intake.Unfit(f"{type(reply).__name__.lower()}: {problem}")
+        self._write(out)
+
+    def send_now(self, reply: m.Reply) -> None:
+        out = bytearray()
+        self.encode(reply, out)
+        self._write(out)
+
+    def _write(self, data: bytes | bytearray) -> None:
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            return
+        transport.write(data)
+        if transport.get_write_buffer_size() > self.limits.max_write_buffer:
+            # The peer stopped reading: drop it rather than hold its bytes without bound. Its
+            # callbacks fail now (on_disconnect), not at their timeouts.
+            self.log.warning("closing connection: peer does not read", queued=transport.get_write_buffer_size())
+            transport.abort()
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
+
+
+def _unfinished(rid: int) -> m.Error:
+    return m.Error(rid, m.ErrorCode.SHUTTING_DOWN, "the daemon stopped before this request finished; it was not completed")
+
+
+def _plain(reply: m.Reply) -> Any:
+    """The reply as plain values, for intake.check to say where a problem is."""
+    try:
+        return msgspec.to_builtins(reply)
+    except Exception:
+        return reply
