@@ -17,8 +17,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .answers import encode_answer
 from .api import Api
-from .callbacks import run_async, unknown
+from .callbacks import label, run_async, unknown
 from .client import _client_name
 from .errors import ConnectionLost, DaemonNotRunning, HookdError, ProtocolMismatch
 from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
@@ -166,9 +167,12 @@ class AsyncClient(Api):
     async def _answer(self, inv: Invoke, gen: int) -> None:
         served = self._book.served.get(inv.cb)
         result: InvokeResult = unknown(inv) if served is None else await run_async(served, inv)
+        # Exactly one answer per invoke: what cannot be sent becomes an error answer naming why.
+        welcome = self.welcome
+        data = encode_answer(self._codec.encode, result, label(inv, served), welcome.limits.max_frame if welcome else None)
         writer = self._live
         if gen == self._gen and writer is not None and not writer.is_closing():
-            writer.write(self._codec.encode(result))
+            writer.write(data)
 
     async def _send(self, request: Request) -> Reply:
         return await self._exchange(self._live, request)

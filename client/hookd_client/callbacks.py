@@ -15,6 +15,7 @@ from typing import Any
 
 import msgspec
 
+from .answers import describe
 from .errors import HookdError
 from .messages import (
     Attached,
@@ -103,30 +104,40 @@ def as_decision(value: Any) -> Decision | None:
     raise TypeError(f"a decision handler must return a Decision, a mapping or None, not {type(value).__name__}")
 
 
-def _failure(call: int, exc: BaseException) -> InvokeResult:
-    return InvokeResult(call, None, f"{type(exc).__name__}: {exc}")
+def raised(inv: Invoke, exc: BaseException) -> InvokeResult:
+    """The error answer for a handler that raised: the daemon records it as the hook's error."""
+    return InvokeResult(inv.call, None, describe(exc))
+
+
+def label(inv: Invoke, served: Served | None) -> str:
+    """How an error answer names the handler: the hook's name, and the function's when it differs."""
+    fn = _handler_name(served.handler) if served is not None else None
+    return inv.hook if not fn or fn == inv.hook else f"{inv.hook} ({fn})"
 
 
 def run_sync(served: Served, inv: Invoke) -> InvokeResult:
-    """Call a plain handler for one invoke; its exception becomes the error answer."""
+    """Call a plain handler for one invoke; whatever it raises becomes the error answer.
+
+    SystemExit too: it must not end the thread that serves handlers.
+    """
     try:
         args = (inv.payload, _context(inv)) if served.takes_context else (inv.payload,)
         value = served.handler(*args)
         return InvokeResult(inv.call, as_decision(value) if inv.kind == "decision" else None)
-    except Exception as exc:
-        return _failure(inv.call, exc)
+    except BaseException as exc:
+        return raised(inv, exc)
 
 
 async def run_async(served: Served, inv: Invoke) -> InvokeResult:
-    """Await a coroutine handler (or call a plain one) for one invoke."""
+    """Await a coroutine handler (or call a plain one) for one invoke. Cancellation goes through."""
     try:
         args = (inv.payload, _context(inv)) if served.takes_context else (inv.payload,)
         value = served.handler(*args)
         if hasattr(value, "__await__"):
             value = await value
         return InvokeResult(inv.call, as_decision(value) if inv.kind == "decision" else None)
-    except Exception as exc:
-        return _failure(inv.call, exc)
+    except (Exception, SystemExit) as exc:
+        return raised(inv, exc)
 
 
 def unknown(inv: Invoke) -> InvokeResult:
