@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from . import verify
 from .answers import encode_answer
 from .api import Api
 from .callbacks import label, run_async, unknown
@@ -74,10 +75,16 @@ class AsyncClient(Api):
                 delay = min(delay * 2, 0.25)
 
     async def _open(self) -> Welcome:
+        verify.check_path(self.path)
         try:
             reader, writer = await asyncio.open_unix_connection(self.path, limit=1 << 20)
         except (FileNotFoundError, ConnectionRefusedError) as exc:
             raise DaemonNotRunning(self.path, exc.strerror or type(exc).__name__) from None
+        try:
+            verify.check_peer(writer.get_extra_info("socket"), self.path)
+        except BaseException:
+            writer.close()
+            raise
         self._gen += 1
         self._live = writer
         self._reader_task = asyncio.create_task(self._read_loop(reader, self._gen))

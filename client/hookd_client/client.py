@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from . import verify
 from .api import Api
 from .errors import ConnectionLost, DaemonNotRunning, HookdError, ProtocolMismatch
 from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
@@ -84,16 +85,7 @@ class Client(Api):
         return welcome
 
     def _handshake(self) -> Welcome:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self.timeout)
-        try:
-            sock.connect(self.path)
-        except (FileNotFoundError, ConnectionRefusedError) as exc:
-            sock.close()
-            raise DaemonNotRunning(self.path, exc.strerror or type(exc).__name__) from None
-        except OSError:
-            sock.close()
-            raise
+        sock = verify.connect(self.path, self.timeout)
         self._sock = sock
         self._decoder = FrameDecoder(1 << 30)
         try:

@@ -25,6 +25,13 @@ class DaemonNotRunning(HookdError):
         self.path = path
 
 
+class DaemonNotTrusted(HookdError):
+    """The socket path, or the process listening on it, is not this user's: nothing was sent."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("untrusted_daemon", message)
+
+
 class ConnectionLost(HookdError):
     """The connection closed while a request was in flight; its outcome is unknown."""
 
