@@ -41,3 +41,11 @@ class ConnectionLost(HookdError):
 
 class ProtocolMismatch(HookdError):
     """The daemon speaks another protocol version."""
+
+
+class NotSent(ConnectionLost):
+    """The connection was found dead before the request was written: it may be sent on a new one.
+
+    Internal: a client retries once on a fresh connection; a caller sees ConnectionLost only
+    for a request that was actually in flight.
+    """

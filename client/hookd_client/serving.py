@@ -25,6 +25,7 @@ from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any
 
 from .answers import encode_answer
+from .api import build
 from .callbacks import Served, label, raised, run_async, run_sync, unknown
 from .errors import ConnectionLost, DaemonNotRunning, HookdError
 from .framing import BadMessage, FrameTooLarge, reply_codec
@@ -138,32 +139,41 @@ class ServeLoop:
         assert self.client.welcome is not None
         return self.client.welcome
 
-    def _await_ready(self) -> socket.socket:
-        """Holding the lock: wait until connected and restored (at most ``reconnect`` seconds)."""
-        if not self._ready:
+    def _await_ready(self, dead: int = 0) -> socket.socket:
+        """Holding the lock: wait until connected and restored, on a connection newer than
+        generation ``dead`` (one a send just failed on), for at most ``reconnect`` seconds."""
+        if not self._ready or self._gen == dead:
             deadline = time.monotonic() + self.client.reconnect
-            while not self._ready and not self._closed:
+            while (not self._ready or self._gen == dead) and not self._closed:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     break
                 self._state.wait(left)
         if self._closed:
             raise ConnectionLost("the client was closed")
-        if not self._ready or self._sock is None:
+        if not self._ready or self._sock is None or self._gen == dead:
             raise self._failure or DaemonNotRunning(self.client.path, f"not back after {self.client.reconnect:g} s")
         return self._sock
 
-    def roundtrip(self, request: Request) -> Reply:
-        rid: int = request.id  # type: ignore[attr-defined]
+    def roundtrip(self, request: Request | Callable[[], Request]) -> Reply:
         waiter = _Waiter()
-        with self._lock:
-            sock = self._await_ready()
-            self._waiters[rid] = waiter
-            try:
-                sock.sendall(self._send_codec.encode(request))
-            except OSError as exc:
-                self._waiters.pop(rid, None)
-                raise ConnectionLost(f"connection to {self.client.path} failed: {exc}") from None
+        dead = 0
+        while True:
+            with self._lock:
+                sock = self._await_ready(dead)
+                req = build(request)
+                rid: int = req.id  # type: ignore[attr-defined]
+                self._waiters[rid] = waiter
+                try:
+                    sock.sendall(self._send_codec.encode(req))
+                    break
+                except OSError as exc:
+                    self._waiters.pop(rid, None)
+                    if dead:
+                        raise ConnectionLost(f"connection to {self.client.path} failed: {exc}") from None
+                    # Never written (the daemon went away while we were idle): the reader reconnects
+                    # and restores; send it on the new connection.
+                    dead = self._gen
         timeout = self.client.timeout
         if not waiter.lock.acquire(timeout=-1 if timeout is None else timeout):
             self._waiters.pop(rid, None)
