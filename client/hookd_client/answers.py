@@ -66,7 +66,10 @@ def encode_answer(encode: Callable[[InvokeResult], bytes], result: InvokeResult,
             if problem is None:
                 return data
     except Exception as exc:
-        problem = _unencodable(result.decision, exc)
+        try:
+            problem = _unencodable(result.decision, exc)
+        except Exception:  # a hostile container can fail the search too: say less, still answer
+            problem = f"answered a value msgpack cannot carry ({describe(exc)})"
     return encode(failure(result.call, hook, problem))
 
 

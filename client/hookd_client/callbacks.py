@@ -111,7 +111,10 @@ def raised(inv: Invoke, exc: BaseException) -> InvokeResult:
 
 def label(inv: Invoke, served: Served | None) -> str:
     """How an error answer names the handler: the hook's name, and the function's when it differs."""
-    fn = _handler_name(served.handler) if served is not None else None
+    try:
+        fn = str(_handler_name(served.handler)) if served is not None else None
+    except Exception:  # a callable whose attributes raise still gets its answer sent
+        fn = None
     return inv.hook if not fn or fn == inv.hook else f"{inv.hook} ({fn})"
 
 

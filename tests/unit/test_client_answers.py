@@ -52,6 +52,19 @@ class Hostile:
         raise RuntimeError("no")
 
 
+class Trap(dict):
+    """A mapping that fails every way of looking inside it."""
+
+    def items(self):  # type: ignore[override]
+        raise RuntimeError("items")
+
+    def values(self):  # type: ignore[override]
+        raise RuntimeError("values")
+
+    def __len__(self) -> int:
+        raise RuntimeError("len")
+
+
 hostile_leaf = st.one_of(
     st.builds(pathlib.PurePosixPath, st.text(max_size=5)),
     st.integers(min_value=2**64, max_value=2**80),
@@ -59,6 +72,7 @@ hostile_leaf = st.one_of(
     st.text(max_size=3).map(lambda t: t + "\udc80"),
     st.builds(object),
     st.builds(Hostile),
+    st.builds(lambda: Trap(a=pathlib.Path("x"))),
     st.just(cyclic()),
     st.just(nested(MAX_DEPTH + 5)),
     st.binary(max_size=4),
@@ -138,3 +152,26 @@ def test_the_async_path_degrades_the_same_way():
     data = encode_answer(CODEC.encode, asyncio.run(run_async(served, inv)), label(inv, served))
     result = DAEMON_SIDE.decode(data[HEADER_SIZE:])
     assert result.decision is None and "PosixPath" in result.error and "guard" in result.error
+
+
+def test_a_handler_whose_name_cannot_be_read_still_gets_its_answer_sent():
+    class Nameless:
+        armed = False
+
+        def __getattr__(self, name: str) -> object:
+            if self.armed:  # only once registered: registration itself looks at the callable
+                raise RuntimeError(name)
+            raise AttributeError(name)
+
+        def __call__(self, payload: dict) -> dict:
+            return m.Decision("deny", modified_input=Trap(a=pathlib.Path("x")))
+
+    book = Book()
+    handler = Nameless()
+    entry = book.entry_for(callback(POINT, handler, name="guard"))
+    handler.armed = True
+    served = book.served[entry.spec.cb]
+    inv = invoke(entry.spec.cb)
+    data = encode_answer(CODEC.encode, run_sync(served, inv), label(inv, served))
+    result = DAEMON_SIDE.decode(data[HEADER_SIZE:])
+    assert result.call == 11 and result.decision is None and "guard" in result.error
