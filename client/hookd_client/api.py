@@ -264,10 +264,13 @@ class Api:
         the restored hook's new handle, or the call fails with ``stale_handle``.
         """
         book = self._book
-        return self._call(
-            lambda: Unregister(self._next_id(), book.unregister_target(handle, self._daemon_pid())),
-            _field(Done, "count"),
-        )
+        count = _field(Done, "count")
+
+        def sent(reply: Reply) -> Any:
+            book.forget(handle)  # removed, or not there to remove: either way no longer this client's
+            return count(reply)
+
+        return self._call(lambda: Unregister(self._next_id(), book.unregister_target(handle, self._daemon_pid())), sent)
 
     def _daemon_pid(self) -> int | None:
         welcome = getattr(self, "welcome", None)

@@ -298,27 +298,28 @@ class Book:
         return known[1].current if known is not None else handle
 
     def unregister_target(self, handle: str, daemon_pid: int | None) -> str:
-        """The daemon's handle for the caller's ``handle``, now; forgets it.
+        """The daemon's handle for the caller's ``handle``, now (call :meth:`forget` once it was sent).
 
-        Raises a ``stale_handle`` HookdError, sending nothing, when the hook is
-        known to be gone with an earlier daemon: that daemon's handle may name
+        Raises a ``stale_handle`` HookdError, and forgets the handle, when the hook
+        is known to be gone with an earlier daemon: that daemon's handle may name
         another hook on this one.
         """
         known = self._handles.get(handle)
         if known is not None:
             session, entry = known
-            self.forget_handle(handle)
             if not entry.current:
+                self.forget(handle)
                 raise HookdError(
                     "stale_handle",
                     f"hook {handle} is gone: its session {session!r} could not be restored on the restarted "
                     "daemon (see the client's restore_errors); nothing was removed",
                 )
             return entry.current
-        registered = self._registered.pop(handle, None)
+        registered = self._registered.get(handle)
         if registered is not None:
             pid, theirs = registered
             if daemon_pid is not None and pid != daemon_pid:
+                self.forget(handle)
                 raise HookdError(
                     "stale_handle",
                     f"hook {handle} was registered with the hookd daemon that ran as pid {pid}, which has "
@@ -326,6 +327,11 @@ class Book:
                 )
             return theirs
         return handle
+
+    def forget(self, handle: str) -> None:
+        """The caller's ``handle`` was unregistered (or is gone): stop mapping and serving it."""
+        self._registered.pop(handle, None)
+        self.forget_handle(handle)
 
     def forget_handle(self, handle: str) -> None:
         known = self._handles.pop(handle, None)

@@ -81,3 +81,19 @@ def test_an_idle_clients_next_call_goes_to_the_new_daemon(daemon_factory, tmp_pa
             assert (await c.decide(POINT, {}, session="s2")).reason == "restored"
 
     asyncio.run(main())
+
+
+def test_unregister_as_the_first_call_after_a_restart_removes_the_restored_hook(daemon_factory, tmp_path):  # type: ignore[no-untyped-def]
+    daemon = daemon_factory()
+    with Client(daemon.socket) as a:
+        a.register(command_hook("a-global", deny_script(tmp_path, "a global")))
+        (handle,) = a.attach_session("s1", [command_hook("a-session", deny_script(tmp_path, "a session"))])
+        daemon.kill()
+        daemon = daemon_factory()
+        with Client(daemon.socket) as b:
+            for i in range(3):
+                b.register(other_hook(f"b-{i}", deny_script(tmp_path, f"b {i}")))
+            # Sent on the new connection once the restore gave the hook its new handle.
+            assert a.unregister(handle) == 1
+            assert a.decide(POINT, {}, session="s1").decision is None
+            assert sorted(h.name for h in b.list_hooks().hooks if h.point == OTHER) == ["b-0", "b-1", "b-2"]

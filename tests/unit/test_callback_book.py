@@ -119,6 +119,8 @@ def test_after_a_restart_held_handles_map_to_the_new_daemons_or_fail_clearly():
     (fresh,) = book.on_attached("s3", None, [book.entry_for(SPEC)])(m.Attached(12, "s3", ["h1"]))
     assert fresh != "h1" and fresh.startswith("h1~")
     assert book.unregister_target("h1", 200) == "h7"
+    assert book.unregister_target("h1", 200) == "h7"  # a retry on a new connection maps the same way
+    book.forget("h1")
     assert book.unregister_target(fresh, 200) == "h1"
     for gone in ("h3", registered):  # s2 was not restored; h4 belonged to the old daemon
         with pytest.raises(HookdError) as caught:
@@ -132,3 +134,5 @@ def test_a_handle_registered_with_this_daemon_stays_valid():
     book = Book()
     mine = book.on_registered(100, "h1")
     assert book.unregister_target(mine, 100) == "h1"
+    book.forget(mine)
+    assert book.unregister_target(mine, 200) == "h1"  # forgotten: passed through as given
