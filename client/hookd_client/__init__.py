@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .api import HookHandle
 from .callbacks import Callback, InvokeContext, callback
 from .client import Client
-from .errors import ConnectionLost, DaemonNotRunning, HookdError, ProtocolMismatch
+from .errors import ConnectionLost, DaemonNotRunning, DaemonNotTrusted, HookdError, ProtocolMismatch
 from .messages import (
     PROTOCOL_VERSION,
     Chain,
@@ -61,6 +61,7 @@ __all__ = [
     "Client",
     "ConnectionLost",
     "DaemonNotRunning",
+    "DaemonNotTrusted",
     "Decision",
     "ErrorCode",
     "Event",

@@ -17,10 +17,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .api import Api
-from .callbacks import run_async, unknown
+from . import verify
+from .answers import encode_answer
+from .api import Api, build
+from .callbacks import label, run_async, unknown
 from .client import _client_name
-from .errors import ConnectionLost, DaemonNotRunning, HookdError, ProtocolMismatch
+from .errors import ConnectionLost, DaemonNotRunning, HookdError, NotSent, ProtocolMismatch
 from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
 from .messages import PROTOCOL_VERSION, Error, Hello, Invoke, InvokeResult, Reply, Request, Subscribe, Welcome
 from .paths import default_socket_path
@@ -73,10 +75,16 @@ class AsyncClient(Api):
                 delay = min(delay * 2, 0.25)
 
     async def _open(self) -> Welcome:
+        verify.check_path(self.path)
         try:
             reader, writer = await asyncio.open_unix_connection(self.path, limit=1 << 20)
         except (FileNotFoundError, ConnectionRefusedError) as exc:
             raise DaemonNotRunning(self.path, exc.strerror or type(exc).__name__) from None
+        try:
+            verify.check_peer(writer.get_extra_info("socket"), self.path)
+        except BaseException:
+            writer.close()
+            raise
         self._gen += 1
         self._live = writer
         self._reader_task = asyncio.create_task(self._read_loop(reader, self._gen))
@@ -147,6 +155,9 @@ class AsyncClient(Api):
                         fut.set_result(msg)
         except (OSError, FrameTooLarge, BadMessage) as exc:
             lost = ConnectionLost(f"connection to {self.path} failed: {exc}")
+        writer = self._live if gen == self._gen else None
+        if writer is not None:
+            writer.close()  # the peer is gone; a half-closed transport would linger
         if gen != self._gen:
             return
         # Lost while still connecting: the connect in progress fails and retries; no second reconnect.
@@ -166,9 +177,12 @@ class AsyncClient(Api):
     async def _answer(self, inv: Invoke, gen: int) -> None:
         served = self._book.served.get(inv.cb)
         result: InvokeResult = unknown(inv) if served is None else await run_async(served, inv)
+        # Exactly one answer per invoke: what cannot be sent becomes an error answer naming why.
+        welcome = self.welcome
+        data = encode_answer(self._codec.encode, result, label(inv, served), welcome.limits.max_frame if welcome else None)
         writer = self._live
         if gen == self._gen and writer is not None and not writer.is_closing():
-            writer.write(self._codec.encode(result))
+            writer.write(data)
 
     async def _send(self, request: Request) -> Reply:
         return await self._exchange(self._live, request)
@@ -179,17 +193,42 @@ class AsyncClient(Api):
     async def _exchange(self, writer: asyncio.StreamWriter | None, request: Request) -> Reply:
         if writer is None:
             raise ConnectionLost("the client is not connected")
+        rid: int = request.id  # type: ignore[attr-defined]
+        if writer.is_closing():
+            raise NotSent("the connection to the daemon is closing")
         fut: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
-        self._waiting[request.id] = fut  # type: ignore[attr-defined]
+        self._waiting[rid] = fut
         writer.write(self._codec.encode(request))
+        if writer.is_closing():  # the write itself failed: the peer is gone, nothing was sent
+            if self._waiting.get(rid) is fut:
+                del self._waiting[rid]
+            raise NotSent("the connection to the daemon closed before the request was sent")
         return await fut
 
-    async def _call_async(self, request: Request, convert: Callable[[Reply], Any]) -> Any:
-        if self._writer is None:
-            await self.connect()
-        return convert(await self._roundtrip(request))
+    async def _call_async(self, request: Request | Callable[[], Request], convert: Callable[[Reply], Any]) -> Any:
+        # A connection found dead before the request was written (the daemon restarted while
+        # this client was idle) is not the caller's problem: send it on a new one, once.
+        for attempt in (1, 2):
+            if self._writer is None:
+                await self.connect()
+            try:
+                return convert(await self._roundtrip(build(request)))
+            except NotSent:
+                if attempt == 2:
+                    raise
+                await self._settle()
+        raise AssertionError("unreachable")
 
-    def _call(self, request: Request, convert: Callable[[Reply], Any]) -> Any:
+    async def _settle(self) -> None:
+        """Let the reader of a dead connection finish, so that the next call reconnects."""
+        task = self._reader_task
+        if task is not None and not task.done():
+            await asyncio.wait({task}, timeout=5)
+        writer = self._live
+        if writer is not None and writer.is_closing():
+            self._writer = self._live = None
+
+    def _call(self, request: Request | Callable[[], Request], convert: Callable[[Reply], Any]) -> Any:
         return self._call_async(request, convert)
 
     def _stream(self, request: Subscribe, timeout: float | None) -> AsyncSubscription:

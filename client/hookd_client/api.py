@@ -74,6 +74,11 @@ def expect(kind: type[Reply]) -> Callable[[Reply], Any]:
     return check
 
 
+def build(request: Request | Callable[[], Request]) -> Request:
+    """A request, or the one a factory builds now (once connected, after a restore)."""
+    return request() if callable(request) else request
+
+
 def _field(kind: type[Reply], name: str) -> Callable[[Reply], Any]:
     check = expect(kind)
     return lambda reply: getattr(check(reply), name)
@@ -113,7 +118,8 @@ class Api:
     def _next_id(self) -> int:
         return next(self._ids)  # type: ignore[call-overload]
 
-    def _call(self, request: Request, convert: Callable[[Reply], Any]) -> Any:
+    def _call(self, request: Request | Callable[[], Request], convert: Callable[[Reply], Any]) -> Any:
+        """Send ``request`` (or what ``request()`` builds once connected) and convert its reply."""
         raise NotImplementedError
 
     def _init_ids(self) -> None:
@@ -205,7 +211,8 @@ class Api:
             recorded = self._book.on_attached(session, project, entries)
             return self._call(req, lambda reply: recorded(reply)[0])
         req = Register(self._next_id(), spec, session, _abs(project))
-        return self._call(req, _field(Registered, "handle"))
+        check = expect(Registered)
+        return self._call(req, lambda reply: self._book.on_registered(self._daemon_pid(), check(reply).handle))
 
     def register_decision(
         self,
@@ -251,9 +258,23 @@ class Api:
         return self._call(req, lambda reply: HookHandle(self, recorded(reply)[0]))
 
     def unregister(self, handle: str) -> Any:
-        current = self._book.current(handle)
-        self._book.forget_handle(handle)
-        return self._call(Unregister(self._next_id(), current), _field(Done, "count"))
+        """Remove a hook by the handle this client returned for it, whatever daemon serves it now.
+
+        Built once connected (and restored): after a daemon restart the handle maps to
+        the restored hook's new handle, or the call fails with ``stale_handle``.
+        """
+        book = self._book
+        count = _field(Done, "count")
+
+        def sent(reply: Reply) -> Any:
+            book.forget(handle)  # removed, or not there to remove: either way no longer this client's
+            return count(reply)
+
+        return self._call(lambda: Unregister(self._next_id(), book.unregister_target(handle, self._daemon_pid())), sent)
+
+    def _daemon_pid(self) -> int | None:
+        welcome = getattr(self, "welcome", None)
+        return welcome.pid if welcome is not None else None
 
     def reload_user_hooks(self, project: str | None = None) -> Any:
         req = ReloadUserHooks(self._next_id(), _abs(project))

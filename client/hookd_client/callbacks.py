@@ -15,6 +15,7 @@ from typing import Any
 
 import msgspec
 
+from .answers import describe
 from .errors import HookdError
 from .messages import (
     Attached,
@@ -103,30 +104,43 @@ def as_decision(value: Any) -> Decision | None:
     raise TypeError(f"a decision handler must return a Decision, a mapping or None, not {type(value).__name__}")
 
 
-def _failure(call: int, exc: BaseException) -> InvokeResult:
-    return InvokeResult(call, None, f"{type(exc).__name__}: {exc}")
+def raised(inv: Invoke, exc: BaseException) -> InvokeResult:
+    """The error answer for a handler that raised: the daemon records it as the hook's error."""
+    return InvokeResult(inv.call, None, describe(exc))
+
+
+def label(inv: Invoke, served: Served | None) -> str:
+    """How an error answer names the handler: the hook's name, and the function's when it differs."""
+    try:
+        fn = str(_handler_name(served.handler)) if served is not None else None
+    except Exception:  # a callable whose attributes raise still gets its answer sent
+        fn = None
+    return inv.hook if not fn or fn == inv.hook else f"{inv.hook} ({fn})"
 
 
 def run_sync(served: Served, inv: Invoke) -> InvokeResult:
-    """Call a plain handler for one invoke; its exception becomes the error answer."""
+    """Call a plain handler for one invoke; whatever it raises becomes the error answer.
+
+    SystemExit too: it must not end the thread that serves handlers.
+    """
     try:
         args = (inv.payload, _context(inv)) if served.takes_context else (inv.payload,)
         value = served.handler(*args)
         return InvokeResult(inv.call, as_decision(value) if inv.kind == "decision" else None)
-    except Exception as exc:
-        return _failure(inv.call, exc)
+    except BaseException as exc:
+        return raised(inv, exc)
 
 
 async def run_async(served: Served, inv: Invoke) -> InvokeResult:
-    """Await a coroutine handler (or call a plain one) for one invoke."""
+    """Await a coroutine handler (or call a plain one) for one invoke. Cancellation goes through."""
     try:
         args = (inv.payload, _context(inv)) if served.takes_context else (inv.payload,)
         value = served.handler(*args)
         if hasattr(value, "__await__"):
             value = await value
         return InvokeResult(inv.call, as_decision(value) if inv.kind == "decision" else None)
-    except Exception as exc:
-        return _failure(inv.call, exc)
+    except (Exception, SystemExit) as exc:
+        return raised(inv, exc)
 
 
 def unknown(inv: Invoke) -> InvokeResult:
@@ -142,7 +156,8 @@ def _handler_name(fn: Handler) -> str:
 
 
 class Entry(msgspec.Struct):
-    """One hook the client added to a session. ``handle`` is what the caller got; ``current`` the daemon's now."""
+    """One hook the client added to a session. ``handle`` is what the caller got; ``current`` the daemon's now
+    ("" once the hook is gone: its session could not be restored on a new daemon)."""
 
     wire: SessionEntry
     handle: str = ""
@@ -161,6 +176,10 @@ class Book:
         self.sessions: dict[str, SessionRecord] = {}
         self.served: dict[int, Served] = {}
         self._handles: dict[str, tuple[str, Entry]] = {}
+        # Hooks registered outside a session live as long as the daemon that took them:
+        # caller's handle -> (that daemon's pid, its handle).
+        self._registered: dict[str, tuple[int, str]] = {}
+        self._aliases = itertools.count(2)
         self._cbs = itertools.count(1)
 
     # ------------------------------------------------------------ building
@@ -229,13 +248,31 @@ class Book:
                 rec = self.sessions[session] = SessionRecord(project)
             elif project is not None:
                 rec.project = project
+            handles = []
             for wire, handle in zip(entries, reply.handles, strict=False):
-                entry = Entry(wire, handle, handle)
+                entry = Entry(wire, self._unique(handle), handle)
                 rec.entries.append(entry)
-                self._handles[handle] = (session, entry)
-            return list(reply.handles)
+                self._handles[entry.handle] = (session, entry)
+                handles.append(entry.handle)
+            return handles
 
         return convert
+
+    def on_registered(self, daemon_pid: int, handle: str) -> str:
+        """Record a hook registered outside a session; returns the handle the caller gets."""
+        mine = self._unique(handle)
+        self._registered[mine] = (daemon_pid, handle)
+        return mine
+
+    def _unique(self, handle: str) -> str:
+        # A daemon started after a restart may hand out a handle the caller still holds from the
+        # one before: the caller then gets an alias, so that neither handle names the other's hook.
+        if handle not in self._handles and handle not in self._registered:
+            return handle
+        while True:
+            alias = f"{handle}~{next(self._aliases)}"
+            if alias not in self._handles and alias not in self._registered:
+                return alias
 
     def drop_unrecorded(self, entries: list[SessionEntry]) -> None:
         for e in entries:
@@ -244,18 +281,57 @@ class Book:
 
     def restored(self, request: AttachHooks, reply: Reply) -> HookdError | None:
         """Map a restored session's new handles onto the recorded ones."""
+        rec = self.sessions.get(request.session)
+        handles = list(reply.handles) if isinstance(reply, Attached) else []
+        if rec is not None:
+            # An entry the new daemon gave no handle for is gone: its old handle may name another hook now.
+            for i, entry in enumerate(rec.entries):
+                entry.current = handles[i] if i < len(handles) else ""
         if isinstance(reply, Error):
             return HookdError(reply.code, f"restoring session {request.session!r}: {reply.message}")
-        rec = self.sessions.get(request.session)
-        if rec is None or not isinstance(reply, Attached):
-            return None
-        for entry, handle in zip(rec.entries, reply.handles, strict=False):
-            entry.current = handle
+        if not isinstance(reply, Attached):
+            return HookdError("bad_reply", f"restoring session {request.session!r}: got {type(reply).__name__}")
         return None
 
     def current(self, handle: str) -> str:
         known = self._handles.get(handle)
         return known[1].current if known is not None else handle
+
+    def unregister_target(self, handle: str, daemon_pid: int | None) -> str:
+        """The daemon's handle for the caller's ``handle``, now (call :meth:`forget` once it was sent).
+
+        Raises a ``stale_handle`` HookdError, and forgets the handle, when the hook
+        is known to be gone with an earlier daemon: that daemon's handle may name
+        another hook on this one.
+        """
+        known = self._handles.get(handle)
+        if known is not None:
+            session, entry = known
+            if not entry.current:
+                self.forget(handle)
+                raise HookdError(
+                    "stale_handle",
+                    f"hook {handle} is gone: its session {session!r} could not be restored on the restarted "
+                    "daemon (see the client's restore_errors); nothing was removed",
+                )
+            return entry.current
+        registered = self._registered.get(handle)
+        if registered is not None:
+            pid, theirs = registered
+            if daemon_pid is not None and pid != daemon_pid:
+                self.forget(handle)
+                raise HookdError(
+                    "stale_handle",
+                    f"hook {handle} was registered with the hookd daemon that ran as pid {pid}, which has "
+                    f"stopped since; the hook went with it and nothing was removed (register it again)",
+                )
+            return theirs
+        return handle
+
+    def forget(self, handle: str) -> None:
+        """The caller's ``handle`` was unregistered (or is gone): stop mapping and serving it."""
+        self._registered.pop(handle, None)
+        self.forget_handle(handle)
 
     def forget_handle(self, handle: str) -> None:
         known = self._handles.pop(handle, None)

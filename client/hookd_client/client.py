@@ -17,8 +17,9 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .api import Api
-from .errors import ConnectionLost, DaemonNotRunning, HookdError, ProtocolMismatch
+from . import verify
+from .api import Api, build
+from .errors import ConnectionLost, DaemonNotRunning, HookdError, NotSent, ProtocolMismatch
 from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
 from .messages import PROTOCOL_VERSION, Error, Hello, Reply, Request, Subscribe, Welcome
 from .paths import default_socket_path
@@ -28,6 +29,16 @@ if TYPE_CHECKING:
     from .serving import ServeLoop
 
 _RECV = 256 * 1024
+
+
+def _send(sock: socket.socket, data: bytes, path: str) -> None:
+    """Write one request; a connection that refuses it (the peer is gone) raises NotSent."""
+    try:
+        sock.sendall(data)
+    except TimeoutError:
+        raise
+    except OSError as exc:
+        raise NotSent(f"connection to {path} failed before the request was sent: {exc}") from None
 
 
 def _client_name() -> str:
@@ -84,16 +95,7 @@ class Client(Api):
         return welcome
 
     def _handshake(self) -> Welcome:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self.timeout)
-        try:
-            sock.connect(self.path)
-        except (FileNotFoundError, ConnectionRefusedError) as exc:
-            sock.close()
-            raise DaemonNotRunning(self.path, exc.strerror or type(exc).__name__) from None
-        except OSError:
-            sock.close()
-            raise
+        sock = verify.connect(self.path, self.timeout)
         self._sock = sock
         self._decoder = FrameDecoder(1 << 30)
         try:
@@ -130,13 +132,21 @@ class Client(Api):
 
     # ------------------------------------------------------------ round trip
 
-    def _call(self, request: Request, convert: Callable[[Reply], Any]) -> Any:
+    def _call(self, request: Request | Callable[[], Request], convert: Callable[[Reply], Any]) -> Any:
         served = self._served
         if served is not None:
             return convert(served.roundtrip(request))
-        if self._sock is None:
-            self._reconnect()
-        return convert(self._roundtrip(request))
+        # A connection found dead before the request was written (the daemon restarted while
+        # this client was idle) is not the caller's problem: send it on a new one, once.
+        for attempt in (1, 2):
+            if self._sock is None:
+                self._reconnect()
+            try:
+                return convert(self._roundtrip(build(request)))
+            except NotSent:
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
 
     def _reconnect(self) -> None:
         """Connect again after a lost connection, retrying with capped backoff for ``reconnect`` seconds."""
@@ -176,7 +186,7 @@ class Client(Api):
             raise ConnectionLost("the client is closed")
         rid: int = request.id  # type: ignore[attr-defined]
         try:
-            sock.sendall(self._codec.encode(request))
+            _send(sock, self._codec.encode(request), self.path)
             while True:
                 reply = self._pending.pop(rid, None)
                 if reply is not None:
@@ -187,7 +197,7 @@ class Client(Api):
                 for body in self._decoder.feed(data):
                     msg = self._codec.decode(body)
                     self._pending[msg.id] = msg
-        except (ConnectionLost, BrokenPipeError, ConnectionResetError, FrameTooLarge, BadMessage) as exc:
+        except (ConnectionLost, ConnectionResetError, FrameTooLarge, BadMessage) as exc:
             self._drop_socket()
             if isinstance(exc, ConnectionLost):
                 raise

@@ -25,6 +25,13 @@ class DaemonNotRunning(HookdError):
         self.path = path
 
 
+class DaemonNotTrusted(HookdError):
+    """The socket path, or the process listening on it, is not this user's: nothing was sent."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("untrusted_daemon", message)
+
+
 class ConnectionLost(HookdError):
     """The connection closed while a request was in flight; its outcome is unknown."""
 
@@ -34,3 +41,11 @@ class ConnectionLost(HookdError):
 
 class ProtocolMismatch(HookdError):
     """The daemon speaks another protocol version."""
+
+
+class NotSent(ConnectionLost):
+    """The connection was found dead before the request was written: it may be sent on a new one.
+
+    Internal: a client retries once on a fresh connection; a caller sees ConnectionLost only
+    for a request that was actually in flight.
+    """

@@ -24,7 +24,9 @@ from concurrent.futures import Future
 from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any
 
-from .callbacks import Served, run_async, run_sync, unknown
+from .answers import encode_answer
+from .api import build
+from .callbacks import Served, label, raised, run_async, run_sync, unknown
 from .errors import ConnectionLost, DaemonNotRunning, HookdError
 from .framing import BadMessage, FrameTooLarge, reply_codec
 from .messages import Invoke, InvokeResult, Reply, Request, Welcome
@@ -34,6 +36,12 @@ if TYPE_CHECKING:
 
 _RECV = 256 * 1024
 _MAX_BACKOFF = 0.25
+
+
+def _log_exception(what: str) -> None:
+    import logging  # only on this path: keeps `import hookd_client` light
+
+    logging.getLogger("hookd_client").exception(what)
 
 
 class _Waiter:
@@ -89,9 +97,13 @@ class _Pool:
             if job is None:
                 return
             fn, args = job
-            fn(*args)
-            with self._count:
-                self._idle += 1
+            try:
+                fn(*args)
+            except BaseException:
+                _log_exception("a handler job failed")
+            finally:
+                with self._count:
+                    self._idle += 1
 
     def close(self) -> None:
         self._closed = True
@@ -127,32 +139,41 @@ class ServeLoop:
         assert self.client.welcome is not None
         return self.client.welcome
 
-    def _await_ready(self) -> socket.socket:
-        """Holding the lock: wait until connected and restored (at most ``reconnect`` seconds)."""
-        if not self._ready:
+    def _await_ready(self, dead: int = 0) -> socket.socket:
+        """Holding the lock: wait until connected and restored, on a connection newer than
+        generation ``dead`` (one a send just failed on), for at most ``reconnect`` seconds."""
+        if not self._ready or self._gen == dead:
             deadline = time.monotonic() + self.client.reconnect
-            while not self._ready and not self._closed:
+            while (not self._ready or self._gen == dead) and not self._closed:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     break
                 self._state.wait(left)
         if self._closed:
             raise ConnectionLost("the client was closed")
-        if not self._ready or self._sock is None:
+        if not self._ready or self._sock is None or self._gen == dead:
             raise self._failure or DaemonNotRunning(self.client.path, f"not back after {self.client.reconnect:g} s")
         return self._sock
 
-    def roundtrip(self, request: Request) -> Reply:
-        rid: int = request.id  # type: ignore[attr-defined]
+    def roundtrip(self, request: Request | Callable[[], Request]) -> Reply:
         waiter = _Waiter()
-        with self._lock:
-            sock = self._await_ready()
-            self._waiters[rid] = waiter
-            try:
-                sock.sendall(self._send_codec.encode(request))
-            except OSError as exc:
-                self._waiters.pop(rid, None)
-                raise ConnectionLost(f"connection to {self.client.path} failed: {exc}") from None
+        dead = 0
+        while True:
+            with self._lock:
+                sock = self._await_ready(dead)
+                req = build(request)
+                rid: int = req.id  # type: ignore[attr-defined]
+                self._waiters[rid] = waiter
+                try:
+                    sock.sendall(self._send_codec.encode(req))
+                    break
+                except OSError as exc:
+                    self._waiters.pop(rid, None)
+                    if dead:
+                        raise ConnectionLost(f"connection to {self.client.path} failed: {exc}") from None
+                    # Never written (the daemon went away while we were idle): the reader reconnects
+                    # and restores; send it on the new connection.
+                    dead = self._gen
         timeout = self.client.timeout
         if not waiter.lock.acquire(timeout=-1 if timeout is None else timeout):
             self._waiters.pop(rid, None)
@@ -287,34 +308,36 @@ class ServeLoop:
     def _dispatch(self, inv: Invoke, gen: int) -> None:
         served = self.client._book.served.get(inv.cb)
         if served is None:
-            self._answer(unknown(inv), gen)
+            self._answer(unknown(inv), inv.hook, gen)
         elif served.is_async:
             fut = asyncio.run_coroutine_threadsafe(run_async(served, inv), self._handler_loop())
-            fut.add_done_callback(self._answer_later(inv, gen))
+            fut.add_done_callback(self._answer_later(inv, label(inv, served), gen))
         else:
             self._pool.submit(self._run_one, served, inv, gen)
 
     def _run_one(self, served: Served, inv: Invoke, gen: int) -> None:
-        self._answer(run_sync(served, inv), gen)
+        self._answer(run_sync(served, inv), label(inv, served), gen)
 
-    def _answer_later(self, inv: Invoke, gen: int) -> Callable[[Future[InvokeResult]], None]:
+    def _answer_later(self, inv: Invoke, name: str, gen: int) -> Callable[[Future[InvokeResult]], None]:
         def done(fut: Future[InvokeResult]) -> None:
             if fut.cancelled():
                 return
             exc = fut.exception()
-            result = fut.result() if exc is None else InvokeResult(inv.call, None, f"{type(exc).__name__}: {exc}")
-            self._answer(result, gen)
+            self._answer(fut.result() if exc is None else raised(inv, exc), name, gen)
 
         return done
 
-    def _answer(self, result: InvokeResult, gen: int) -> None:
+    def _answer(self, result: InvokeResult, name: str, gen: int) -> None:
+        # Exactly one answer per invoke: what cannot be sent becomes an error answer naming why.
+        welcome = self.client.welcome
+        data = encode_answer(self._send_codec.encode, result, name, welcome.limits.max_frame if welcome else None)
         # An answer belongs to the connection its invoke came on; a new daemon never asked.
         with self._lock:
             sock = self._sock
             if gen != self._gen or sock is None:
                 return
             with contextlib.suppress(OSError):
-                sock.sendall(self._send_codec.encode(result))
+                sock.sendall(data)
 
     def _handler_loop(self) -> asyncio.AbstractEventLoop:
         loop = self._aloop

@@ -26,6 +26,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, TypeVar
 
+from . import verify
 from .errors import ConnectionLost, DaemonNotRunning, HookdError, ProtocolMismatch
 from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
 from .messages import PROTOCOL_VERSION, Done, Error, Event, Gap, Hello, Live, Reply, Subscribe, Subscribed, Unsubscribe, Welcome
@@ -200,13 +201,7 @@ class Subscription(_Stream):
     def open(self) -> Subscription:
         if self._sock is not None:
             return self
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self.timeout)
-        try:
-            sock.connect(self.path)
-        except (FileNotFoundError, ConnectionRefusedError) as exc:
-            sock.close()
-            raise DaemonNotRunning(self.path, exc.strerror or type(exc).__name__) from None
+        sock = verify.connect(self.path, self.timeout)
         self._sock = sock
         try:
             sock.sendall(self._codec.encode(_hello(self.name)))
@@ -284,10 +279,12 @@ class AsyncSubscription(_Stream):
         try:
             import asyncio  # here, not at the top: a sync client should not pay ~30 ms to import asyncio
 
+            verify.check_path(self.path)
             self._reader, self._writer = await asyncio.open_unix_connection(self.path, limit=1 << 20)
         except (FileNotFoundError, ConnectionRefusedError) as exc:
             raise DaemonNotRunning(self.path, exc.strerror or type(exc).__name__) from None
         try:
+            verify.check_peer(self._writer.get_extra_info("socket"), self.path)
             self._writer.write(self._codec.encode(_hello(self.name)))
             _check_welcome(await self._recv_one())
             self._writer.write(self._codec.encode(self._state.request))

@@ -104,3 +104,35 @@ def test_as_decision_accepts_only_decision_shapes(value):
         assert value is not None
         return
     assert result is None or isinstance(result, m.Decision)
+
+
+def test_after_a_restart_held_handles_map_to_the_new_daemons_or_fail_clearly():
+    book = Book()
+    book.on_attached("s1", None, [book.entry_for(SPEC), book.entry_for(SPEC)])(m.Attached(1, "s1", ["h1", "h2"]))
+    book.on_attached("s2", None, [book.entry_for(SPEC)])(m.Attached(2, "s2", ["h3"]))
+    registered = book.on_registered(100, "h4")
+    r1, r2 = book.restore_requests(iter([10, 11]))
+    # The new daemon (pid 200) took the first handles for another client's hooks.
+    assert book.restored(r1, m.Attached(10, "s1", ["h7", "h8"])) is None
+    assert isinstance(book.restored(r2, m.Error(11, "limit_exceeded", "too many sessions")), HookdError)
+    # The new daemon hands out "h1" again: the caller gets an alias, both handles stay distinct.
+    (fresh,) = book.on_attached("s3", None, [book.entry_for(SPEC)])(m.Attached(12, "s3", ["h1"]))
+    assert fresh != "h1" and fresh.startswith("h1~")
+    assert book.unregister_target("h1", 200) == "h7"
+    assert book.unregister_target("h1", 200) == "h7"  # a retry on a new connection maps the same way
+    book.forget("h1")
+    assert book.unregister_target(fresh, 200) == "h1"
+    for gone in ("h3", registered):  # s2 was not restored; h4 belonged to the old daemon
+        with pytest.raises(HookdError) as caught:
+            book.unregister_target(gone, 200)
+        assert caught.value.code == "stale_handle" and "nothing was removed" in caught.value.message
+    assert book.unregister_target("h2", 200) == "h8"
+    assert book.unregister_target("h9", 200) == "h9"  # not this client's: passed through as given
+
+
+def test_a_handle_registered_with_this_daemon_stays_valid():
+    book = Book()
+    mine = book.on_registered(100, "h1")
+    assert book.unregister_target(mine, 100) == "h1"
+    book.forget(mine)
+    assert book.unregister_target(mine, 200) == "h1"  # forgotten: passed through as given
