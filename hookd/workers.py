@@ -26,8 +26,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import os
-import signal
 import time
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
@@ -37,6 +35,7 @@ import msgspec
 import structlog
 from hookd_client.messages import WorkerInfo
 
+from .runners import contain
 from .runners.command import HookFailure, ProcessGroups
 
 log = structlog.get_logger("hookd.workers")
@@ -48,6 +47,10 @@ _STDERR_LINES = 1000  # stderr lines of one worker run copied to the daemon's lo
 
 class WorkerFailure(HookFailure):
     """A request the worker did not answer: ``code`` is ``timeout`` or ``error``."""
+
+
+class WorkerFailed(WorkerFailure):
+    """The worker is marked failed (it gave up after repeated crashes): nothing was sent."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,13 +69,6 @@ def _tail(data: bytes | bytearray, limit: int = 2000) -> str:
     return text if len(text) <= limit else "..." + text[-limit:]
 
 
-def _killpg(pgid: int, sig: int) -> None:
-    if pgid <= 0:  # never started: killpg(0) would hit the daemon's own group
-        return
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
 class _Process(asyncio.SubprocessProtocol):
     """One run of a worker's command: its pipes, its outstanding requests, how it ended."""
 
@@ -81,6 +77,7 @@ class _Process(asyncio.SubprocessProtocol):
         self.transport: asyncio.SubprocessTransport | None = None
         self.stdin: asyncio.WriteTransport | None = None
         self.pid = 0
+        self.tag = ""  # its run mark: the tree kill finds descendants that left the group
         self.pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self.buf = bytearray()
         self.stderr = bytearray()
@@ -109,7 +106,7 @@ class _Process(asyncio.SubprocessProtocol):
         # The leader is gone; its pipes may still deliver data (or be held open by
         # grandchildren, which go with the group). Requests fail once the pipes close.
         self.alive = False
-        _killpg(self.pid, signal.SIGKILL)
+        self.kill_tree()
         self._exit_timer = asyncio.get_running_loop().call_later(self.worker.limits.exit_grace, self._finish)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -164,7 +161,7 @@ class _Process(asyncio.SubprocessProtocol):
     def _answer(self, line: bytes) -> None:
         try:
             reply = _decode(line)
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):
             reply = None
         rid = reply.get("id") if isinstance(reply, dict) else None
         if not isinstance(rid, int) or isinstance(rid, bool):
@@ -195,7 +192,12 @@ class _Process(asyncio.SubprocessProtocol):
             self.alive = False
             self.reason = reason
             log.error("killing worker", worker=self.worker.name, pid=self.pid, reason=reason)
-        _killpg(self.pid, signal.SIGKILL)
+        self.kill_tree()
+
+    def kill_tree(self) -> None:
+        """SIGKILL the group and every process of this run, wherever it moved."""
+        if self.pid > 0:
+            self.worker.containment.kill(self.pid, self.tag or None)
 
     async def stop(self, grace: float) -> None:
         """EOF on stdin, then the group is killed after ``grace`` if the worker lingers."""
@@ -206,7 +208,7 @@ class _Process(asyncio.SubprocessProtocol):
                 self.stdin.close()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(self.finished), grace)
-        _killpg(self.pid, signal.SIGKILL)
+        self.kill_tree()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(self.finished), grace + self.worker.limits.exit_grace)
 
@@ -216,8 +218,8 @@ class _Process(asyncio.SubprocessProtocol):
         if self._exit_timer is not None:
             self._exit_timer.cancel()
         self.alive = False
-        # Grandchildren that outlived the leader go with the group.
-        _killpg(self.pid, signal.SIGKILL)
+        # Descendants that outlived the leader go with it, in its group or not.
+        self.kill_tree()
         code = self.transport.get_returncode() if self.transport is not None else None
         if self.transport is not None:
             self.transport.close()
@@ -260,6 +262,7 @@ class Worker:
         self.concurrency = concurrency
         self.limits = limits or WorkerLimits()
         self.groups = groups
+        self.containment = groups.containment if groups is not None else contain.default()
         self.on_failed = on_failed
         self.failures = 0  # in a row, since the last good answer
         self.restarts = 0
@@ -294,7 +297,7 @@ class Worker:
 
     async def _request(self, message: dict[str, Any]) -> dict[str, Any]:
         if self.failed:
-            raise WorkerFailure("error", f"worker {self.name!r} is marked failed after {self.failures} failures in a row: {self.error}")
+            raise WorkerFailed("error", f"worker {self.name!r} is marked failed after {self.failures} failures in a row: {self.error}")
         if self.closed:
             raise WorkerFailure("error", f"worker {self.name!r} was stopped")
         self.waiting += 1
@@ -325,8 +328,10 @@ class Worker:
             proc = self._proc
             if proc is not None and proc.alive:
                 return proc
-            if self.failed or self.closed:
-                raise WorkerFailure("error", f"worker {self.name!r} is {'marked failed' if self.failed else 'stopped'}: {self.error}")
+            if self.failed:
+                raise WorkerFailed("error", f"worker {self.name!r} is marked failed after {self.failures} failures in a row: {self.error}")
+            if self.closed:
+                raise WorkerFailure("error", f"worker {self.name!r} is stopped: {self.error}")
             delay = self._not_before - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
@@ -335,6 +340,7 @@ class Worker:
 
     async def _spawn(self) -> _Process:
         loop = asyncio.get_running_loop()
+        env, tag = self.containment.mark(self.env)
         try:
             _, proc = await loop.subprocess_exec(
                 lambda: _Process(self),
@@ -342,7 +348,7 @@ class Worker:
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-                env=self.env,
+                env=env,
                 cwd=self.cwd,
                 start_new_session=True,
             )
@@ -351,8 +357,9 @@ class Worker:
             message = f"could not start {self.argv[0]!r} (cwd {self.cwd}): {what}"
             self._failure(message)
             raise WorkerFailure("error", message) from None
+        proc.tag = tag
         if self.groups is not None:
-            self.groups.live.add(proc.pid)
+            self.groups.started(proc.pid, tag)
         if self._proc is not None:
             self.restarts += 1
         self._proc = proc
@@ -369,7 +376,7 @@ class Worker:
     def _gone(self, proc: _Process, message: str, code: int | None) -> None:
         self._runs.discard(proc)
         if self.groups is not None:
-            self.groups.live.discard(proc.pid)
+            self.groups.finished(proc.pid)
         if proc.deliberate:
             log.info("worker stopped", worker=self.name, pid=proc.pid, status=code)
             return
