@@ -69,6 +69,7 @@ class PersistentRunner:
         self.pool = pool or WorkerPool()
         self._by_hook: dict[Hook, Worker] = {}  # Hook hashes by identity: the per-call lookup is one dict hit
         self._leases: dict[Hashable, int] = {}  # worker key -> leases held
+        self._keys: dict[Hook, Hashable] = {}  # worker keys of hooks in force, so a lease costs no encoding
         self._known: set[Hashable] = set()  # keys of hooks in force, as last told (prune, revive)
         self._gone: dict[Hashable, None] = {}  # keys retired: stopped once unleased, never started again
         # Called when a worker is marked failed (it is already logged); the place to publish an event.
@@ -108,7 +109,9 @@ class PersistentRunner:
         do nothing). A retired worker is stopped only when its last lease is released."""
         if hook.runner is not self:
             return None
-        key = worker_key(hook)
+        key = self._keys.get(hook)
+        if key is None:
+            key = self._keys[hook] = worker_key(hook)
         self._leases[key] = self._leases.get(key, 0) + 1
         released = False
 
@@ -175,6 +178,7 @@ class PersistentRunner:
             self._gone.pop(key, None)
         self._known = wanted
         self._by_hook = {h: w for h, w in self._by_hook.items() if h in alive}
+        self._keys = {h: k for h, k in self._keys.items() if h in alive}
         self.pool.keep_only(wanted | set(self._leases))
         self.revive(reset)
 

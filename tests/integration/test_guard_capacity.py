@@ -15,7 +15,8 @@ from ..conftest import Env, write_script
 from ..processes import gone_soon
 
 POINT = "tool.approval.pre"
-DENY = "cat >/dev/null; echo '{\"decision\": \"deny\", \"reason\": \"guarded\"}'"
+ENABLED = {"enabled": True}
+DENY = 'cat >/dev/null; echo \'{"decision": "deny", "reason": "guarded"}\''
 
 
 def wait_for(path: Path, within: float = 30) -> None:
@@ -30,9 +31,10 @@ def test_a_burst_of_emits_to_a_slow_observer_never_lets_a_call_past_the_deny_gua
         json.dumps(
             {
                 "hooks": [
-                    {"name": "slow", "point": POINT, "type": "observer", "command": "sleep", "args": ["120"], "timeout": 300, "enabled": True},
+                    {"name": "slow", "point": POINT, "type": "observer", "command": "sleep", "args": ["120"], "timeout": 300} | ENABLED,
                     # Its timeout is short next to the observers' sleep: waiting behind them would make it time out.
-                    {"name": "guard", "point": POINT, "type": "decision", "command": "/bin/sh", "args": ["-c", DENY], "timeout": 10, "enabled": True},
+                    {"name": "guard", "point": POINT, "type": "decision", "command": "/bin/sh", "args": ["-c", DENY], "timeout": 10}
+                    | ENABLED,
                 ]
             }
         )
@@ -74,6 +76,7 @@ def test_a_session_disposed_while_a_call_is_on_its_way_never_restarts_its_worker
     result: list[Any] = []
     with daemon.client() as c:
         c.attach_session("s1", hooks)
+
         def decide() -> None:
             with Client(daemon.socket) as other:
                 result.append(other.decide(POINT, {}, session="s1"))
