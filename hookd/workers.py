@@ -24,218 +24,21 @@ Failure handling, in one place:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
-import os
-import signal
 import time
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
-import msgspec
 import structlog
 from hookd_client.messages import WorkerInfo
 
-from .runners.command import HookFailure, ProcessGroups
+from .runners import contain
+from .runners.command import ProcessGroups
+from .worker_process import WorkerFailed, WorkerFailure, WorkerLimits, _Process
+
+__all__ = ["Worker", "WorkerFailed", "WorkerFailure", "WorkerLimits", "WorkerPool"]
 
 log = structlog.get_logger("hookd.workers")
-
-_encode = msgspec.json.Encoder().encode
-_decode = msgspec.json.Decoder().decode
-_STDERR_LINES = 1000  # stderr lines of one worker run copied to the daemon's log
-
-
-class WorkerFailure(HookFailure):
-    """A request the worker did not answer: ``code`` is ``timeout`` or ``error``."""
-
-
-@dataclass(frozen=True, slots=True)
-class WorkerLimits:
-    line_cap: int = 1 << 20  # bytes in one answer line, newline excluded
-    stderr_cap: int = 64 * 1024  # stderr tail kept for errors and the log
-    max_failures: int = 5  # failures in a row before the worker is marked failed
-    backoff_base: float = 0.1  # delay before the 2nd restart in a row; doubles after
-    backoff_max: float = 10.0
-    stop_grace: float = 1.0  # after EOF on stdin, before the group is killed
-    exit_grace: float = 1.0  # after the leader exits, before its pipes are given up on
-
-
-def _tail(data: bytes | bytearray, limit: int = 2000) -> str:
-    text = bytes(data).decode("utf-8", "replace").strip()
-    return text if len(text) <= limit else "..." + text[-limit:]
-
-
-def _killpg(pgid: int, sig: int) -> None:
-    if pgid <= 0:  # never started: killpg(0) would hit the daemon's own group
-        return
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-class _Process(asyncio.SubprocessProtocol):
-    """One run of a worker's command: its pipes, its outstanding requests, how it ended."""
-
-    def __init__(self, worker: Worker) -> None:
-        self.worker = worker
-        self.transport: asyncio.SubprocessTransport | None = None
-        self.stdin: asyncio.WriteTransport | None = None
-        self.pid = 0
-        self.pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
-        self.buf = bytearray()
-        self.stderr = bytearray()
-        self.partial = bytearray()
-        self.logged = 0
-        self.alive = True  # False once killed, stopped or exited: take no new requests
-        self.reason = ""  # why the daemon killed it; "" if it went by itself
-        self.deliberate = False  # stopped by the daemon (reload, dispose, shutdown): not a failure
-        self.finished: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._exit_timer: asyncio.TimerHandle | None = None
-
-    # ---------------------------------------------------------- protocol
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
-        self.pid = self.transport.get_pid()  # type: ignore[union-attr]
-        self.stdin = self.transport.get_pipe_transport(0)  # type: ignore[union-attr, assignment]
-
-    def pipe_data_received(self, fd: int, data: bytes) -> None:
-        if fd == 1:
-            self._stdout(data)
-        else:
-            self._stderr_data(data)
-
-    def process_exited(self) -> None:
-        # The leader is gone; its pipes may still deliver data (or be held open by
-        # grandchildren, which go with the group). Requests fail once the pipes close.
-        self.alive = False
-        _killpg(self.pid, signal.SIGKILL)
-        self._exit_timer = asyncio.get_running_loop().call_later(self.worker.limits.exit_grace, self._finish)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._finish()
-
-    # ------------------------------------------------------------ stderr
-
-    def _stderr_data(self, data: bytes) -> None:
-        # A worker's stderr is its log: lines go to the daemon's log (up to a
-        # budget, so a chatty worker cannot flood it) and the tail is kept for errors.
-        cap = self.worker.limits.stderr_cap
-        self.stderr += data
-        if self.logged < _STDERR_LINES:
-            self.partial += data
-            *lines, rest = self.partial.split(b"\n")
-            self.partial = rest[-cap:]
-            for line in lines:
-                if self.logged >= _STDERR_LINES:
-                    log.info("worker stderr: further lines are not logged", worker=self.worker.name, pid=self.pid)
-                    self.partial.clear()
-                    break
-                self.logged += 1
-                log.info("worker stderr", worker=self.worker.name, pid=self.pid, line=_tail(line, 1000))
-        if len(self.stderr) > cap:
-            del self.stderr[: len(self.stderr) - cap]
-
-    # ------------------------------------------------------------ stdout
-
-    def _stdout(self, data: bytes) -> None:
-        buf = self.buf
-        buf += data
-        cap = self.worker.limits.line_cap
-        start = 0
-        while True:
-            end = buf.find(b"\n", start)
-            if end < 0:
-                break
-            if end - start > cap:
-                self.kill(f"wrote an answer line over the cap of {cap} bytes")
-                return
-            line = bytes(buf[start:end])
-            start = end + 1
-            if line.strip():
-                self._answer(line)
-                if not self.alive:
-                    return
-        if start:
-            del buf[:start]
-        if len(buf) > cap:
-            self.kill(f"wrote an answer line over the cap of {cap} bytes")
-
-    def _answer(self, line: bytes) -> None:
-        try:
-            reply = _decode(line)
-        except msgspec.DecodeError:
-            reply = None
-        rid = reply.get("id") if isinstance(reply, dict) else None
-        if not isinstance(rid, int) or isinstance(rid, bool):
-            self.kill(f'wrote a line that is not a JSON object with an integer "id": {_tail(line, 200)!r}')
-            return
-        future = self.pending.pop(rid, None)
-        if future is None:
-            log.warning("worker answered an unknown id; ignored", worker=self.worker.name, id=rid)
-            return
-        if not future.done():
-            future.set_result(reply)
-        self.worker._served()
-
-    # --------------------------------------------------------- lifecycle
-
-    def write(self, rid: int, message: dict[str, Any]) -> asyncio.Future[dict[str, Any]]:
-        if self.finished.done():  # it died while it was being started
-            raise WorkerFailure("error", f"worker {self.worker.name!r} exited at start; stderr: {_tail(self.stderr)}")
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self.pending[rid] = future
-        assert self.stdin is not None
-        self.stdin.write(_encode({"id": rid, **message}) + b"\n")
-        return future
-
-    def kill(self, reason: str) -> None:
-        """Kill the whole group now; outstanding requests fail with ``reason``."""
-        if self.alive:
-            self.alive = False
-            self.reason = reason
-            log.error("killing worker", worker=self.worker.name, pid=self.pid, reason=reason)
-        _killpg(self.pid, signal.SIGKILL)
-
-    async def stop(self, grace: float) -> None:
-        """EOF on stdin, then the group is killed after ``grace`` if the worker lingers."""
-        self.deliberate = True
-        self.alive = False
-        if self.stdin is not None:
-            with contextlib.suppress(Exception):
-                self.stdin.close()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(self.finished), grace)
-        _killpg(self.pid, signal.SIGKILL)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(self.finished), grace + self.worker.limits.exit_grace)
-
-    def _finish(self) -> None:
-        if self.finished.done():
-            return
-        if self._exit_timer is not None:
-            self._exit_timer.cancel()
-        self.alive = False
-        # Grandchildren that outlived the leader go with the group.
-        _killpg(self.pid, signal.SIGKILL)
-        code = self.transport.get_returncode() if self.transport is not None else None
-        if self.transport is not None:
-            self.transport.close()
-        stderr = _tail(self.stderr)
-        if self.deliberate:
-            message = "the worker was stopped"
-        elif self.reason:
-            message = f"the worker {self.reason}; it was killed"
-        else:
-            message = f"the worker exited with status {code}"
-        if stderr:
-            message += f"; stderr: {stderr}"
-        pending, self.pending = self.pending, {}
-        for future in pending.values():
-            if not future.done():
-                future.set_exception(WorkerFailure("error", message))
-        self.finished.set_result(None)
-        self.worker._gone(self, message, code)
 
 
 class Worker:
@@ -260,6 +63,7 @@ class Worker:
         self.concurrency = concurrency
         self.limits = limits or WorkerLimits()
         self.groups = groups
+        self.containment = groups.containment if groups is not None else contain.default()
         self.on_failed = on_failed
         self.failures = 0  # in a row, since the last good answer
         self.restarts = 0
@@ -294,7 +98,7 @@ class Worker:
 
     async def _request(self, message: dict[str, Any]) -> dict[str, Any]:
         if self.failed:
-            raise WorkerFailure("error", f"worker {self.name!r} is marked failed after {self.failures} failures in a row: {self.error}")
+            raise WorkerFailed("error", f"worker {self.name!r} is marked failed after {self.failures} failures in a row: {self.error}")
         if self.closed:
             raise WorkerFailure("error", f"worker {self.name!r} was stopped")
         self.waiting += 1
@@ -325,8 +129,10 @@ class Worker:
             proc = self._proc
             if proc is not None and proc.alive:
                 return proc
-            if self.failed or self.closed:
-                raise WorkerFailure("error", f"worker {self.name!r} is {'marked failed' if self.failed else 'stopped'}: {self.error}")
+            if self.failed:
+                raise WorkerFailed("error", f"worker {self.name!r} is marked failed after {self.failures} failures in a row: {self.error}")
+            if self.closed:
+                raise WorkerFailure("error", f"worker {self.name!r} is stopped: {self.error}")
             delay = self._not_before - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
@@ -335,6 +141,7 @@ class Worker:
 
     async def _spawn(self) -> _Process:
         loop = asyncio.get_running_loop()
+        env, tag = self.containment.mark(self.env)
         try:
             _, proc = await loop.subprocess_exec(
                 lambda: _Process(self),
@@ -342,7 +149,7 @@ class Worker:
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-                env=self.env,
+                env=env,
                 cwd=self.cwd,
                 start_new_session=True,
             )
@@ -351,8 +158,9 @@ class Worker:
             message = f"could not start {self.argv[0]!r} (cwd {self.cwd}): {what}"
             self._failure(message)
             raise WorkerFailure("error", message) from None
+        proc.tag = tag
         if self.groups is not None:
-            self.groups.live.add(proc.pid)
+            self.groups.started(proc.pid, tag)
         if self._proc is not None:
             self.restarts += 1
         self._proc = proc
@@ -369,7 +177,7 @@ class Worker:
     def _gone(self, proc: _Process, message: str, code: int | None) -> None:
         self._runs.discard(proc)
         if self.groups is not None:
-            self.groups.live.discard(proc.pid)
+            self.groups.finished(proc.pid)
         if proc.deliberate:
             log.info("worker stopped", worker=self.name, pid=proc.pid, status=code)
             return

@@ -1,10 +1,15 @@
 """Command hooks (seed 000, 执行机制): one subprocess per call.
 
 The payload goes in as JSON on stdin; a decision hook answers one JSON
-HookDecision on stdout (empty stdout: abstain). The process runs in its own
-process group so that a timeout, or the daemon stopping, kills everything it
-started (TERM, then KILL after a grace period). Output is read with caps, so a
-hook that floods stdout costs bounded memory and is reported, not buffered.
+HookDecision on stdout, or ``null`` (or nothing at all) to abstain. The answer
+passes the intake check (hookd/intake.py): one the wire cannot carry is a hook
+error naming what was wrong, so the hook's on_error applies. The process runs
+in its own process group and carries a run mark (hookd/runners/contain.py), so
+a timeout, or the daemon stopping, kills everything it started (TERM to the
+group, then KILL to the whole tree after a grace period). Output is read with
+caps, so a hook that floods stdout costs bounded memory and is reported, not
+buffered. Process slots (hookd/runners/slots.py) keep a share for decision
+hooks; observers past their share queue, and past the queue are shed.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import asyncio
 import contextlib
 import os
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,15 +26,19 @@ import msgspec
 import structlog
 from hookd_client.messages import Decision
 
+from .. import intake
+from ..chain import HookNotRun
 from ..registry import CallContext, Hook
-from . import spawn
+from . import contain, spawn
+from .slots import Shed, Slots
 
 log = structlog.get_logger("hookd.hooks")
 
 KILL_GRACE = 1.0
+SHED_REPORT_INTERVAL = 1.0  # sheds of one hook within this many seconds are reported as one count
 _CHUNK = 64 * 1024
 _json = msgspec.json.Encoder()
-_decision = msgspec.json.Decoder(Decision)
+_any = msgspec.json.Decoder()
 
 
 class HookFailure(Exception):
@@ -45,8 +55,14 @@ class Limits:
     stdout_cap: int = 1 << 20
     stderr_cap: int = 64 * 1024
     # A burst of emits must not fork-bomb the machine: past this many live hook
-    # processes, further spawns wait their turn (inside their own timeout).
+    # processes, further spawns wait their turn.
     max_processes: int = 64
+    # Of max_processes, this many only decision hooks may take: observers can never
+    # make a guard wait. Decision hooks may also use any free slot of the rest.
+    reserved_for_decisions: int = 16
+    # Observers waiting for a slot, past which further observer calls are shed
+    # (dropped, counted and reported); a decision hook is never shed.
+    observer_queue: int = 256
 
 
 def _tail(data: bytes, limit: int = 2000) -> str:
@@ -65,32 +81,79 @@ def start_failure(exc: OSError, argv: list[str], cwd: str) -> HookFailure:
     return HookFailure("error", f"could not start {argv[0]!r}: {exc}")
 
 
-class ProcessGroups:
-    """Every live hook process group, so shutdown can kill what is left."""
+def answer_of(stdout: bytes, what: str = "stdout") -> Decision | None:
+    """A decision hook's stdout as its answer: empty or ``null`` abstains; anything else must be
+    a HookDecision the wire can carry, else HookFailure naming what was wrong."""
+    if not stdout.strip():
+        return None
+    try:
+        value = _any.decode(stdout)
+    except msgspec.DecodeError as exc:
+        raise HookFailure("error", f"{what} is not valid JSON ({exc}): {_tail(stdout, 300)}") from None
+    except RecursionError:
+        raise HookFailure("error", f"{what}: nested deeper than {intake.MAX_DEPTH} levels") from None
+    if value is None:
+        return None
+    try:
+        intake.check(value, what)
+    except intake.Unfit as exc:
+        raise HookFailure("error", f"the answer cannot be carried: {exc}") from None
+    try:
+        return msgspec.convert(value, Decision)
+    except msgspec.ValidationError as exc:
+        raise HookFailure("error", f"{what} is not a HookDecision: {exc}: {_tail(stdout, 300)}") from None
 
-    def __init__(self) -> None:
+
+class ProcessGroups:
+    """Every live hook process (group leader), so a kill or shutdown reaches its whole tree."""
+
+    def __init__(self, containment: contain.Containment | None = None) -> None:
         self.live: set[int] = set()
+        self.tags: dict[int, str] = {}  # leader pid -> its run mark
+        self.containment = containment or contain.default()
         self._reapers: set[asyncio.Task[None]] = set()
 
-    def kill(self, pgid: int, sig: int) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pgid, sig)
+    def mark(self, env: dict[str, str] | None) -> tuple[dict[str, str], str]:
+        """``env`` with a fresh run mark, for a process about to be started."""
+        return self.containment.mark(env)
 
-    def terminate_later(self, proc: asyncio.subprocess.Process, grace: float = KILL_GRACE) -> None:
-        """TERM the group now and KILL it after ``grace`` unless it is gone, without blocking the caller."""
+    def started(self, pid: int, tag: str | None) -> None:
+        self.live.add(pid)
+        if tag:
+            self.tags[pid] = tag
+
+    def finished(self, pid: int) -> None:
+        self.live.discard(pid)
+        self.tags.pop(pid, None)
+
+    def kill(self, pgid: int, sig: int) -> None:
+        contain.killpg(pgid, sig)
+
+    def kill_tree(self, pid: int) -> None:
+        """SIGKILL the group of ``pid`` and every process of its run, wherever it moved."""
+        self.containment.kill(pid, self.tags.get(pid))
+
+    def terminate_later(
+        self, proc: asyncio.subprocess.Process | spawn.Child, grace: float = KILL_GRACE, on_gone: Callable[[], None] | None = None
+    ) -> None:
+        """TERM the group now and KILL the tree after ``grace`` unless it is gone, without blocking the caller."""
         self.kill(proc.pid, signal.SIGTERM)
-        task = asyncio.get_running_loop().create_task(self._reap(proc, grace))
+        task = asyncio.get_running_loop().create_task(self._reap(proc, grace, on_gone))
         self._reapers.add(task)
         task.add_done_callback(self._reapers.discard)
 
-    async def _reap(self, proc: asyncio.subprocess.Process, grace: float) -> None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(proc.wait(), grace)
-        # The leader may be gone while grandchildren linger in its group.
-        self.kill(proc.pid, signal.SIGKILL)
-        with contextlib.suppress(ProcessLookupError):
-            await proc.wait()
-        self.live.discard(proc.pid)
+    async def _reap(self, proc: asyncio.subprocess.Process | spawn.Child, grace: float, on_gone: Callable[[], None] | None) -> None:
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(proc.wait(), grace)
+            # The leader may be gone while descendants linger, in its group or not.
+            self.kill_tree(proc.pid)
+            with contextlib.suppress(ProcessLookupError):
+                await proc.wait()
+            self.finished(proc.pid)
+        finally:
+            if on_gone is not None:
+                on_gone()
 
     async def settle(self) -> None:
         """Wait until every TERM-then-KILL reaper has finished."""
@@ -98,9 +161,27 @@ class ProcessGroups:
             await asyncio.gather(*self._reapers, return_exceptions=True)
 
     def kill_all(self) -> None:
-        for pgid in list(self.live):
-            self.kill(pgid, signal.SIGKILL)
+        for pid in list(self.live):
+            self.kill_tree(pid)
         self.live.clear()
+        self.tags.clear()
+
+
+class _Slot:
+    """One taken process slot: released once, by the run or, after a kill, by the reaper."""
+
+    __slots__ = ("decision", "handed", "released", "slots")
+
+    def __init__(self, slots: Slots, decision: bool) -> None:
+        self.slots = slots
+        self.decision = decision
+        self.handed = False  # the reaper releases it once the process is gone
+        self.released = False
+
+    def release(self) -> None:
+        if not self.released:
+            self.released = True
+            self.slots.release(self.decision)
 
 
 class CommandRunner:
@@ -111,7 +192,14 @@ class CommandRunner:
         self.groups = groups or ProcessGroups()
         self.base_env = dict(os.environ)
         self.spawned = 0
-        self._slots = asyncio.Semaphore(self.limits.max_processes)
+        lim = self.limits
+        self.slots = Slots(lim.max_processes, lim.reserved_for_decisions, lim.observer_queue)
+        # Told when observer calls were shed: (the hook, the latest shed call's context, how many
+        # were shed since the last report). Reports of one hook are at most one per
+        # SHED_REPORT_INTERVAL, so a flood cannot turn into a flood of reports. The place to
+        # publish ``hookd.hook.shed`` on the bus.
+        self.on_shed: Callable[[Hook, CallContext, int], None] | None = None
+        self._shed_pending: dict[Hook, list[Any]] = {}
 
     def environment(self, hook: Hook, ctx: CallContext) -> dict[str, str]:
         env = dict(self.base_env)
@@ -141,35 +229,74 @@ class CommandRunner:
     async def __call__(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Decision | None:
         spec = hook.spec
         assert spec is not None, "a command hook always has a spec"
-        stdout, stderr, code = await self.run(
-            [spec.command, *spec.args], _json.encode(payload), self.environment(hook, ctx), self.working_dir(hook, ctx)
-        )
+        decision = hook.type == "decision"
+        try:
+            stdout, stderr, code = await self.run(
+                [spec.command, *spec.args],
+                _json.encode(payload),
+                self.environment(hook, ctx),
+                self.working_dir(hook, ctx),
+                decision=decision,
+            )
+        except Shed as exc:
+            self._shed(hook, ctx)
+            raise HookNotRun("shed", f"observer shed: {exc}") from None
         if code != 0:
             detail = f"; stderr: {_tail(stderr)}" if stderr.strip() else ""
             raise HookFailure("error", f"{spec.command} exited with status {code}{detail}")
         if stderr.strip():
             # A working hook's diagnostics belong in the daemon's log, not in the outcome.
             log.info("hook stderr", hook=hook.name, scope=hook.scope, source=hook.source, point=ctx.point, stderr=_tail(stderr))
-        if hook.type == "observer" or not stdout.strip():
+        if not decision:
             return None
-        try:
-            return _decision.decode(stdout)
-        except msgspec.ValidationError as exc:
-            raise HookFailure("error", f"stdout is not a HookDecision: {exc}: {_tail(stdout, 300)}") from None
-        except msgspec.DecodeError as exc:
-            raise HookFailure("error", f"stdout is not valid JSON ({exc}): {_tail(stdout, 300)}") from None
+        return answer_of(stdout)
 
-    async def run(self, argv: list[str], stdin: bytes, env: dict[str, str], cwd: str) -> tuple[bytes, bytes, int]:
+    def _shed(self, hook: Hook, ctx: CallContext) -> None:
+        pending = self._shed_pending.get(hook)
+        if pending is not None:
+            pending[0] += 1
+            pending[1] = ctx
+            return
+        self._shed_pending[hook] = [0, ctx]
+        self._report_shed(hook, ctx, 1)
+        asyncio.get_running_loop().call_later(SHED_REPORT_INTERVAL, self._flush_shed, hook)
+
+    def _flush_shed(self, hook: Hook) -> None:
+        count, ctx = self._shed_pending.pop(hook, (0, None))
+        if count and ctx is not None:
+            self._report_shed(hook, ctx, count)
+            self._shed_pending[hook] = [0, ctx]  # keep coalescing while the flood lasts
+            asyncio.get_running_loop().call_later(SHED_REPORT_INTERVAL, self._flush_shed, hook)
+
+    def _report_shed(self, hook: Hook, ctx: CallContext, count: int) -> None:
+        log.warning(
+            "observer calls shed", hook=hook.name, scope=hook.scope, source=hook.source, point=ctx.point, count=count, total=self.slots.shed
+        )
+        if self.on_shed is not None:
+            try:
+                self.on_shed(hook, ctx, count)
+            except Exception:
+                log.exception("on_shed callback failed", hook=hook.name)
+
+    async def run(self, argv: list[str], stdin: bytes, env: dict[str, str], cwd: str, *, decision: bool = True) -> tuple[bytes, bytes, int]:
         """Run argv to completion; returns (stdout, stderr, exit status).
 
-        Cancellation (the engine's timeout) kills the process group.
+        ``decision``: whether a decision hook asks (it may use the reserved share and is
+        never shed) or an observer (raises Shed when its queue is full). Cancellation (the
+        engine's timeout) kills the process tree; the slot is held until the process is gone.
         """
-        async with self._slots:
-            return await self._run(argv, stdin, env, cwd)
+        await self.slots.acquire(decision)
+        slot = _Slot(self.slots, decision)
+        try:
+            return await self._run(argv, stdin, env, cwd, slot)
+        finally:
+            if not slot.handed:
+                slot.release()
 
-    async def _run(self, argv: list[str], stdin: bytes, env: dict[str, str], cwd: str) -> tuple[bytes, bytes, int]:
+    async def _run(self, argv: list[str], stdin: bytes, env: dict[str, str], cwd: str, slot: _Slot) -> tuple[bytes, bytes, int]:
+        env, tag = self.groups.mark(env)
         if spawn.AVAILABLE:
-            return await self._run_pidfd(argv, stdin, env, cwd)
+            return await self._run_pidfd(argv, stdin, env, cwd, tag, slot)
         try:
             proc = await asyncio.create_subprocess_exec(
                 *argv,
@@ -183,7 +310,7 @@ class CommandRunner:
         except OSError as exc:
             raise start_failure(exc, argv, cwd) from None
         self.spawned += 1
-        self.groups.live.add(proc.pid)
+        self.groups.started(proc.pid, tag)
         finished = False
         try:
             results = await asyncio.gather(
@@ -196,18 +323,21 @@ class CommandRunner:
             return results[1], results[2], code
         finally:
             if not finished:
-                self.groups.terminate_later(proc)
+                slot.handed = True
+                self.groups.terminate_later(proc, on_gone=slot.release)
             else:
-                self.groups.live.discard(proc.pid)
+                self.groups.finished(proc.pid)
 
-    async def _run_pidfd(self, argv: list[str], stdin: bytes, env: dict[str, str], cwd: str) -> tuple[bytes, bytes, int]:
+    async def _run_pidfd(
+        self, argv: list[str], stdin: bytes, env: dict[str, str], cwd: str, tag: str, slot: _Slot
+    ) -> tuple[bytes, bytes, int]:
         # Same contract as the asyncio path below it, at the cost of a plain spawn (bench row 4).
         try:
             child, *fds = spawn.start(argv, env, cwd)
         except OSError as exc:
             raise start_failure(exc, argv, cwd) from None
         self.spawned += 1
-        self.groups.live.add(child.pid)
+        self.groups.started(child.pid, tag)
         finished = False
         try:
             result = await spawn.collect(child, (fds[0], fds[1], fds[2]), stdin, (self.limits.stdout_cap, self.limits.stderr_cap))
@@ -217,9 +347,10 @@ class CommandRunner:
             raise HookFailure("error", str(exc)) from None
         finally:
             if not finished:
-                self.groups.terminate_later(child)  # type: ignore[arg-type]
+                slot.handed = True
+                self.groups.terminate_later(child, on_gone=slot.release)
             else:
-                self.groups.live.discard(child.pid)
+                self.groups.finished(child.pid)
 
     @staticmethod
     async def _feed(proc: asyncio.subprocess.Process, data: bytes) -> None:

@@ -4,7 +4,18 @@ The hook's command is started once, on first use, and serves every call of
 that hook over the worker protocol (docs/protocol.md, "Worker protocol";
 docs/warm-hooks.md). A worker is keyed by the hook's layer, source, name and
 whole spec, so a reload that leaves a hook's spec unchanged keeps its worker
-warm, and one that changes or removes it stops the old worker.
+warm, and one that changes or removes it retires the old worker.
+
+Leases: a call holds a lease on the worker of each hook it plans to run
+(:meth:`PersistentRunner.lease`). A retired worker (its hook removed or
+replaced) is stopped when its last lease is released, so a chain planned
+before a reload runs to its end on the worker it planned with; a call that
+reaches a retired hook without a lease is refused (``not_loaded``) rather
+than starting a worker nobody would stop. A worker that gave up after
+repeated crashes refuses calls with ``worker_failed`` and its last error.
+
+Every answer passes the intake check (hookd/intake.py): one the wire cannot
+carry is a hook error naming what was wrong.
 """
 
 from __future__ import annotations
@@ -16,21 +27,29 @@ from typing import Any
 import msgspec
 from hookd_client.messages import Decision
 
+from .. import intake
+from ..chain import HookNotRun
 from ..registry import CallContext, Hook
-from ..workers import Worker, WorkerLimits, WorkerPool
+from ..workers import Worker, WorkerFailed, WorkerLimits, WorkerPool
 from .command import CommandRunner, HookFailure
 
 _spec_bytes = msgspec.json.Encoder().encode
+GONE_REMEMBERED = 4096  # retired hooks whose late, unleased calls are refused (oldest forgotten first)
 
 
 def decision_of(reply: dict[str, Any], wants_decision: bool = True) -> Decision | None:
     """A worker's answer object as a HookDecision (or None); an ``error`` answer raises HookFailure."""
     error = reply.get("error")
     if error is not None:
-        raise HookFailure("error", f"the worker reported an error: {error}")
+        text = error if isinstance(error, str) else repr(error)
+        raise HookFailure("error", f"the worker reported an error: {intake.safe_text(text)[:2000]}")
     decision = reply.get("decision")
     if not wants_decision or decision is None:
         return None
+    try:
+        intake.check(decision, "the worker's decision")
+    except intake.Unfit as exc:
+        raise HookFailure("error", f"the answer cannot be carried: {exc}") from None
     try:
         return msgspec.convert(decision, Decision)
     except msgspec.ValidationError as exc:
@@ -49,19 +68,71 @@ class PersistentRunner:
         self.limits = limits or WorkerLimits(line_cap=commands.limits.stdout_cap, stderr_cap=commands.limits.stderr_cap)
         self.pool = pool or WorkerPool()
         self._by_hook: dict[Hook, Worker] = {}  # Hook hashes by identity: the per-call lookup is one dict hit
+        self._leases: dict[Hashable, int] = {}  # worker key -> leases held
+        self._keys: dict[Hook, Hashable] = {}  # worker keys of hooks in force, so a lease costs no encoding
+        self._known: set[Hashable] = set()  # keys of hooks in force, as last told (prune, revive)
+        self._gone: dict[Hashable, None] = {}  # keys retired: stopped once unleased, never started again
         # Called when a worker is marked failed (it is already logged); the place to publish an event.
         self.on_worker_failed: Callable[[Worker], None] | None = None
+
+    # ----------------------------------------------------------------- calls
 
     async def __call__(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Decision | None:
         worker = self._by_hook.get(hook)
         if worker is None:
-            worker = self._by_hook[hook] = self.pool.get(worker_key(hook), lambda: self._make(hook, ctx))
+            worker = self._worker_for(hook, ctx)
+        if worker.failed:
+            raise HookNotRun("worker_failed", _failed_message(worker))
         # No timeout here: the engine's per-hook timeout cancels the request,
         # and a cancelled outstanding request kills the worker.
-        reply = await worker.request(
-            {"point": ctx.point, "session": ctx.session, "project": ctx.project, "hook": hook.name, "payload": payload}
-        )
+        try:
+            reply = await worker.request(
+                {"point": ctx.point, "session": ctx.session, "project": ctx.project, "hook": hook.name, "payload": payload}
+            )
+        except WorkerFailed:
+            raise HookNotRun("worker_failed", _failed_message(worker)) from None
         return decision_of(reply, hook.type == "decision")
+
+    def _worker_for(self, hook: Hook, ctx: CallContext) -> Worker:
+        key = worker_key(hook)
+        if key in self._gone and not self._leases.get(key):
+            raise HookNotRun("not_loaded", f"hook {hook.name!r} was removed or replaced before this call reached it; its worker is retired")
+        worker = self.pool.get(key, lambda: self._make(hook, ctx))
+        if key not in self._gone:
+            self._by_hook[hook] = worker
+        return worker
+
+    # ---------------------------------------------------------------- leases
+
+    def lease(self, hook: Hook) -> Callable[[], None] | None:
+        """Hold whatever serves ``hook`` until the returned function is called (once; later calls
+        do nothing). A retired worker is stopped only when its last lease is released."""
+        if hook.runner is not self:
+            return None
+        key = self._keys.get(hook)
+        if key is None:
+            key = self._keys[hook] = worker_key(hook)
+        self._leases[key] = self._leases.get(key, 0) + 1
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if released:
+                return
+            released = True
+            left = self._leases[key] - 1
+            if left:
+                self._leases[key] = left
+                return
+            del self._leases[key]
+            if key in self._gone:
+                self.pool.discard(key)
+
+        return release
+
+    def leases(self) -> int:
+        """Leases held now, over every worker (for status and tests)."""
+        return sum(self._leases.values())
 
     def _make(self, hook: Hook, ctx: CallContext) -> Worker:
         spec = hook.spec
@@ -74,6 +145,10 @@ class PersistentRunner:
         env["HOOKD_SESSION_ID"] = hook.owner if hook.scope == "session" else ""
         if hook.scope == "project":
             env["HOOKD_PROJECT_DIR"] = hook.owner
+        elif hook.scope == "global":
+            # One worker serves every project: its environment names none, each request's
+            # ``project`` names the call's. (A session's worker keeps its session's project.)
+            env["HOOKD_PROJECT_DIR"] = ""
         cwd = self.commands.working_dir(hook, ctx)
         where = "" if hook.scope == "global" else f":{os.path.basename(hook.owner) if hook.scope == 'project' else hook.owner}"
         return Worker(
@@ -92,19 +167,38 @@ class PersistentRunner:
             self.on_worker_failed(worker)
 
     def prune(self, live: Iterable[Hook], reset: Iterable[Hook] = ()) -> None:
-        """Stop the workers of hooks that are gone; ``reset`` hooks get a fresh worker if theirs failed."""
+        """Retire the workers of hooks that are gone (each stops once no call holds a lease on it);
+        ``reset`` hooks get a fresh worker if theirs failed."""
         mine = [h for h in live if h.runner is self]
         alive = set(mine)
+        wanted = {worker_key(h) for h in mine}
+        for key in (self._known | set(self.pool.workers)) - wanted:
+            self._retire(key)
+        for key in wanted:
+            self._gone.pop(key, None)
+        self._known = wanted
         self._by_hook = {h: w for h, w in self._by_hook.items() if h in alive}
-        self.pool.keep_only(worker_key(h) for h in mine)
+        self._keys = {h: k for h, k in self._keys.items() if h in alive}
+        self.pool.keep_only(wanted | set(self._leases))
         self.revive(reset)
 
+    def _retire(self, key: Hashable) -> None:
+        self._gone.pop(key, None)
+        self._gone[key] = None
+        while len(self._gone) > GONE_REMEMBERED:
+            oldest = next(iter(self._gone))
+            if self._leases.get(oldest):
+                break  # never forget one still leased: its release stops the worker
+            del self._gone[oldest]
+
     def revive(self, hooks: Iterable[Hook]) -> None:
-        """Forget the failed workers of ``hooks`` (reloaded or attached again), so the next call starts afresh."""
+        """Hooks (re)added: forget their failed workers, so the next call starts afresh."""
         for hook in hooks:
             if hook.runner is not self:
                 continue
             key = worker_key(hook)
+            self._known.add(key)
+            self._gone.pop(key, None)
             worker = self.pool.workers.get(key)
             if worker is not None and worker.failed:
                 self.pool.discard(key)
@@ -126,3 +220,7 @@ class PersistentRunner:
     async def stop_all(self) -> None:
         self._by_hook.clear()
         await self.pool.stop_all()
+
+
+def _failed_message(worker: Worker) -> str:
+    return f"worker {worker.name!r} gave up after {worker.failures} failures in a row; last error: {worker.error}"

@@ -127,7 +127,9 @@ def test_a_worker_that_crashes_in_a_loop_is_marked_failed(env: Env, daemon, tmp_
         (w,) = workers(c)
         assert w.state == "failed" and w.failures == 5 and "status 7" in w.error
         out = c.decide(POINT, {}, session="s1")  # would succeed if it were restarted
-        assert out.decision == "deny" and "marked failed" in out.errors[0].message
+        # Not run, with its last error (named under not_run once the engine folds HookNotRun in).
+        named = [n.message for n in out.not_run if n.reason == "worker_failed"] + [e.message for e in out.errors]
+        assert out.decision == "deny" and any("gave up after 5 failures" in m and "status 7" in m for m in named), out
     assert "worker marked failed" in daemon.log()
     status = env.hookd("status")
     assert status.returncode == 0 and "warm (session:s1)  failed" in status.stdout, status.stdout
@@ -344,3 +346,28 @@ def test_a_persistent_observer_and_a_project_hook(env: Env, daemon, tmp_path: Pa
         assert c.dispose_project(str(project)) == 1
         assert gone_soon(w.pid)
         assert workers(c) == []
+
+
+def test_a_global_worker_serves_each_project_as_its_own(env: Env, daemon_factory, tmp_path: Path) -> None:
+    """One worker serves a global hook for every project: its environment names no project (not the
+    first caller's), and each request names the call's own."""
+    script = write_script(
+        tmp_path / "where.py",
+        """
+        import json, os, sys
+        for line in sys.stdin:
+            req = json.loads(line)
+            reason = json.dumps({"env": os.environ.get("HOOKD_PROJECT_DIR"), "project": req["project"], "pid": os.getpid()})
+            print(json.dumps({"id": req["id"], "decision": {"decision": "deny", "reason": reason}}), flush=True)
+        """,
+    )
+    env.write_global_hooks(json.dumps({"hooks": [hook(script, name="where")]}))
+    daemon = daemon_factory()
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    with daemon.client() as c:
+        seen = [json.loads(c.decide(POINT, {}, project=str(p)).reason) for p in (first, second, first)]
+    assert [s["project"] for s in seen] == [str(first), str(second), str(first)]
+    assert all(s["env"] == "" for s in seen), seen  # never the first caller's project
+    assert len({s["pid"] for s in seen}) == 1

@@ -12,7 +12,7 @@ import pytest
 from hookd_client.messages import Decision, HookSpec
 
 from hookd.engine import Engine
-from hookd.registry import CallContext, Hook
+from hookd.registry import CallContext, Hook, Plan
 from hookd.runners.command import CommandRunner, HookFailure, Limits
 
 from ..conftest import write_script
@@ -147,3 +147,36 @@ def test_timeout_kills_the_whole_process_group_including_grandchildren(tmp_path)
 def test_observer_stdout_is_ignored(tmp_path):
     s = write_script(tmp_path / "h.py", 'print("whatever")')
     assert invoke(make_hook(s, type="observer")) is None
+
+
+def test_null_on_stdout_abstains_even_with_on_error_deny(tmp_path):
+    """JSON null is an abstention, as an empty stdout is; neither is an error, so on_error never applies."""
+    s = write_script(tmp_path / "h.py", 'print("null")')
+    h = make_hook(s)
+    h.on_error = "deny"
+    assert invoke(h) is None
+    from hookd.chain import ChainState
+
+    async def chain() -> ChainState:
+        try:
+            return await Engine().decide(Plan((h,), ()), {"args": {}}, CTX)
+        finally:
+            await h.runner.groups.settle()  # type: ignore[attr-defined]
+
+    state = asyncio.run(chain())
+    assert state.decision is None and not state.errors
+
+
+@pytest.mark.parametrize(
+    ("answer", "named"),
+    [
+        ('{"decision": "deny", "modifiedInput": {"n": 123456789012345678901234567890}}', "does not fit in 64 bits"),
+        ('{"decision": "deny", "modifiedOutput": ' + "[" * 100 + "]" * 100 + "}", "nested deeper than 64 levels"),
+        ('{"decision": "deny", "modifiedOutput": ' + "[" * 2000 + "]" * 2000 + "}", "nested deeper than 64 levels"),
+    ],
+)
+def test_an_answer_the_wire_cannot_carry_is_a_hook_error_naming_why(tmp_path, answer: str, named: str):
+    s = write_script(tmp_path / "h.py", f"import sys; sys.stdout.write({answer!r})")
+    with pytest.raises(HookFailure) as info:
+        invoke(make_hook(s, timeout=30))
+    assert info.value.code == "error" and named in info.value.message

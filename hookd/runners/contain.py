@@ -1,0 +1,177 @@
+"""Containment of hook process trees: nothing a hook starts outlives its kill.
+
+A hook runs in its own process group, but a descendant that calls ``setsid``
+leaves that group, and a group kill does not reach it. So every process hookd
+starts for a hook (a spawned command hook, a persistent worker, a plugin host)
+carries a mark in its environment, ``HOOKD_RUN=<daemon token>/<run>``, which
+its descendants inherit whatever group or session they move to. Killing a run
+(timeout, reload, stop) kills its group, every process whose ancestry leads to
+its leader, and every process that carries its mark (found by walking /proc).
+
+If the daemon itself is killed (SIGKILL, OOM), a small sentinel process it
+started at its first hook notices (its stdin, a pipe from the daemon, reaches
+EOF) and kills every process carrying the daemon's token. The sentinel runs in
+a session of its own and ignores the terminal's signals, so a Ctrl-C to the
+daemon's group does not take it before its sweep.
+
+What can still survive: a descendant that both drops the mark from its
+environment (exec with a clean environment) and leaves the leader's ancestry
+(double fork, re-parented to init), or one in another user's name. Under
+systemd the unit's cgroup covers those: the service is stopped with
+``KillMode=control-group`` (docs/systemd.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import secrets
+import signal
+import subprocess
+import sys
+
+import structlog
+
+log = structlog.get_logger("hookd.contain")
+
+MARK = "HOOKD_RUN"
+_PROC = "/proc"
+
+
+class Containment:
+    """Marks runs and kills their trees. One per daemon (``default()``)."""
+
+    def __init__(self, token: str | None = None, sentinel: bool = True) -> None:
+        self.token = token or f"{os.getpid()}.{secrets.token_hex(4)}"
+        self._runs = itertools.count(1)
+        self._want_sentinel = sentinel
+        self._sentinel: subprocess.Popen[bytes] | None = None
+
+    def mark(self, env: dict[str, str] | None) -> tuple[dict[str, str], str]:
+        """A copy of ``env`` (None: the daemon's) with a fresh run mark; returns it and the mark."""
+        self.ensure_sentinel()
+        tag = f"{self.token}/{next(self._runs)}"
+        marked = dict(os.environ if env is None else env)
+        marked[MARK] = tag
+        return marked, tag
+
+    def ensure_sentinel(self) -> None:
+        if not self._want_sentinel or (self._sentinel is not None and self._sentinel.poll() is None):
+            return
+        try:
+            self._sentinel = subprocess.Popen(
+                [sys.executable, "-m", "hookd.runners.sentinel", self.token],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                close_fds=True,
+            )
+        except OSError as exc:
+            self._want_sentinel = False
+            log.error("could not start the hook sentinel: hook processes may outlive a killed daemon", error=str(exc))
+
+    def close(self) -> None:
+        """The daemon is stopping: let the sentinel sweep what is left and exit."""
+        sentinel, self._sentinel = self._sentinel, None
+        if sentinel is not None and sentinel.stdin is not None:
+            with contextlib.suppress(OSError):
+                sentinel.stdin.close()
+
+    def kill(self, leader: int, tag: str | None) -> int:
+        """SIGKILL the run's group, its leader's descendants and everything carrying ``tag``.
+
+        Returns how many processes besides the group were found. Repeated until a
+        walk finds nothing new, so a process forking while it is killed is caught too.
+        """
+        killpg(leader, signal.SIGKILL)
+        found: set[int] = set()
+        for _ in range(5):
+            pids = members(leader, tag) - found - {os.getpid()}
+            if not pids:
+                break
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            found |= pids
+        return len(found)
+
+
+def killpg(pgid: int, sig: int) -> None:
+    if pgid <= 0:  # never started: killpg(0) would hit the daemon's own group
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _stat(pid: str) -> tuple[int, str] | None:
+    """(ppid, state) of a live process; None if it is gone or a zombie."""
+    try:
+        with open(f"{_PROC}/{pid}/stat", "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    # comm may hold spaces and parentheses: the fields follow the last ')'.
+    fields = data[data.rfind(b")") + 2 :].split()
+    state = fields[0].decode()
+    if state in ("Z", "X"):
+        return None
+    return int(fields[1]), state
+
+
+def _carries(pid: str, needle: bytes, prefix: bool) -> bool:
+    try:
+        with open(f"{_PROC}/{pid}/environ", "rb") as f:
+            environ = f.read()
+    except OSError:
+        return False
+    return any(entry == needle or (prefix and entry.startswith(needle)) for entry in environ.split(b"\x00"))
+
+
+def members(leader: int, tag: str | None, prefix: bool = False) -> set[int]:
+    """Live processes of a run: the leader's descendants and those carrying its mark."""
+    children: dict[int, list[int]] = {}
+    needle = f"{MARK}={tag}".encode() if tag else None
+    marked: set[int] = set()
+    try:
+        names = os.listdir(_PROC)
+    except OSError:
+        return set()
+    for name in names:
+        if not name.isdigit():
+            continue
+        st = _stat(name)
+        if st is None:
+            continue
+        pid = int(name)
+        children.setdefault(st[0], []).append(pid)
+        if needle is not None and _carries(name, needle, prefix):
+            marked.add(pid)
+    tree: set[int] = set()
+    stack = [leader] if leader > 0 else []
+    stack += marked
+    while stack:
+        pid = stack.pop()
+        if pid in tree:
+            continue
+        tree.add(pid)
+        stack.extend(children.get(pid, ()))
+    if leader > 0 and _stat(str(leader)) is None:
+        tree.discard(leader)
+    return tree
+
+
+def alive(pid: int) -> bool:
+    """True if ``pid`` is a live (not zombie) process."""
+    return _stat(str(pid)) is not None
+
+
+_DEFAULT: Containment | None = None
+
+
+def default() -> Containment:
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = Containment()
+    return _DEFAULT
