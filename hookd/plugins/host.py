@@ -1,8 +1,16 @@
 """The plugin host: one process per plugin directory, a persistent hook worker.
 
-Run as ``python -m hookd.plugins.host DIRECTORY`` (with the directory's own
-virtualenv python when it has a requirements.txt). It imports every ``*.py``
-file of the directory in file-name order, calls every public function defined
+Started by the daemon as ``python -I -S -B -c BOOT LIB SITE FILES DIRECTORY``
+(see :data:`BOOT`): isolated, so nothing from the environment, the user's site
+or the working directory is importable. Its ``sys.path`` holds only the
+standard library, LIB (hookd_client and this module, linked from the daemon's
+installation), the directory's virtualenv site-packages (SITE, when it has a
+requirements.txt) and FILES, the daemon's verified private copy of the plugin
+directory (hookd/plugins/snapshot.py); its working directory is an empty
+private directory. DIRECTORY, the plugin directory itself, is data for the
+plugins (``ctx.directory``); nothing is imported from it.
+It imports every top-level ``*.py``
+file of the copy in file-name order, calls every public function defined
 there with a context; each one that returns a dict of ``event -> handler`` is a
 plugin. Then it serves the worker protocol on stdin/stdout, one JSON object
 per line (docs/plugins.md):
@@ -43,6 +51,18 @@ from hookd.plugins import events
 Handler = Callable[..., Any]
 DESCRIBE = "hookd.plugin.describe"
 CONFIG_ENV = "HOOKD_PLUGIN_CONFIG"
+
+# The whole command line of ``python -I -S -B -c BOOT LIB SITE FILES DIRECTORY``.
+BOOT = """\
+import sys
+lib, site_dir, files, directory = sys.argv[1:5]
+sys.path[:] = [p for p in sys.path if p not in ("", ".")] + [lib]
+if site_dir:
+    import site
+    site.addsitedir(site_dir)
+from hookd.plugins.host import main
+sys.exit(main(files, directory))
+"""
 
 
 @dataclass(slots=True)
@@ -112,7 +132,7 @@ def _describe(exc: BaseException) -> str:
 
 class Host:
     def __init__(self, directory: str, ctx: PluginContext) -> None:
-        self.directory = directory
+        self.directory = directory  # where the code is imported from: the verified copy
         self.ctx = ctx
         self.handlers: dict[str, list[Registered]] = {}
         self.load_errors: list[dict[str, str]] = []
@@ -143,7 +163,8 @@ class Host:
         return [(n, getattr(module, n)) for n in names if callable(getattr(module, n, None))]
 
     async def load(self) -> None:
-        # Helper modules beside the plugins import each other by name; appended, so they never shadow the stdlib.
+        # Helper modules and packages beside the plugins import each other by name; appended, so they
+        # never shadow the stdlib.
         if self.directory not in sys.path:
             sys.path.append(self.directory)
         for path in sorted(Path(self.directory).glob("*.py")):
@@ -255,14 +276,14 @@ def _protocol_out() -> Callable[[dict[str, Any]], None]:
     return write
 
 
-async def main_async(directory: str) -> int:
+async def main_async(files: str, directory: str) -> int:
     write = _protocol_out()
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     project = os.environ.get("HOOKD_PROJECT_DIR") or None
     ctx = PluginContext(
         directory, os.environ.get("HOOKD_PLUGIN_SCOPE", "global"), project, project, logging.getLogger(f"plugin:{directory}")
     )
-    host = Host(directory, ctx)
+    host = Host(files, ctx)
     await host.load()
     try:
         config = json.loads(os.environ.get(CONFIG_ENV) or "{}")
@@ -299,12 +320,8 @@ async def main_async(directory: str) -> int:
     return 0
 
 
-def main() -> int:
-    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
-        sys.stderr.write("usage: python -m hookd.plugins.host PLUGIN_DIRECTORY\n")
+def main(files: str, directory: str) -> int:
+    if not os.path.isdir(files):
+        sys.stderr.write(f"plugin host: {files} is not a directory\n")
         return 2
-    return asyncio.run(main_async(os.path.abspath(sys.argv[1])))
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return asyncio.run(main_async(os.path.abspath(files), directory))
