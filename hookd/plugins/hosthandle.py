@@ -151,6 +151,10 @@ class HostHandle:
         self.retiring = True
         if self.leases == 0:
             self._stop()
+        elif self.stopping is None:
+            log.info(
+                "plugin host retiring; it stops when its leased calls end", directory=intake.safe_text(self.directory), leases=self.leases
+            )
         return self.stopping
 
     def _stop(self) -> None:
