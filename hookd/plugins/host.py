@@ -57,8 +57,9 @@ BOOT = """\
 import sys
 lib, site_dir, files, directory = sys.argv[1:5]
 sys.path[:] = [p for p in sys.path if p not in ("", ".")] + [lib]
-if site_dir:
-    import site
+if site_dir:  # the venv's packages (.pth files too); without site.py, its prefix is set here
+    import os, site
+    sys.prefix = sys.exec_prefix = os.path.dirname(os.path.dirname(os.path.dirname(site_dir)))
     site.addsitedir(site_dir)
 from hookd.plugins.host import main
 sys.exit(main(files, directory))

@@ -127,6 +127,7 @@ class PluginManager:
         task = loop.create_task(self._load_scope(state, first))
         state.task = task
         if first:
+            state.first = task
             self.first_loads[key] = task
             task.add_done_callback(lambda _t: self.first_loads.pop(key, None))
         return task
@@ -240,6 +241,9 @@ class PluginManager:
     async def _load_scope(self, state: ScopeState, first: bool) -> None:
         """Load every directory of the scope that needs it, each on its own task; done when all are."""
         loader = self.loader
+        if not first and state.first is not None and not state.first.done():
+            await asyncio.shield(state.first)  # a reload asked for during the first load is that load
+            return
         recheck = self.trust_generation != state.trust_seen
         state.trust_seen = self.trust_generation
         snaps: dict[str, Any] = {}

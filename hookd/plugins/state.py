@@ -37,6 +37,7 @@ class ScopeState:
     dirs: dict[str, DirState] = field(default_factory=dict)
     trust_seen: int = 0
     task: asyncio.Task[None] | None = None  # the scope's last (re)load, every directory's included
+    first: asyncio.Task[None] | None = None  # its first load
     closed: bool = False  # forgotten (project disposed) or shutting down: register nothing more
     ready: bool = False  # its directories were read once: the poller may look at them
 
