@@ -102,7 +102,12 @@ class Loader:
 
     async def start(self, state: ScopeState, ds: DirState, snap: snapshot.Snapshot, retry: bool) -> None:
         environ = self.m.environ
-        copy = await asyncio.to_thread(snapshot.materialize, snap, environ)
+        writing = asyncio.ensure_future(asyncio.to_thread(snapshot.materialize, snap, environ))
+        try:
+            copy = await asyncio.shield(writing)
+        except asyncio.CancelledError:  # forgotten meanwhile: the copy still being written goes too
+            writing.add_done_callback(_remove_copy)
+            raise
         try:
             requirements = os.path.join(copy.files, discovery.REQUIREMENTS) if snap.requirements else None
             python = await venv.ensure(ds.directory, requirements, snap.requirements, environ, retry=retry, cwd=copy.cwd)
@@ -207,3 +212,8 @@ class Loader:
         if unfit and unfit != ds.unfit_reported:
             self.m.problem(state, ds.directory, "file", "left out (never loaded, never trusted): " + "; ".join(unfit))
         ds.unfit_reported = unfit
+
+
+def _remove_copy(done: asyncio.Future[snapshot.Copy]) -> None:
+    if not done.cancelled() and done.exception() is None:
+        done.result().remove()
