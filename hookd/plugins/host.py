@@ -38,6 +38,7 @@ import logging
 import os
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -74,16 +75,45 @@ class Registered:
 
 
 class Sessions:
-    """Per-session scratch state a plugin keeps between calls (in this host's memory)."""
+    """Per-session scratch state a plugin keeps between calls (in this host's memory).
 
-    def __init__(self) -> None:
+    On first use it follows the daemon's ``hookd.session.disposed`` events (a
+    subscription on a thread of its own) and drops a disposed session's state.
+    """
+
+    def __init__(self, socket: str | None = None) -> None:
         self._data: dict[str, dict[str, Any]] = {}
+        self._socket = socket
+        self._following = False
 
     def get(self, session: str | None) -> dict[str, Any]:
+        if not self._following and self._socket:
+            self._following = True
+            try:
+                loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+            except RuntimeError:
+                loop = None
+            threading.Thread(target=self._follow, args=(loop,), name="hookd-sessions", daemon=True).start()
         return self._data.setdefault(session or "", {})
 
     def drop(self, session: str) -> None:
         self._data.pop(session, None)
+
+    def _follow(self, loop: asyncio.AbstractEventLoop | None) -> None:
+        from hookd_client import Client
+
+        while True:
+            try:
+                with Client(self._socket, name="plugin-sessions") as client:
+                    for event in client.subscribe(["hookd.session.disposed"]):
+                        if event.session:
+                            if loop is not None:
+                                loop.call_soon_threadsafe(self.drop, event.session)
+                            else:
+                                self.drop(event.session)
+            except Exception as exc:  # the daemon restarts, or stops: try again while this host lives
+                logging.getLogger("hookd.plugin.sessions").info("session events: %s", exc)
+            time.sleep(1.0)
 
 
 @dataclass(slots=True)
@@ -282,7 +312,12 @@ async def main_async(files: str, directory: str) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     project = os.environ.get("HOOKD_PROJECT_DIR") or None
     ctx = PluginContext(
-        directory, os.environ.get("HOOKD_PLUGIN_SCOPE", "global"), project, project, logging.getLogger(f"plugin:{directory}")
+        directory,
+        os.environ.get("HOOKD_PLUGIN_SCOPE", "global"),
+        project,
+        project,
+        logging.getLogger(f"plugin:{directory}"),
+        Sessions(os.environ.get("HOOKD_SOCKET") or None),
     )
     host = Host(files, ctx)
     await host.load()

@@ -374,3 +374,32 @@ def test_a_plugin_answer_the_wire_cannot_carry_is_a_handler_error(env, daemon_fa
         assert out.modified_output is None and "nested deeper" in out.errors[0].message
         assert c.decide("chat.headers", {"headers": {}}).decision is None  # the connection still serves
     assert json.loads(json.dumps(plugin_events(env, "loaded")))[0]["directory"] == str(user_plugins(env))
+
+
+def test_a_disposed_session_leaves_no_state_in_the_host(env, daemon_factory):
+    plugin(
+        user_plugins(env),
+        "count.py",
+        """
+        def Count(ctx):
+            def env(inp, out):
+                state = ctx.sessions.get(inp.get("sessionID"))
+                state["calls"] = state.get("calls", 0) + 1
+                out["env"]["CALLS"] = str(state["calls"])
+            return {"shell.env": env}
+        """,
+    )
+    d = daemon_factory()
+    with Client(d.socket) as c:
+        c.reload_user_hooks()
+        c.attach_session("s1")
+
+        def calls() -> str:
+            return c.decide("shell.env", {"sessionID": "s1"}, session="s1").modified_output["env"]["CALLS"]
+
+        assert calls() == "1" and calls() == "2"
+        eventually(lambda: c.status().subscribers >= 1, "the host to follow session disposals")
+        c.dispose_session("s1")
+        c.attach_session("s1")
+        # The host drops the state once it hears of the disposal; the session starts afresh.
+        eventually(lambda: calls() == "1", "the disposed session's state to be dropped")
