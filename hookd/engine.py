@@ -16,7 +16,7 @@ from typing import Any
 import structlog
 from hookd_client.messages import Decision, HookError
 
-from .chain import ChainState
+from .chain import ChainState, HookNotRun
 from .registry import CallContext, Hook, Plan
 from .runners.command import HookFailure
 
@@ -47,7 +47,7 @@ class Engine:
                 result = await hook.runner(hook, payload, ctx)
         except TimeoutError:
             raise HookFailure("timeout", f"no answer within {hook.timeout:g} s") from None
-        except HookFailure:
+        except (HookFailure, HookNotRun):
             raise
         except asyncio.CancelledError:
             raise
@@ -77,12 +77,27 @@ class Engine:
     async def decide(self, plan: Plan, payload: dict[str, Any], ctx: CallContext) -> ChainState:
         self.counters.decides += 1
         state = ChainState(payload)
+        releases = _leases(plan.decisions)
+        try:
+            await self._chain(plan, state, ctx)
+        finally:
+            for release in releases:
+                release()
+        if plan.observers:
+            self.observe(plan.observers, {**state.payload, "outcome": state.summary()}, ctx)
+        return state
+
+    async def _chain(self, plan: Plan, state: ChainState, ctx: CallContext) -> None:
         for hook in plan.decisions:
             if hook.matcher is not None and not hook.matcher(state.payload):
                 self.counters.match_skips += 1
                 continue
             try:
                 result = await self.invoke(hook, state.payload, ctx)
+            except HookNotRun as not_run:
+                if state.skip(hook, not_run.reason, not_run.message):
+                    break
+                continue
             except HookFailure as failure:
                 self._failed(hook, ctx, failure)
                 if state.fail(hook, failure.code, failure.message):
@@ -93,9 +108,6 @@ class Engine:
                 state.errors.extend(getattr(result, "handler_errors", ()))
             if state.apply(hook, result):
                 break
-        if plan.observers:
-            self.observe(plan.observers, {**state.payload, "outcome": state.summary()}, ctx)
-        return state
 
     def decided_without_hooks(self, plan: Plan, payload: dict[str, Any], ctx: CallContext) -> ChainState:
         """``decide`` for a plan with no decision hooks, without an await (the hot path)."""
@@ -124,6 +136,10 @@ class Engine:
     async def _observe_one(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> HookError | None:
         try:
             await self.invoke(hook, payload, ctx)
+        except HookNotRun as not_run:
+            failure = HookFailure("error", not_run.message)
+            self._failed(hook, ctx, failure)
+            return HookError(hook.ref, failure.code, failure.message)
         except HookFailure as failure:
             self._failed(hook, ctx, failure)
             return HookError(hook.ref, failure.code, failure.message)
@@ -136,3 +152,13 @@ class Engine:
     async def drain_observers(self, timeout: float) -> None:
         if self._observers:
             await asyncio.wait(set(self._observers), timeout=timeout)
+
+
+def _leases(hooks: tuple[Hook, ...]) -> list[Callable[[], None]]:
+    """Hold the processes that serve a plan's hooks for the whole call (runners with a ``lease``)."""
+    releases = []
+    for hook in hooks:
+        lease = getattr(hook.runner, "lease", None)
+        if lease is not None and (release := lease(hook)) is not None:
+            releases.append(release)
+    return releases

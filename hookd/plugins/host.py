@@ -1,8 +1,16 @@
 """The plugin host: one process per plugin directory, a persistent hook worker.
 
-Run as ``python -m hookd.plugins.host DIRECTORY`` (with the directory's own
-virtualenv python when it has a requirements.txt). It imports every ``*.py``
-file of the directory in file-name order, calls every public function defined
+Started by the daemon as ``python -I -S -B -c BOOT LIB SITE FILES DIRECTORY``
+(see :data:`BOOT`): isolated, so nothing from the environment, the user's site
+or the working directory is importable. Its ``sys.path`` holds only the
+standard library, LIB (hookd_client and this module, linked from the daemon's
+installation), the directory's virtualenv site-packages (SITE, when it has a
+requirements.txt) and FILES, the daemon's verified private copy of the plugin
+directory (hookd/plugins/snapshot.py); its working directory is an empty
+private directory. DIRECTORY, the plugin directory itself, is data for the
+plugins (``ctx.directory``); nothing is imported from it.
+It imports every top-level ``*.py``
+file of the copy in file-name order, calls every public function defined
 there with a context; each one that returns a dict of ``event -> handler`` is a
 plugin. Then it serves the worker protocol on stdin/stdout, one JSON object
 per line (docs/plugins.md):
@@ -30,6 +38,7 @@ import logging
 import os
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,6 +53,19 @@ Handler = Callable[..., Any]
 DESCRIBE = "hookd.plugin.describe"
 CONFIG_ENV = "HOOKD_PLUGIN_CONFIG"
 
+# The whole command line of ``python -I -S -B -c BOOT LIB SITE FILES DIRECTORY``.
+BOOT = """\
+import sys
+lib, site_dir, files, directory = sys.argv[1:5]
+sys.path[:] = [p for p in sys.path if p not in ("", ".")] + [lib]
+if site_dir:  # the venv's packages (.pth files too); without site.py, its prefix is set here
+    import os, site
+    sys.prefix = sys.exec_prefix = os.path.dirname(os.path.dirname(os.path.dirname(site_dir)))
+    site.addsitedir(site_dir)
+from hookd.plugins.host import main
+sys.exit(main(files, directory))
+"""
+
 
 @dataclass(slots=True)
 class Registered:
@@ -53,16 +75,45 @@ class Registered:
 
 
 class Sessions:
-    """Per-session scratch state a plugin keeps between calls (in this host's memory)."""
+    """Per-session scratch state a plugin keeps between calls (in this host's memory).
 
-    def __init__(self) -> None:
+    On first use it follows the daemon's ``hookd.session.disposed`` events (a
+    subscription on a thread of its own) and drops a disposed session's state.
+    """
+
+    def __init__(self, socket: str | None = None) -> None:
         self._data: dict[str, dict[str, Any]] = {}
+        self._socket = socket
+        self._following = False
 
     def get(self, session: str | None) -> dict[str, Any]:
+        if not self._following and self._socket:
+            self._following = True
+            try:
+                loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+            except RuntimeError:
+                loop = None
+            threading.Thread(target=self._follow, args=(loop,), name="hookd-sessions", daemon=True).start()
         return self._data.setdefault(session or "", {})
 
     def drop(self, session: str) -> None:
         self._data.pop(session, None)
+
+    def _follow(self, loop: asyncio.AbstractEventLoop | None) -> None:
+        from hookd_client import Client
+
+        while True:
+            try:
+                with Client(self._socket, name="plugin-sessions") as client:
+                    for event in client.subscribe(["hookd.session.disposed"]):
+                        if event.session:
+                            if loop is not None:
+                                loop.call_soon_threadsafe(self.drop, event.session)
+                            else:
+                                self.drop(event.session)
+            except Exception as exc:  # the daemon restarts, or stops: try again while this host lives
+                logging.getLogger("hookd.plugin.sessions").info("session events: %s", exc)
+            time.sleep(1.0)
 
 
 @dataclass(slots=True)
@@ -112,7 +163,7 @@ def _describe(exc: BaseException) -> str:
 
 class Host:
     def __init__(self, directory: str, ctx: PluginContext) -> None:
-        self.directory = directory
+        self.directory = directory  # where the code is imported from: the verified copy
         self.ctx = ctx
         self.handlers: dict[str, list[Registered]] = {}
         self.load_errors: list[dict[str, str]] = []
@@ -143,7 +194,8 @@ class Host:
         return [(n, getattr(module, n)) for n in names if callable(getattr(module, n, None))]
 
     async def load(self) -> None:
-        # Helper modules beside the plugins import each other by name; appended, so they never shadow the stdlib.
+        # Helper modules and packages beside the plugins import each other by name; appended, so they
+        # never shadow the stdlib.
         if self.directory not in sys.path:
             sys.path.append(self.directory)
         for path in sorted(Path(self.directory).glob("*.py")):
@@ -255,14 +307,19 @@ def _protocol_out() -> Callable[[dict[str, Any]], None]:
     return write
 
 
-async def main_async(directory: str) -> int:
+async def main_async(files: str, directory: str) -> int:
     write = _protocol_out()
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     project = os.environ.get("HOOKD_PROJECT_DIR") or None
     ctx = PluginContext(
-        directory, os.environ.get("HOOKD_PLUGIN_SCOPE", "global"), project, project, logging.getLogger(f"plugin:{directory}")
+        directory,
+        os.environ.get("HOOKD_PLUGIN_SCOPE", "global"),
+        project,
+        project,
+        logging.getLogger(f"plugin:{directory}"),
+        Sessions(os.environ.get("HOOKD_SOCKET") or None),
     )
-    host = Host(directory, ctx)
+    host = Host(files, ctx)
     await host.load()
     try:
         config = json.loads(os.environ.get(CONFIG_ENV) or "{}")
@@ -299,12 +356,8 @@ async def main_async(directory: str) -> int:
     return 0
 
 
-def main() -> int:
-    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
-        sys.stderr.write("usage: python -m hookd.plugins.host PLUGIN_DIRECTORY\n")
+def main(files: str, directory: str) -> int:
+    if not os.path.isdir(files):
+        sys.stderr.write(f"plugin host: {files} is not a directory\n")
         return 2
-    return asyncio.run(main_async(os.path.abspath(sys.argv[1])))
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return asyncio.run(main_async(os.path.abspath(files), directory))

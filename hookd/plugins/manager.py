@@ -2,17 +2,18 @@
 register its hooks, reload it when a file changes.
 
 For each scope (global: the user's config dir; project: ``<project>/.hookd``)
-the manager loads the ``plugin/`` and ``plugins/`` directories in that order.
-Each directory gets a host process (host.py) started with the directory's own
-virtualenv python when it has a requirements.txt. Once the host answered its
-describe request, the manager registers one hook per event the directory
-handles, in the directory's scope, so the registry's order applies: scope,
-then directory, then (inside the host) file name and export order.
+the manager loads the ``plugin/`` and ``plugins/`` directories, each on its own
+(loading.py): a directory's host is started from a verified private copy of
+its files (snapshot.py), with the directory's own virtualenv python when it has
+a requirements.txt. Once the host answered its describe request, the manager
+registers one hook per event the directory handles, in the directory's scope,
+so the registry's order applies: scope, then directory, then (inside the host)
+file name and export order.
 
-A changed file (polled: a few stats per directory) reloads the whole scope:
-a new host is started and loaded while the old one keeps serving; the hooks
-are swapped in one registry step, then the old host is stopped once its
-in-flight calls are answered. Project directories load only when trusted.
+A changed file (polled: a few stats per directory) reloads that directory: a
+new host is started and loaded while the old one keeps serving; the hooks are
+swapped in one registry step, and the old host is stopped once the calls that
+leased it are over (hosthandle.py). Project directories load only when trusted.
 """
 
 from __future__ import annotations
@@ -20,168 +21,35 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import sys
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
 import structlog
-from hookd_client.messages import Decision, HookError, HookRef, Scope
+from hookd_client.messages import Scope
 
-from .. import points
-from ..registry import CallContext, Hook, Registry
-from ..runners.command import HookFailure, ProcessGroups
+from .. import intake
+from ..registry import Registry
+from ..runners.command import ProcessGroups
 from ..trust import Verdict
-from ..workers import Worker, WorkerLimits
-from . import discovery, venv
-from .host import CONFIG_ENV, DESCRIBE
+from ..workers import WorkerLimits
+from . import discovery, snapshot
+from .hosthandle import HostHandle, PluginDecision
+from .loading import Loader
+from .state import DirState, ScopeState
+from .trust import judging
+
+__all__ = ["FIRST_LOAD_WAIT", "HostHandle", "PluginDecision", "PluginManager"]
 
 log = structlog.get_logger("hookd.plugins")
 
 POLL_INTERVAL = 0.5
 FIRST_LOAD_WAIT = 10.0
 CONFIG_ENV_MAX = 96 * 1024  # one environment string may hold 128 KiB on Linux
-HOST_CONCURRENCY = 64  # requests in flight per host: async handlers interleave, sync ones queue in the host
 ANSWER_CAP = 8 << 20  # one answer line: a whole tool output may come back rewritten
 
 Publish = Callable[[str, dict[str, Any], str | None], None]
 TrustGate = Callable[[str], Verdict]  # a project plugin directory -> may it run (plugins/trust.py)
-
-
-class PluginDecision(Decision):
-    """A host's decision plus the errors of handlers that failed without stopping the chain (not on the wire)."""
-
-    handler_errors: list[HookError] = []
-
-
-@dataclass(slots=True)
-class HostHandle:
-    """One plugin directory's host: a worker of the shared worker manager (hookd/workers.py), and what it handles.
-
-    The worker starts the host, restarts it with backoff when it dies, kills it
-    when a call is abandoned (our timeout), and marks it failed after repeated
-    failures; a changed file makes a new HostHandle, so a failed host waits for an edit.
-    """
-
-    directory: str
-    scope: Scope
-    owner: str
-    python: str | None
-    manager: PluginManager
-    handlers: dict[str, list[str]] = field(default_factory=dict)
-    worker: Worker | None = None
-
-    @property
-    def project(self) -> str | None:
-        return self.owner if self.scope == "project" else None
-
-    def _argv_env(self) -> tuple[list[str], dict[str, str]]:
-        env = dict(self.manager.environ)
-        env["HOOKD_PLUGIN_SCOPE"] = self.scope
-        env["HOOKD_PROJECT_DIR"] = self.owner if self.scope == "project" else ""
-        env["HOOKD_SOCKET"] = self.manager.socket
-        env["PYTHONUNBUFFERED"] = "1"
-        env[CONFIG_ENV] = self.manager.config_json(self)
-        python = self.python or sys.executable
-        if self.python is not None:
-            lib = venv.host_lib(self.manager.environ)
-            env["PYTHONPATH"] = lib + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        return [python, "-m", "hookd.plugins.host", self.directory], env
-
-    def _failed(self, worker: Worker) -> None:
-        self.manager.report(self, "host", "", "", f"the plugin host was marked failed: {worker.error}; save a plugin file to retry")
-
-    async def start(self) -> dict[str, Any]:
-        """Start the host (it loads its plugins) and ask what it handles. Raises HookFailure."""
-        argv, env = self._argv_env()
-        cwd = self.owner if self.scope == "project" else os.path.expanduser("~")
-        where = "" if self.scope == "global" else f":{os.path.basename(self.owner)}"
-        worker = Worker(
-            f"plugins {self.directory} ({self.scope}{where})",
-            argv,
-            env=env,
-            cwd=cwd if os.path.isdir(cwd) else "/",
-            concurrency=HOST_CONCURRENCY,
-            limits=self.manager.limits,
-            groups=self.manager.groups,
-            on_failed=self._failed,
-        )
-        try:
-            answer = await worker.request({"point": DESCRIBE, "payload": {}}, timeout=self.manager.load_timeout)
-            handlers = answer.get("handlers")
-            errors = answer.get("errors") or []
-            if "error" in answer:
-                raise HookFailure("error", str(answer["error"]))
-            if not isinstance(handlers, dict) or not all(isinstance(v, list) for v in handlers.values()) or not isinstance(errors, list):
-                raise HookFailure("error", f"answered the describe request with something else: {str(answer)[:200]}")
-        except BaseException:
-            await worker.stop()
-            raise
-        self.worker = worker
-        self.handlers = {str(k): [str(x) for x in v] for k, v in handlers.items()}
-        for err in errors:
-            if isinstance(err, dict):
-                point = str(err.get("point", ""))  # "config" for a config handler's error; "" for an import error
-                self.manager.report(self, "load", point, str(err.get("handler", "?")), str(err.get("message", "")))
-        return answer
-
-    async def __call__(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Decision | None:
-        """The Runner of every hook this directory registered. The engine's timeout cancels the request,
-        and the worker manager then kills the host (a handler that never returns may hold its only thread)."""
-        worker = self.worker
-        assert worker is not None, "hooks are registered only once the host answered"
-        request = {
-            "point": ctx.point,
-            "session": ctx.session,
-            "project": ctx.project,
-            "hook": hook.name,
-            "event": hook.point,
-            "payload": payload,
-        }
-        answer = await worker.request(request)
-        if "error" in answer:
-            raise HookFailure("error", str(answer["error"]))
-        errors = [
-            HookError(HookRef(f"{hook.name}/{e.get('handler', '?')}", hook.scope, self.directory), "error", str(e.get("message", "")))
-            for e in answer.get("errors") or []
-            if isinstance(e, dict)
-        ]
-        for err in errors:
-            self.manager.report(self, "handler", ctx.point, err.hook.name, err.message)
-        raw = answer.get("decision")
-        if hook.type == "observer" or (raw is None and not errors):
-            return None
-        try:
-            decision = msgspec.convert(raw or {}, PluginDecision)
-        except msgspec.ValidationError as exc:
-            raise HookFailure("error", f"the plugin host answered a bad decision: {exc}") from None
-        decision.handler_errors = errors
-        return decision
-
-    async def retire(self) -> None:
-        """Stop the host: EOF on its stdin, so it answers what it holds and exits; killed after the grace."""
-        if self.worker is not None:
-            await self.worker.stop()
-
-
-@dataclass(slots=True)
-class DirState:
-    fingerprint: discovery.Fingerprint
-    trusted: bool
-    host: HostHandle | None
-    requirements: str | None
-
-
-@dataclass(slots=True)
-class ScopeState:
-    scope: Scope
-    owner: str
-    dirs: dict[str, DirState] = field(default_factory=dict)
-    trust_seen: int = 0
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    task: asyncio.Task[None] | None = None
-    warned_untrusted: set[str] = field(default_factory=set)
 
 
 class PluginManager:
@@ -209,16 +77,23 @@ class PluginManager:
         self.scopes: dict[tuple[Scope, str], ScopeState] = {}
         self._poller: asyncio.Task[None] | None = None
         self._closed = False
+        self._swept = False
         # A scope's first load, until done: decide waits for it (bounded) instead of running without its plugins.
         self.first_loads: dict[tuple[Scope, str], asyncio.Task[None]] = {}
         self._background: set[asyncio.Task[Any]] = set()
+        self.loader = Loader(self)
 
-    def spawn(self, work: Any) -> asyncio.Task[Any]:
-        """Run ``work`` in the background, keeping a reference until it is done."""
+    def spawn(self, work: Awaitable[Any]) -> asyncio.Task[Any]:
+        """Run ``work`` in the background, keeping a reference until it is done; what it raises is logged."""
         task = asyncio.ensure_future(work)
         self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        task.add_done_callback(self._done)
         return task
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._background.discard(task)
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            log.error("plugin task failed", error=f"{type(exc).__name__}: {exc}", exc_info=exc)
 
     # --------------------------------------------------------------- public
 
@@ -226,23 +101,33 @@ class PluginManager:
         return discovery.project_dirs(owner) if scope == "project" else discovery.global_dirs(self.environ)
 
     def load(self, scope: Scope, owner: str) -> asyncio.Task[None] | None:
-        """(Re)load a scope's plugins in the background; returns the task (None outside an event loop)."""
+        """(Re)load a scope's plugins in the background; returns the task (None outside an event loop).
+
+        A scope's first load (daemon start, a project first seen) does not retry an
+        install that failed before with the same requirements.txt; a later call (an
+        explicit reload: ``reload_user_hooks``, SIGHUP) does, and reloads every
+        directory whose last load failed.
+        """
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return None
         if self._closed:
             return None
+        if not self._swept:
+            self._swept = True
+            snapshot.sweep(self.environ)
         key = (scope, owner)
         state = self.scopes.get(key)
         first = state is None
         if state is None:
-            state = self.scopes[key] = ScopeState(scope, owner)
+            state = self.scopes[key] = ScopeState(scope, owner, trust_seen=self.trust_generation)
         if self._poller is None or self._poller.done():
             self._poller = loop.create_task(self._poll())
-        task = loop.create_task(self._load_scope(state))
+        task = loop.create_task(self._load_scope(state, first))
         state.task = task
         if first:
+            state.first = task
             self.first_loads[key] = task
             task.add_done_callback(lambda _t: self.first_loads.pop(key, None))
         return task
@@ -258,19 +143,38 @@ class PluginManager:
         return [t for t in tasks if t is not None]
 
     async def wait_first_loads(self, tasks: list[asyncio.Task[None]]) -> None:
-        """Wait for first loads, at most FIRST_LOAD_WAIT (a long pip install goes on in the background)."""
+        """Wait for first loads, at most FIRST_LOAD_WAIT (a long pip install goes on in the background;
+        meanwhile the calls name that directory's guards as not loaded)."""
         await asyncio.wait(tasks, timeout=min(FIRST_LOAD_WAIT, self.hook_timeout))
 
-    async def forget(self, scope: Scope, owner: str) -> None:
+    def forget(self, scope: Scope, owner: str) -> Awaitable[None]:
+        """Drop a scope at once: loads under way are cancelled, its hooks leave the registry now,
+        its hosts are retired (stopped once unleased). The returned awaitable ends when they are gone."""
         state = self.scopes.pop((scope, owner), None)
         if state is None:
-            return
+            return _nothing()
+        state.closed = True
+        loads = [d.task for d in state.dirs.values() if d.loading]
+        hosts = []
         for d in state.dirs.values():
+            if d.task is not None:
+                d.task.cancel()
             if d.host is not None:
-                await d.host.retire()
+                hosts.append(d.host)
+            d.host = d.pending = None
+            if any(h.source == d.directory for h in self.registry.layer(scope, owner)):
+                self.registry.replace_source(scope, owner, d.directory, [])
+        return self._gone(loads, hosts)
+
+    async def _gone(self, loads: list[asyncio.Task[None] | None], hosts: list[HostHandle]) -> None:
+        if loads:
+            await asyncio.wait([t for t in loads if t is not None])
+        stops = [t for t in (h.retire() for h in hosts) if t is not None]
+        if stops:
+            await asyncio.wait(stops)
 
     def begin_shutdown(self) -> None:
-        """Stop reloading, and let every host go once its in-flight calls are answered.
+        """Stop reloading, cancel loads, and let every host go once its leased calls are answered.
 
         The daemon's drain waits for every task, the hosts' pipe readers included,
         so the hosts must end on their own for a stop to be quick.
@@ -280,9 +184,12 @@ class PluginManager:
             self._poller.cancel()
             self._poller = None
         for state in self.scopes.values():
+            state.closed = True
             for d in state.dirs.values():
+                if d.task is not None:
+                    d.task.cancel()
                 if d.host is not None:
-                    self.spawn(d.host.retire())
+                    d.host.retire()
 
     def effective_config(self, host: HostHandle) -> dict[str, Any]:
         """What a plugin's ``config`` handler receives: its scope's configuration as the daemon holds it."""
@@ -290,7 +197,7 @@ class PluginManager:
         return {
             "scope": host.scope,
             "project": host.project,
-            "directory": host.directory,
+            "directory": intake.safe_text(host.directory),
             "hooks": hooks,
             "settings": {"hookTimeout": self.hook_timeout, "socket": self.socket},
         }
@@ -304,132 +211,97 @@ class PluginManager:
             text = json.dumps(config)
         return text
 
+    # -------------------------------------------------------------- reporting
+
+    def publish_fit(self, point: str, payload: dict[str, Any], project: str | None) -> None:
+        """Publish a plugin happening; text from outside (file names, plugin messages) made fit for the wire first."""
+        try:
+            intake.check(payload, point)
+        except intake.Unfit:
+            payload = _fit(payload)
+        self.publish(point, payload, project)
+
     def report(self, host: HostHandle, kind: str, point: str, handler: str, message: str) -> None:
+        directory = intake.safe_text(host.directory)
         log.error(
-            "plugin error",
-            kind=kind,
-            directory=host.directory,
-            scope=host.scope,
-            point=point or None,
-            handler=handler or None,
-            error=message,
+            "plugin error", kind=kind, directory=directory, scope=host.scope, point=point or None, handler=handler or None, error=message
         )
-        self.publish(
-            "hookd.plugin.error",
-            {"kind": kind, "directory": host.directory, "scope": host.scope, "point": point, "handler": handler, "message": message},
-            host.project,
-        )
+        payload = {"kind": kind, "directory": directory, "scope": host.scope, "point": point, "handler": handler, "message": message}
+        self.publish_fit("hookd.plugin.error", payload, host.project)
+
+    def problem(self, state: ScopeState, directory: str, kind: str, message: str) -> None:
+        directory = intake.safe_text(directory)
+        message = intake.safe_text(message)
+        log.error("plugin directory not loaded", kind=kind, directory=directory, scope=state.scope, error=message)
+        payload = {"kind": kind, "directory": directory, "scope": state.scope, "point": "", "handler": "", "message": message}
+        self.publish_fit("hookd.plugin.error", payload, state.project)
 
     # -------------------------------------------------------------- loading
 
-    def _problem(self, scope: Scope, owner: str, directory: str, kind: str, message: str) -> None:
-        log.error("plugin directory not loaded", kind=kind, directory=directory, scope=scope, error=message)
-        project = owner if scope == "project" else None
-        self.publish(
-            "hookd.plugin.error",
-            {"kind": kind, "directory": directory, "scope": scope, "point": "", "handler": "", "message": message},
-            project,
-        )
-
-    async def _load_dir(self, state: ScopeState, directory: str, old: DirState | None) -> DirState:
-        fp = discovery.fingerprint(directory)
-        present = any(name.endswith(".py") for name, _, _ in fp)
-        verdict = Verdict(True, "the user's own plugins") if state.scope == "global" or not present else self.trusted(directory)
-        trusted = verdict.trusted
-        req = discovery.requirements_hash(directory)
-        if not present:
-            return DirState(fp, trusted, None, req)
-        if not trusted:
-            if directory not in state.warned_untrusted:
-                state.warned_untrusted.add(directory)
-                self._problem(
-                    state.scope, state.owner, directory, "untrusted", f"project plugins in {directory} do not run: {verdict.reason}"
-                )
-            return DirState(fp, trusted, None, req)
-        state.warned_untrusted.discard(directory)
-        try:
-            python = await venv.ensure(directory, self.environ)
-        except (venv.InstallFailed, OSError) as exc:
-            self._problem(state.scope, state.owner, directory, "install", f"installing {directory}/requirements.txt failed: {exc}")
-            # Keep the previous host serving; remember the new fingerprint so we do not retry in a loop.
-            return DirState(fp, trusted, old.host if old else None, req)
-        host = HostHandle(directory, state.scope, state.owner, python, self)
-        try:
-            await host.start()
-        except HookFailure as exc:
-            self._problem(state.scope, state.owner, directory, "host", f"the plugin host for {directory} did not load: {exc}")
-            return DirState(fp, trusted, old.host if old else None, req)
-        self.publish(
-            "hookd.plugin.loaded",
-            {"directory": directory, "scope": state.scope, "handlers": host.handlers},
-            state.owner if state.scope == "project" else None,
-        )
-        log.info("plugins loaded", directory=directory, scope=state.scope, events=sorted(host.handlers))
-        return DirState(fp, trusted, host, req)
-
-    def _hooks(self, host: HostHandle) -> list[Hook]:
-        hooks = []
-        base = os.path.basename(host.directory)
-        for event in host.handlers:
-            try:
-                point = points.lookup(event)
-            except points.UnknownPoint as exc:
-                self.report(host, "load", event, ",".join(host.handlers[event]), str(exc))
-                continue
-            hooks.append(
-                Hook(
-                    name=f"{base}:{event}",
-                    point=event,
-                    type="decision" if point.kind == "decision" else "observer",
-                    scope=host.scope,
-                    owner=host.owner,
-                    source=host.directory,
-                    runner=host,
-                    timeout=self.hook_timeout,
-                )
-            )
-        return hooks
-
-    async def _load_scope(self, state: ScopeState) -> None:
-        async with state.lock:
-            recheck_trust = self.trust_generation != state.trust_seen
-            state.trust_seen = self.trust_generation
-            new: dict[str, DirState] = {}
+    async def _load_scope(self, state: ScopeState, first: bool) -> None:
+        """Load every directory of the scope that needs it, each on its own task; done when all are."""
+        loader = self.loader
+        if not first and state.first is not None and not state.first.done():
+            await asyncio.shield(state.first)  # a reload asked for during the first load is that load
+            return
+        recheck = self.trust_generation != state.trust_seen
+        state.trust_seen = self.trust_generation
+        snaps: dict[str, Any] = {}
+        if first:
+            # Read every directory first, so that the placeholders of a scope's directories are
+            # registered in directory order (that order then holds across their reloads).
             for directory in self.dirs(state.scope, state.owner):
-                old = state.dirs.get(directory)
-                if old is not None and not self._changed(state, directory, old, recheck_trust):
-                    new[directory] = old
-                    continue
-                new[directory] = await self._load_dir(state, directory, old)
-            # Re-register every directory of the scope, in order, so a reload never reorders them.
-            for directory, d in new.items():
-                hooks = self._hooks(d.host) if d.host is not None else []
-                self.registry.replace_source(state.scope, state.owner, directory, hooks)
-            retired = [
-                old.host
-                for directory, old in state.dirs.items()
-                if old.host is not None and (directory not in new or new[directory].host is not old.host)
-            ]
-            state.dirs = new
-        for host in retired:
-            self.spawn(host.retire())
+                state.dirs[directory] = DirState(directory)
+            reads = await asyncio.gather(*(loader.read(d) for d in state.dirs.values()))
+            if state.closed:
+                return
+            state.ready = True
+            for d, snap in zip(state.dirs.values(), reads, strict=True):
+                if loader.judge(state, d, snap):
+                    loader.hold(state, d)
+                    snaps[d.directory] = snap
+        waits = []
+        for d in state.dirs.values():
+            if d.loading:
+                waits.append(d.task)  # a load of it is under way; the poller sees later changes
+            elif first and d.directory not in snaps:
+                continue
+            elif first or self._changed(state, d, recheck) or (not first and d.failed):
+                d.task = self.spawn(loader.load(state, d, retry=not first, snap=snaps.get(d.directory)))
+                waits.append(d.task)
+        if waits:
+            await asyncio.wait(waits)
 
-    def _changed(self, state: ScopeState, directory: str, old: DirState, recheck_trust: bool) -> bool:
-        if discovery.fingerprint(directory) != old.fingerprint:
+    def _changed(self, state: ScopeState, d: DirState, recheck_trust: bool) -> bool:
+        if discovery.fingerprint(d.directory) != d.fingerprint:
             return True
-        if state.scope == "project" and recheck_trust and any(n.endswith(".py") for n, _, _ in old.fingerprint):
-            return self.trusted(directory).trusted != old.trusted
+        if state.scope == "project" and recheck_trust and discovery.has_code(d.fingerprint):
+            with judging(d.digests):
+                return self.trusted(d.directory).trusted != d.trusted
         return False  # a failed host also waits here for an edit
 
     async def _poll(self) -> None:
         while True:
             await asyncio.sleep(POLL_INTERVAL)
             for state in list(self.scopes.values()):
-                if state.lock.locked():
+                if state.closed or not state.ready:
                     continue
-                trust_moved = self.trust_generation != state.trust_seen and state.scope == "project"
-                if trust_moved or any(discovery.fingerprint(d) != s.fingerprint for d, s in state.dirs.items()):
-                    try:
-                        await self._load_scope(state)
-                    except Exception:
-                        log.exception("plugin reload failed", scope=state.scope, owner=state.owner)
+                recheck = self.trust_generation != state.trust_seen and state.scope == "project"
+                state.trust_seen = self.trust_generation
+                for d in state.dirs.values():
+                    if not d.loading and self._changed(state, d, recheck):
+                        d.task = self.spawn(self.loader.load(state, d, retry=False))
+
+
+async def _nothing() -> None:
+    return None
+
+
+def _fit(value: Any) -> Any:
+    if isinstance(value, str):
+        return intake.safe_text(value)
+    if isinstance(value, dict):
+        return {_fit(k): _fit(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_fit(v) for v in value]
+    return value

@@ -15,19 +15,21 @@ import asyncio
 import contextlib
 import hashlib
 import importlib.util
+import json
 import os
 import shutil
 import sys
+import time
 
 import structlog
 
 from ..statefiles import state_home
-from .discovery import REQUIREMENTS, requirements_hash
 
 log = structlog.get_logger("hookd.plugins.venv")
 
 INSTALL_TIMEOUT = 900.0
 STAMP = "hookd-requirements.sha256"
+FAILED = ".failed.json"  # beside the venv: the requirements hash whose install failed, and pip's words
 HOST_PACKAGES = ("hookd", "hookd_client", "msgspec")
 
 
@@ -73,7 +75,13 @@ async def _run(argv: list[str], cwd: str, what: str) -> None:
     )
     try:
         out, _ = await asyncio.wait_for(proc.communicate(), INSTALL_TIMEOUT)
-    except (TimeoutError, asyncio.CancelledError):
+    except asyncio.CancelledError:  # the directory was forgotten or the daemon stops: no pip left behind
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, 9)
+        with contextlib.suppress(Exception):
+            await asyncio.shield(proc.wait())
+        raise
+    except TimeoutError:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, 9)
         await proc.wait()
@@ -82,13 +90,50 @@ async def _run(argv: list[str], cwd: str, what: str) -> None:
         raise InstallFailed(f"{what} failed with status {proc.returncode}: {_tail(out)}")
 
 
-async def ensure(directory: str, environ: dict[str, str] | None = None) -> str | None:
+def site_packages(python: str) -> str:
+    """The site-packages directory of the venv whose python is ``python`` (made by this interpreter)."""
+    env_dir = os.path.dirname(os.path.dirname(python))
+    return os.path.join(env_dir, "lib", f"python{sys.version_info.major}.{sys.version_info.minor}", "site-packages")
+
+
+def remembered_failure(env_dir: str, wanted: str) -> str | None:
+    """pip's words from the last failed install of exactly these requirements, if that is how it ended."""
+    try:
+        with open(env_dir + FAILED, encoding="utf-8") as f:
+            record = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if isinstance(record, dict) and record.get("sha256") == wanted and isinstance(record.get("message"), str):
+        return f"{record['message']} (remembered from {record.get('at', 'an earlier attempt')})"
+    return None
+
+
+def _remember(env_dir: str, wanted: str, message: str) -> None:
+    with contextlib.suppress(OSError):
+        os.makedirs(os.path.dirname(env_dir), exist_ok=True)
+        at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        with open(env_dir + FAILED, "w", encoding="utf-8") as f:
+            json.dump({"sha256": wanted, "message": message, "at": at}, f)
+
+
+async def ensure(
+    directory: str,
+    requirements: str | None,
+    wanted: str | None,
+    environ: dict[str, str] | None = None,
+    *,
+    retry: bool = False,
+    cwd: str | None = None,
+) -> str | None:
     """The python to run the directory's host with: None (the daemon's own) without requirements.
 
+    ``requirements`` is the verified copy of the directory's requirements.txt and
+    ``wanted`` its sha256. An install of the same hash that failed before fails
+    again at once, with the words it failed with, unless ``retry`` (an explicit
+    reload): a broken requirements.txt costs one attempt, not one per start.
     Raises InstallFailed with pip's own words when the installation fails.
     """
-    wanted = requirements_hash(directory)
-    if wanted is None:
+    if wanted is None or requirements is None:
         return None
     env_dir = venv_dir(directory, environ)
     python = os.path.join(env_dir, "bin", "python")
@@ -96,17 +141,25 @@ async def ensure(directory: str, environ: dict[str, str] | None = None) -> str |
     with contextlib.suppress(OSError), open(stamp, encoding="ascii") as f:
         if f.read().strip() == wanted and os.path.exists(python):
             return python
+    if not retry and (failed := remembered_failure(env_dir, wanted)) is not None:
+        raise InstallFailed(failed)
     log.info("installing plugin requirements", directory=directory, venv=env_dir)
-    if os.path.isdir(env_dir):
-        shutil.rmtree(env_dir, ignore_errors=True)
-    await _run([sys.executable, "-m", "venv", env_dir], directory, "creating the virtualenv")
-    req = os.path.join(directory, REQUIREMENTS)
-    await _run(
-        [python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--quiet", "-r", req],
-        directory,
-        f"pip install -r {req}",
-    )
+    where = cwd or directory
+    try:
+        if os.path.isdir(env_dir):
+            shutil.rmtree(env_dir, ignore_errors=True)
+        await _run([sys.executable, "-m", "venv", env_dir], where, "creating the virtualenv")
+        await _run(
+            [python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--quiet", "-r", requirements],
+            where,
+            f"pip install -r {os.path.join(directory, 'requirements.txt')}",
+        )
+    except InstallFailed as exc:
+        _remember(env_dir, wanted, str(exc))
+        raise
     with open(stamp, "w", encoding="ascii") as f:
         f.write(wanted)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(env_dir + FAILED)
     log.info("plugin requirements installed", directory=directory)
     return python

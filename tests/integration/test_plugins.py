@@ -321,8 +321,11 @@ def test_a_failed_install_is_reported_and_loads_nothing(env, daemon_factory):
     d = daemon_factory()
     with Client(d.socket, timeout=600) as c:
         c.reload_user_hooks()
-        assert c.decide("shell.env", {}).modified_output is None
-        assert sources(c, "shell.env") == []
+        out = c.decide("shell.env", {})
+        assert out.modified_output is None
+        # Its guard is named as not run, never passed over in silence.
+        assert [(n.hook.name, n.reason) for n in out.not_run] == [("plugins:shell.env", "plugin_failed")]
+        assert "requirements.txt failed" in out.not_run[0].message
     (event,) = eventually(lambda: plugin_events(env, "error"), "an install error event")
     assert event["kind"] == "install" and "requirements.txt" in event["message"]
     assert "installing" in d.log() and "failed" in d.log()
@@ -346,14 +349,14 @@ def test_an_untrusted_project_plugin_loads_only_once_trusted(env, daemon_factory
         r = env.hookd("trust", str(project))  # the same trust as the project's hook files
         assert r.returncode == 0, r.stderr
         assert "env.py" in r.stdout
-        eventually(lambda: sources(c, "shell.env", str(project)), "the trusted plugin to load")
-        out = c.decide("shell.env", {}, project=str(project))
-        assert out.modified_output == {"env": {"X": "1"}} and out.decided_by is None
+        # While it loads, its guard is named as not loaded; then it runs.
+        out = eventually(lambda: (o := c.decide("shell.env", {}, project=str(project))).modified_output and o, "the trusted plugin to load")
+        assert out.modified_output == {"env": {"X": "1"}} and out.decided_by is None and not out.not_run
 
         assert "env.py" in env.hookd("untrust", str(project)).stdout
         eventually(lambda: not sources(c, "shell.env", str(project)), "the untrusted plugin to unload")
         assert env.hookd("trust", str(source.parent)).returncode == 0
-        eventually(lambda: sources(c, "shell.env", str(project)), "the re-trusted plugin to load")
+        eventually(lambda: c.decide("shell.env", {}, project=str(project)).modified_output, "the re-trusted plugin to load")
 
         # An edit untrusts it again: its hooks go away until it is trusted anew.
         source.write_text(source.read_text().replace("'1'", "'2'"))
@@ -505,8 +508,9 @@ def test_a_host_that_keeps_dying_is_marked_failed_until_its_file_changes(env, da
 
         def gave_up() -> bool:
             out = c.decide("shell.env", {})
-            assert out.decision is None and len(out.errors) == 1
-            return "marked failed" in out.errors[0].message
+            assert out.decision is None and len(out.errors) + len(out.not_run) == 1
+            # Once marked failed, its guard is named as not run (plugin_failed), no longer tried.
+            return bool(out.not_run) and out.not_run[0].reason == "plugin_failed" and "marked failed" in out.not_run[0].message
 
         eventually(gave_up, "the host to be marked failed")
         source.write_text(source.read_text().replace("os._exit(3)", "out['env']['FIXED'] = '1'"))
