@@ -20,7 +20,8 @@ import structlog
 from hookd_client import messages as m
 from hookd_client.framing import HEADER
 
-from .intake import MAX_DEPTH, Unfit, check, safe_text
+from .intake import MAX_DEPTH, Unfit, check
+from .intake import safe_text as _intake_safe_text
 
 log = structlog.get_logger("hookd.bus")
 
@@ -91,7 +92,7 @@ def _reason(ev: m.Event, exc: BaseException) -> str:
     try:
         check(ev.payload, "payload")
     except Unfit as unfit:
-        return str(unfit)
+        return safe_text(str(unfit))  # it may quote the offending key
     except Exception:  # the check itself choked; the encoder's word is all there is
         pass
     return safe_text(f"{type(exc).__name__}: {exc}")
@@ -121,6 +122,14 @@ def _degraded(ev: m.Event, exc: BaseException) -> bytes:
         marker.payload = about
         marker.reason = None
         return frame(marker)
+
+
+def safe_text(value: str) -> str:
+    """intake.safe_text, also for lone surrogates that no file name decoding produced (it raises on those)."""
+    try:
+        return _intake_safe_text(value)
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _text(value: str | None) -> str | None:
