@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hookd import journal_files
-from hookd.bus import Bus
+from hookd.bus import Bus, make_bus
 from hookd.eventcodec import UNENCODABLE
-from hookd.journal import Journal
+from hookd.settings import Settings
 
 
 class Conn(asyncio.Protocol):
@@ -104,7 +104,7 @@ hostile_payload = st.dictionaries(surrogate_text(), hostile_value, max_size=4)
 
 async def fan_out(payloads: list[dict[str, Any]], directory: str) -> tuple[list[Any], list[Any], list[m.Event]]:
     path = str(Path(directory) / "events.jsonl")
-    bus = Bus(journal=Journal(path, 1 << 30, keep=1))
+    bus = make_bus(Settings(socket=str(Path(directory) / "s.sock"), load_user_config=False, journal_path=path))
     bus.start()
     everything = await subscriber(bus, [])
     some = await subscriber(bus, ["custom.*"])
@@ -158,12 +158,12 @@ def test_a_file_name_that_is_not_utf8_becomes_a_marker_and_the_batch_still_goes_
 def test_history_keeps_encoded_bytes_not_the_payloads_objects() -> None:
     # Many small lists: each costs ~60 bytes as Python objects, 2 as msgpack.
     body = msgspec.msgpack.encode({"rows": [[i % 100] for i in range(200_000)]})
-    payload = msgspec.msgpack.decode(body)
     bus = Bus(history=100, history_bytes=64 << 20)
     gc.collect()
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
+        payload = msgspec.msgpack.decode(body)  # what the daemon decodes from a request
         bus.publish("emit", "custom.big", None, None, payload, size=len(body))
         del payload
         gc.collect()
