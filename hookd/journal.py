@@ -1,155 +1,109 @@
 """The audit journal: events as JSON lines on disk, written by a background thread.
 
-The event loop only appends a small tuple to a deque (thread-safe for one
+The event loop only appends ``(seq, frame)`` to a deque (thread-safe for one
 producer and one consumer); a writer thread wakes, waits a moment so events
-arrive in batches, encodes them and writes. So an emitter never waits for the
-disk. Files rotate by size: ``events.jsonl`` is current, ``events.jsonl.1`` the
-previous one, up to ``.KEEP``; a line never straddles two files.
+arrive in batches, turns the frames into JSON lines and writes. So an emitter
+never waits for the disk. Files rotate by size (journal_files.py); a line never
+straddles two files.
 
-Reading (``hookd tail``) goes through :func:`read`, oldest file first.
+A write that fails part-way (a full disk, a file size limit) never leaves a torn
+line: the file is cut back to the end of its last complete line, the events not
+written are counted as lost, and the bus hears ``hookd.journal.failed`` when it
+starts failing and ``hookd.journal.lost`` (how many, which seqs, why) once
+writes work again. A torn end left by a crash is cut off at start.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
 import structlog
+from hookd_client.framing import HEADER
 from hookd_client.messages import Event
+
+from .journal_files import cut_torn_end, default_path, files, last_event, read
+
+__all__ = ["BATCH", "Journal", "default_path", "files", "last_event", "read"]
 
 log = structlog.get_logger("hookd.journal")
 
-Encode = Callable[[Any], Event]
+Notify = Callable[[str, dict[str, Any]], None]
 
 BATCH_DELAY = 0.05  # seconds the writer waits after waking, so one write carries many events
 CHUNK = 1 << 20  # bytes encoded before a write
 BATCH = 512  # events encoded in one call
-_TAIL_PROBE = 64 * 1024
-
-
-def default_path(environ: dict[str, str] | None = None) -> str:
-    """``$XDG_STATE_HOME/hookd/events.jsonl`` (``~/.local/state`` when unset)."""
-    env = os.environ if environ is None else environ
-    state = env.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return os.path.join(state, "hookd", "events.jsonl")
-
-
-def files(path: str, keep: int | None = None) -> list[str]:
-    """The journal's files that exist, oldest first (``path.N`` ... ``path.1``, ``path``)."""
-    rotated = []
-    n = 1
-    while keep is None or n <= keep:
-        name = f"{path}.{n}"
-        if not os.path.exists(name):
-            break
-        rotated.append(name)
-        n += 1
-    out = list(reversed(rotated))
-    if os.path.exists(path):
-        out.append(path)
-    return out
-
-
-_decoder = msgspec.json.Decoder(Event)
-
-
-def _last_line(name: str) -> bytes | None:
-    """The last complete line of a file (a torn last line from a crash is skipped)."""
-    with open(name, "rb") as f:
-        f.seek(0, os.SEEK_END)
-        size = f.tell()
-        f.seek(max(0, size - _TAIL_PROBE))
-        data = f.read()
-    lines = data.split(b"\n")
-    # Everything after the last newline is torn; the first piece may be a partial line.
-    complete = lines[1:-1] if size > _TAIL_PROBE else lines[:-1]
-    for line in reversed(complete):
-        if line.strip():
-            return line
-    return None
-
-
-def last_event(path: str) -> Event | None:
-    """The newest event in the journal, or None when there is none."""
-    for name in reversed(files(path)):
-        try:
-            line = _last_line(name)
-        except OSError:
-            continue
-        if line is None:
-            continue
-        with contextlib.suppress(msgspec.DecodeError):
-            return _decoder.decode(line)
-    return None
-
-
-def read(path: str, since: float | None = None) -> Iterator[Event]:
-    """Every event in the journal, oldest first; with ``since`` (Unix time) only newer ones.
-
-    All files are opened before reading, so a rotation while reading neither
-    loses nor repeats a file; events are de-duplicated by seq anyway.
-    Malformed lines (a torn write after a crash) are skipped.
-    """
-    handles = []
-    for name in files(path):
-        with contextlib.suppress(OSError):
-            handles.append(open(name, "rb"))  # noqa: SIM115 - closed below
-    last = -1
-    try:
-        for i, f in enumerate(handles):
-            if since is not None and i < len(handles) - 1:
-                newest = _last_line(f.name)
-                if newest is not None:
-                    with contextlib.suppress(msgspec.DecodeError):
-                        if _decoder.decode(newest).time < since:
-                            continue  # the whole file is older than asked
-            for line in f:
-                if not line.endswith(b"\n"):
-                    break  # being written right now
-                try:
-                    event = _decoder.decode(line)
-                except msgspec.DecodeError:
-                    continue
-                if event.seq <= last:
-                    continue
-                last = event.seq
-                if since is None or event.time >= since:
-                    yield event
-    finally:
-        for f in handles:
-            f.close()
 
 
 class Journal:
     """Appends events to the journal files from a writer thread."""
 
-    def __init__(self, path: str, max_bytes: int, keep: int, encode: Encode, backlog: int = 1_000_000) -> None:
+    def __init__(self, path: str, max_bytes: int, keep: int, backlog: int = 1_000_000, backlog_bytes: int = 256 << 20) -> None:
         self.path = path
         self.max_bytes = max_bytes
         self.keep = keep
         self.backlog = backlog
-        self.queue: deque[Any] = deque()
+        self.backlog_bytes = backlog_bytes
+        self.queue: deque[tuple[int, bytes]] = deque()
         self.wake = threading.Event()
+        self.notify: Notify | None = None  # set by the bus; called from the writer thread
         self.written = 0
-        self.dropped = 0  # also counted by the bus when the queue is at its bound
+        self.lost = 0  # events a write failed to store
+        self.dropped = 0  # events refused because the backlog was full (counted on the loop)
+        self.torn_bytes = 0  # cut from a torn end at start
+        self.last_written = 0  # seq of the newest line on disk
         self._dropped_reported = 0
-        self.failed = False
-        self._encode = encode
+        self._in_bytes = 0  # queued by the loop thread ...
+        self._out_bytes = 0  # ... taken by the writer: each counter has one writer
+        self._failure: dict[str, Any] | None = None  # the losses of the current failure, until it ends
+        self._decode = msgspec.msgpack.Decoder(Event).decode
         self._json = msgspec.json.Encoder()
         self._stop = False
-        self._file: Any = None
-        self._size = 0
+        self._fd: int | None = None
+        self._size = 0  # bytes of complete lines in the current file
+        self._dirty = False  # the file may end in a partial line that could not be cut yet
         self._thread = threading.Thread(target=self._run, name="hookd-journal", daemon=True)
+
+    @property
+    def failing(self) -> bool:
+        return self._failure is not None
+
+    def stats(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "written": self.written,
+            "lost": self.lost + self.dropped,
+            "failing": self.failing,
+            "last_written": self.last_written,
+        }
+
+    # ----------------------------------------------------------- the loop side
+
+    def put(self, seq: int, frame: bytes) -> None:
+        """Queue one event (event-loop thread). Past the backlog bound it is dropped and counted."""
+        queue = self.queue
+        n = len(queue)
+        if n >= self.backlog or self._in_bytes - self._out_bytes >= self.backlog_bytes:
+            self.dropped += 1  # the disk is stuck: bound the memory
+            return
+        if n == 0:
+            self.wake.set()  # once per batch, not per event
+        self._in_bytes += len(frame)
+        queue.append((seq, frame))
 
     def start(self) -> None:
         directory = os.path.dirname(self.path) or "."
         os.makedirs(directory, mode=0o700, exist_ok=True)
+        self.torn_bytes = cut_torn_end(self.path)
+        if self.torn_bytes:
+            log.warning("the journal ended in a torn line; cut it off", path=self.path, bytes=self.torn_bytes)
         self._open()
         self._thread.start()
 
@@ -159,16 +113,18 @@ class Journal:
         self.wake.set()
         if self._thread.is_alive():
             self._thread.join(timeout)
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        if self._failure is not None:
+            log.error("journal stopped while failing", path=self.path, **self._failure)
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
     # ------------------------------------------------------------ the thread
 
     def _open(self) -> None:
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        self._file = os.fdopen(fd, "ab", buffering=0)
-        self._size = os.fstat(fd).st_size
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        self._size = os.fstat(self._fd).st_size
+        self._dirty = False
 
     def _run(self) -> None:
         while True:
@@ -179,19 +135,66 @@ class Journal:
                 time.sleep(BATCH_DELAY)
             try:
                 self._drain()
-            except Exception as exc:  # a full disk must not kill the thread; keep counting what is lost
-                if not self.failed:
-                    log.error("journal write failed; events are dropped until it works again", path=self.path, error=str(exc))
-                self.failed = True
-                self.dropped += len(self.queue)
+            except Exception as exc:  # a bug here must not kill the thread; what it held is counted lost
+                log.exception("journal writer failed", path=self.path)
+                seqs = [seq for seq, _ in self.queue]
                 self.queue.clear()
-            else:
-                self.failed = False
+                self._lose(seqs, exc)
             if self._stop and not self.queue:
                 return
 
-    def _line(self, rec: Any) -> bytes:
-        event = self._encode(rec)
+    def _emit(self, point: str, payload: dict[str, Any]) -> None:
+        if self.notify is not None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the log line is all there is
+                self.notify(point, payload)
+
+    def _drain(self) -> None:
+        if self.dropped != self._dropped_reported:
+            count = self.dropped - self._dropped_reported
+            self._dropped_reported += count
+            log.warning("journal could not keep up; events were not written", dropped=count)
+            self._emit("hookd.journal.lost", {"count": count, "reason": "backlog", "path": self.path})
+        queue = self.queue
+        buf = bytearray()
+        seqs: list[int] = []
+        while queue:
+            batch = [queue.popleft() for _ in range(min(len(queue), BATCH))]
+            self._out_bytes += sum(len(f) for _, f in batch)
+            events = [self._event(seq, data) for seq, data in batch]
+            # One encoder call per batch (half the writer's CPU per event, bench row 5); the
+            # line-by-line path below when the batch would cross a rotation or cannot be encoded.
+            blob = self._lines(events)
+            if blob is not None and self._size + len(buf) + len(blob) <= self.max_bytes:
+                buf += blob
+                seqs.extend(seq for seq, _ in batch)
+            else:
+                for (seq, _), event in zip(batch, events, strict=True):
+                    line = self._line(event)
+                    if self._size + len(buf) + len(line) > self.max_bytes and self._size + len(buf) > 0:
+                        self._write(buf, seqs)
+                        buf, seqs = bytearray(), []
+                        self._rotate()
+                    buf += line
+                    seqs.append(seq)
+            if len(buf) >= CHUNK:
+                self._write(buf, seqs)
+                buf, seqs = bytearray(), []
+        if buf:
+            self._write(buf, seqs)
+
+    def _event(self, seq: int, data: bytes) -> Event:
+        try:
+            return self._decode(memoryview(data)[HEADER.size :])
+        except msgspec.DecodeError as exc:  # our own frame: should not happen, but never loses the line
+            return Event(seq, time.time(), "internal", "hookd.event.unencodable", payload={"reason": f"journal: {exc}"})
+
+    def _lines(self, events: list[Event]) -> bytes | None:
+        try:
+            return self._json.encode_lines(events)
+        except (TypeError, ValueError):
+            return None
+
+    def _line(self, event: Event) -> bytes:
         try:
             return self._json.encode(event) + b"\n"
         except (TypeError, ValueError) as exc:
@@ -199,64 +202,87 @@ class Journal:
             event.payload = {"unencodable": f"{type(exc).__name__}: {exc}"}
             return self._json.encode(event) + b"\n"
 
-    def _drain(self) -> None:
-        queue = self.queue
-        if self.dropped != self._dropped_reported:
-            log.warning("journal could not keep up; events were not written", dropped=self.dropped - self._dropped_reported)
-            self._dropped_reported = self.dropped
-        if len(queue) > self.backlog:
-            excess = len(queue) - self.backlog
-            for _ in range(excess):
-                queue.popleft()
-            self.dropped += excess
-            log.warning("journal backlog over its bound; oldest unwritten events dropped", dropped=excess)
-        buf = bytearray()
-        while queue:
-            batch = [queue.popleft() for _ in range(min(len(queue), BATCH))]
-            # One encoder call per batch (half the writer's CPU per event, bench row 5); the
-            # line-by-line path below when the batch would cross a rotation or cannot be encoded.
-            blob = self._lines(batch)
-            if blob is not None and self._size + len(buf) + len(blob) <= self.max_bytes:
-                buf += blob
-            else:
-                for rec in batch:
-                    buf = self._append(buf, self._line(rec))
-            if len(buf) >= CHUNK:
-                self._write(buf)
-                buf = bytearray()
-        if buf:
-            self._write(buf)
+    # ----------------------------------------------------------- the disk
 
-    def _lines(self, batch: list[Any]) -> bytes | None:
-        try:
-            return self._json.encode_lines([self._encode(rec) for rec in batch])
-        except (TypeError, ValueError):
-            return None
-
-    def _append(self, buf: bytearray, line: bytes) -> bytearray:
-        if self._size + len(buf) + len(line) > self.max_bytes and self._size + len(buf) > 0:
-            self._write(buf)
-            buf = bytearray()
-            self._rotate()
-        buf += line
-        return buf
-
-    def _write(self, data: bytearray) -> None:
-        if not data:
+    def _write(self, buf: bytearray, seqs: list[int]) -> None:
+        """Append whole lines; on failure cut the file back to its last whole line and count the rest lost."""
+        if not buf:
             return
-        self._file.write(data)
-        self._size += len(data)
-        self.written += data.count(b"\n")
+        try:
+            if self._fd is None:
+                self._open()
+            elif self._dirty:
+                os.ftruncate(self._fd, self._size)
+                self._dirty = False
+        except OSError as exc:
+            self._lose(seqs, exc)
+            return
+        fd = self._fd
+        assert fd is not None
+        view = memoryview(buf)
+        done = 0
+        try:
+            while done < len(buf):
+                n = os.write(fd, view[done:])
+                if n <= 0:
+                    raise OSError(errno.EIO, "the write stored nothing")
+                done += n
+        except OSError as exc:
+            whole = buf.rfind(b"\n", 0, done) + 1
+            lines = buf.count(b"\n", 0, whole)
+            self._stored(whole, seqs[:lines])
+            if done > whole:
+                try:
+                    os.ftruncate(fd, self._size)
+                except OSError:
+                    self._dirty = True  # cut before the next write
+            self._lose(seqs[lines:], exc)
+            return
+        finally:
+            view.release()
+        self._stored(done, seqs)
+        if self._failure is not None:
+            self._recovered()
+
+    def _stored(self, size: int, seqs: list[int]) -> None:
+        self._size += size
+        self.written += len(seqs)
+        if seqs:
+            self.last_written = seqs[-1]
+
+    def _lose(self, seqs: list[int], exc: BaseException) -> None:
+        if not seqs:
+            return
+        self.lost += len(seqs)
+        failure = self._failure
+        if failure is None:
+            failure = self._failure = {"count": 0, "from": seqs[0], "to": seqs[-1], "error": str(exc)}
+            log.error("journal write failed; events are lost until it works again", path=self.path, error=str(exc))
+            self._emit("hookd.journal.failed", {"path": self.path, "error": str(exc)})
+        failure["count"] += len(seqs)
+        failure["to"] = seqs[-1]
+
+    def _recovered(self) -> None:
+        failure, self._failure = self._failure, None
+        assert failure is not None
+        log.warning("journal writes work again", path=self.path, **failure)
+        self._emit("hookd.journal.lost", {**failure, "reason": "write failed", "path": self.path})
 
     def _rotate(self) -> None:
-        self._file.close()
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(f"{self.path}.{self.keep}")
-        for n in range(self.keep - 1, 0, -1):
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        try:
             with contextlib.suppress(FileNotFoundError):
-                os.replace(f"{self.path}.{n}", f"{self.path}.{n + 1}")
-        if self.keep > 0:
-            os.replace(self.path, f"{self.path}.1")
-        else:
-            os.unlink(self.path)
-        self._open()
+                os.unlink(f"{self.path}.{self.keep}")
+            for n in range(self.keep - 1, 0, -1):
+                with contextlib.suppress(FileNotFoundError):
+                    os.replace(f"{self.path}.{n}", f"{self.path}.{n + 1}")
+            if self.keep > 0:
+                os.replace(self.path, f"{self.path}.1")
+            else:
+                os.unlink(self.path)
+            self._open()
+        except OSError as exc:
+            # The next write opens the file again (and fails, counted, while it cannot).
+            log.error("journal rotation failed", path=self.path, error=str(exc))

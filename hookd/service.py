@@ -28,6 +28,8 @@ from .edgelimits import raise_fd_limit
 from .sdnotify import Notifier, Watchdog, watchdog_interval
 from .server import AlreadyRunning, Hub, Listener, bind_socket, start_server
 from .settings import Settings
+from .statefiles import state_home
+from .statelock import StateLock, StateLocked, acquire
 
 log = structlog.get_logger("hookd.service")
 
@@ -188,9 +190,35 @@ def tune_gc() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
+# `hookd serve` exits with this when another daemon holds its state directory, so a service
+# manager or a script can tell "already running elsewhere" from a failure.
+EXIT_STATE_LOCKED = 3
+
+
+def _lock_state(settings: Settings) -> list[StateLock] | int:
+    """Hold the state directory (and the journal's, when elsewhere) for this daemon's life."""
+    directories = [state_home()]
+    if settings.journal and settings.journal_path:
+        directories.append(os.path.dirname(os.path.abspath(settings.journal_path)))
+    held: list[StateLock] = []
+    for directory in dict.fromkeys(os.path.realpath(d) for d in directories):
+        try:
+            held.append(acquire(directory))
+        except StateLocked as exc:
+            log.error(str(exc), pid=exc.pid)
+            return EXIT_STATE_LOCKED
+        except OSError as exc:
+            log.error("cannot lock the state directory", directory=directory, error=str(exc))
+            return 1
+    return held
+
+
 def serve(settings: Settings, drain: float = 3.0) -> int:
     loop_name = install_event_loop()
     signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+    locks = _lock_state(settings)  # released by the kernel when the process ends, however it ends
+    if isinstance(locks, int):
+        return locks
     # Read (and remove) the manager's variables before anything copies the environment for hook processes.
     notifier = Notifier.from_environ()
     watchdog = watchdog_interval()

@@ -9,12 +9,15 @@ import socket
 import threading
 from pathlib import Path
 
+import pytest
 from hookd_client import Client
 
 from hookd.sdnotify import Notifier
 from hookd.server import bind_socket
 from hookd.service import Service
 from hookd.settings import Settings
+
+from ..conftest import make_env
 
 
 def _datagram_with(sock: socket.socket, prefix: str) -> list[str]:
@@ -24,7 +27,12 @@ def _datagram_with(sock: socket.socket, prefix: str) -> list[str]:
             return lines
 
 
-def test_status_is_refreshed_with_connections_sessions_and_events(tmp_path: Path) -> None:
+def test_status_is_refreshed_with_connections_sessions_and_events(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The daemon runs in this process: its journal, trust and toggle files follow this process's
+    # environment, which must point into the test's own temporary HOME, never the user's.
+    sandbox = make_env(tmp_path / "sandbox")
+    for name in ("HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR"):
+        monkeypatch.setenv(name, sandbox.env[name])
     receiver = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     receiver.bind(str(tmp_path / "notify.sock"))
     receiver.settimeout(15)
@@ -60,3 +68,5 @@ def test_status_is_refreshed_with_connections_sessions_and_events(tmp_path: Path
     assert seen["idle"] == ["STATUS=0 connections, 1 sessions, 2 events served"]
     assert seen["stopping"][0] == "STOPPING=1"
     assert not os.path.exists(settings.socket)
+    journal = sandbox.state / "hookd" / "events.jsonl"
+    assert b"hookd.daemon.stopped" in journal.read_bytes()

@@ -13,11 +13,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hookd import journal, tailfmt
-from hookd.bus import Bus, Filter, to_event
+from hookd.bus import RECORD_OVERHEAD, Bus, Filter
+from hookd.eventcodec import event_frame
 
 
 def rec(seq: int, point: str = "tool.execute.after", session: str | None = "s1", project: str | None = None, when: float = 0.0):  # type: ignore[no-untyped-def]
-    return (seq, when or time.time(), "emit", point, session, project, {"i": seq}, None, None, 0)
+    """A history ring entry: (seq, time, point, session, project, frame)."""
+    when = when or time.time()
+    return (seq, when, point, session, project, event_frame(seq, when, "emit", point, session, project, {"i": seq}))
+
+
+def entry(seq: int, when: float = 0.0) -> tuple[int, bytes]:
+    """What the bus queues for the journal: (seq, frame)."""
+    return seq, rec(seq, when=when)[5]
 
 
 # ------------------------------------------------------------------ since
@@ -78,16 +86,20 @@ def test_point_globs_mean_what_fnmatch_means(globs, point):
     assert Filter(globs)(rec(1, point)) == any(fnmatch.fnmatchcase(point, g) for g in globs)
 
 
+def ring_cost(bus: Bus) -> int:
+    return sum(len(r[5]) + RECORD_OVERHEAD for r in bus.ring)
+
+
 def test_history_is_bounded_by_count_and_by_bytes():
-    bus = Bus(history=5, history_bytes=1000)
+    bus = Bus(history=5, history_bytes=10_000)
     for i in range(20):
-        bus.publish("emit", "custom.x", None, None, {"i": i}, size=100)
-    assert [r[0] for r in bus.ring] == [16, 17, 18, 19, 20] and bus.ring_bytes == 500
+        bus.publish("emit", "custom.x", None, None, {"i": i})
+    assert [r[0] for r in bus.ring] == [16, 17, 18, 19, 20] and bus.ring_bytes == ring_cost(bus)
     for i in range(3):
-        bus.publish("emit", "custom.big", None, None, {"i": i}, size=400)
-    assert [r[3] for r in bus.ring] == ["custom.big", "custom.big"] and bus.ring_bytes == 800
-    bus.publish("emit", "custom.huge", None, None, {}, size=5000)
-    assert [r[3] for r in bus.ring] == ["custom.huge"]  # the newest event always stays
+        bus.publish("emit", "custom.big", None, None, {"i": i, "blob": "x" * 4000})
+    assert [r[2] for r in bus.ring] == ["custom.big", "custom.big"] and bus.ring_bytes == ring_cost(bus) <= 10_000
+    bus.publish("emit", "custom.huge", None, None, {"blob": "x" * 50_000})
+    assert [r[2] for r in bus.ring] == ["custom.huge"]  # the newest event always stays
 
 
 # ------------------------------------------------------------ tail format
@@ -138,11 +150,10 @@ def test_gap_line_says_how_many():
 
 def test_journal_writes_rotates_and_reads_back_in_order(tmp_path):
     path = str(tmp_path / "j" / "events.jsonl")
-    j = journal.Journal(path, max_bytes=2000, keep=2, encode=to_event)
+    j = journal.Journal(path, max_bytes=2000, keep=2)
     j.start()
     for seq in range(1, 201):
-        j.queue.append(rec(seq, when=1000.0 + seq))
-        j.wake.set()
+        j.put(*entry(seq, when=1000.0 + seq))
     j.close()
     names = journal.files(path)
     assert [n.rsplit("/", 1)[1] for n in names] == ["events.jsonl.2", "events.jsonl.1", "events.jsonl"]

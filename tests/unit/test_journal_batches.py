@@ -8,22 +8,22 @@ from pathlib import Path
 
 import msgspec
 
-from hookd.bus import to_event
+from hookd.eventcodec import event_frame
 from hookd.journal import BATCH, Journal, files, read
 
 PAYLOAD = {"toolName": "read_file", "args": {"path": "/tmp/project/README.md"}}
 
 
-def record(seq: int, payload: dict) -> tuple:  # type: ignore[type-arg]
-    return (seq, time.time(), "emit", "tool.execute.after", "s1", None, payload, None, None, 100)
+def record(seq: int, payload: dict) -> tuple[int, bytes]:  # type: ignore[type-arg]
+    return seq, event_frame(seq, time.time(), "emit", "tool.execute.after", "s1", None, payload)
 
 
-def drain(path: Path, records: list[tuple], max_bytes: int = 1 << 30) -> list[str]:  # type: ignore[type-arg]
-    journal = Journal(str(path), max_bytes, keep=50, encode=to_event)
+def drain(path: Path, records: list[tuple[int, bytes]], max_bytes: int = 1 << 30) -> list[str]:
+    journal = Journal(str(path), max_bytes, keep=50)
     journal._open()
     journal.queue.extend(records)
     journal._drain()
-    journal._file.close()
+    os.close(journal._fd)  # type: ignore[arg-type]
     return files(str(path))
 
 

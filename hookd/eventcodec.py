@@ -1,0 +1,160 @@
+"""An event becomes its wire frame once, when it is published.
+
+The same bytes serve every subscriber, every replay and the journal writer (which
+turns them into a JSON line off the event loop), and the history ring keeps
+only them: a payload's decoded objects are freed as soon as it is published.
+
+An event msgpack cannot carry (a file name with lone surrogates, an integer over
+64 bits, nesting past the encoder's limit) is never dropped and never takes
+other events with it: it is replaced, under its own seq, by a
+``hookd.event.unencodable`` marker that says which point it was, why, and
+carries the payload with its offending values made safe when that is possible.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import structlog
+from hookd_client import messages as m
+from hookd_client.framing import HEADER
+
+from .intake import MAX_DEPTH, Unfit, check
+from .intake import safe_text as _intake_safe_text
+
+log = structlog.get_logger("hookd.bus")
+
+UNENCODABLE = "hookd.event.unencodable"
+_TOO_DEEP = f"<nested deeper than {MAX_DEPTH} levels>"
+_encoder = msgspec.msgpack.Encoder()
+_INT64 = (-(1 << 63), (1 << 64) - 1)
+
+
+def frame(msg: m.Reply) -> bytes:
+    """One reply as a length-prefixed frame."""
+    buf = bytearray(HEADER.size)
+    _encoder.encode_into(msg, buf, HEADER.size)
+    HEADER.pack_into(buf, 0, len(buf) - HEADER.size)
+    return bytes(buf)
+
+
+def event(
+    seq: int,
+    when: float,
+    kind: str,
+    point: str,
+    session: str | None,
+    project: str | None,
+    payload: dict[str, Any],
+    outcome: Any,
+    duration: float | None,
+) -> m.Event:
+    """The wire struct; ``outcome`` is the decision chain's state (decision, reason, decided_by, errors) or None."""
+    if outcome is None:
+        return m.Event(seq, when, kind, point, session, project, payload, duration=duration)  # type: ignore[arg-type]
+    return m.Event(
+        seq,
+        when,
+        kind,  # type: ignore[arg-type]
+        point,
+        session,
+        project,
+        payload,
+        outcome.decision,
+        outcome.reason,
+        outcome.decided_by,
+        len(outcome.errors),
+        duration,
+    )
+
+
+def event_frame(
+    seq: int,
+    when: float,
+    kind: str,
+    point: str,
+    session: str | None,
+    project: str | None,
+    payload: dict[str, Any],
+    outcome: Any = None,
+    duration: float | None = None,
+) -> bytes:
+    """The event's frame; a marker frame under the same seq when the event cannot be encoded."""
+    ev = event(seq, when, kind, point, session, project, payload, outcome, duration)
+    try:
+        return frame(ev)
+    except Exception as exc:  # whatever the encoder raises, the event is degraded, not lost
+        return _degraded(ev, exc)
+
+
+def _reason(ev: m.Event, exc: BaseException) -> str:
+    try:
+        check(ev.payload, "payload")
+    except Unfit as unfit:
+        return safe_text(str(unfit))  # it may quote the offending key
+    except Exception:  # the check itself choked; the encoder's word is all there is
+        pass
+    return safe_text(f"{type(exc).__name__}: {exc}")
+
+
+def _degraded(ev: m.Event, exc: BaseException) -> bytes:
+    reason = _reason(ev, exc)
+    log.warning("an event cannot be encoded; a marker takes its place", seq=ev.seq, point=safe_text(ev.point), reason=reason)
+    about = {"point": safe_text(ev.point), "kind": ev.kind, "reason": reason}
+    marker = m.Event(
+        ev.seq,
+        ev.time,
+        "internal",
+        UNENCODABLE,
+        _text(ev.session),
+        _text(ev.project),
+        {**about, "payload": made_safe(ev.payload)},
+        ev.decision,
+        _text(ev.reason),
+        None,
+        ev.errors,
+        ev.duration,
+    )
+    try:
+        return frame(marker)
+    except Exception:  # even the made-safe payload failed: the marker alone still goes out
+        marker.payload = about
+        marker.reason = None
+        return frame(marker)
+
+
+def safe_text(value: str) -> str:
+    """intake.safe_text, also for lone surrogates that no file name decoding produced (it raises on those)."""
+    try:
+        return _intake_safe_text(value)
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _text(value: str | None) -> str | None:
+    return None if value is None else safe_text(value)
+
+
+def made_safe(value: Any, depth: int = 0) -> Any:
+    """``value`` with what msgpack cannot carry replaced by text saying what it was.
+
+    Recursion is bounded by MAX_DEPTH, so a hostile nesting cannot exhaust the stack here.
+    """
+    if isinstance(value, str):
+        return safe_text(value)
+    if isinstance(value, bool) or value is None or isinstance(value, (float, bytes)):
+        return value
+    if isinstance(value, int):
+        return value if _INT64[0] <= value <= _INT64[1] else str(value)
+    if isinstance(value, (dict, list, tuple)):
+        if depth >= MAX_DEPTH:
+            return _TOO_DEEP
+        if isinstance(value, dict):
+            return {(safe_text(k) if isinstance(k, str) else safe_text(str(k))): made_safe(v, depth + 1) for k, v in value.items()}
+        return [made_safe(v, depth + 1) for v in value]
+    try:
+        _encoder.encode(value)
+        return value
+    except Exception:  # anything else the encoder refuses becomes its description
+        return safe_text(f"<{type(value).__name__}>")

@@ -1,0 +1,152 @@
+"""The journal's files on disk: where they are, reading them, repairing a torn end.
+
+``events.jsonl`` is current, ``events.jsonl.1`` the previous one, up to
+``.KEEP``. Every line is one JSON event ending in a newline; a line without its
+newline is torn (the daemon died, or the disk filled, mid-write). Readers skip
+torn and malformed lines; the writer cuts a torn end off before it appends, so
+its first new line never fuses with the torn piece.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+
+import msgspec
+from hookd_client.messages import Event
+
+_BLOCK = 64 * 1024
+_decoder = msgspec.json.Decoder(Event)
+
+
+def default_path(environ: dict[str, str] | None = None) -> str:
+    """``$XDG_STATE_HOME/hookd/events.jsonl`` (``~/.local/state`` when unset)."""
+    env = os.environ if environ is None else environ
+    state = env.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(state, "hookd", "events.jsonl")
+
+
+def files(path: str, keep: int | None = None) -> list[str]:
+    """The journal's files that exist, oldest first (``path.N`` ... ``path.1``, ``path``)."""
+    rotated = []
+    n = 1
+    while keep is None or n <= keep:
+        name = f"{path}.{n}"
+        if not os.path.exists(name):
+            break
+        rotated.append(name)
+        n += 1
+    out = list(reversed(rotated))
+    if os.path.exists(path):
+        out.append(path)
+    return out
+
+
+def _complete_end(f: object, size: int) -> int:
+    """Offset just past the file's last newline (0 when it has none), reading backwards in blocks."""
+    end = size
+    while end > 0:
+        start = max(0, end - _BLOCK)
+        data = os.pread(f.fileno(), end - start, start)  # type: ignore[attr-defined]
+        i = data.rfind(b"\n")
+        if i >= 0:
+            return start + i + 1
+        end = start
+    return 0
+
+
+def lines_backward(name: str) -> Iterator[bytes]:
+    """The file's complete lines, newest first, whatever their length; a torn end is not one."""
+    with open(name, "rb") as f:
+        end = _complete_end(f, os.fstat(f.fileno()).st_size)
+        # ``end`` is just past a newline; each step finds the newline before the line that ends there.
+        while end > 0:
+            stop = end - 1  # the line's own newline
+            pieces: list[bytes] = []
+            pos = stop
+            while pos > 0:
+                start = max(0, pos - _BLOCK)
+                data = os.pread(f.fileno(), pos - start, start)
+                i = data.rfind(b"\n")
+                if i >= 0:
+                    pieces.append(data[i + 1 :])
+                    pos = start + i + 1
+                    break
+                pieces.append(data)
+                pos = start
+            line = b"".join(reversed(pieces))
+            if line.strip():
+                yield line
+            end = pos
+
+
+def last_event(path: str) -> Event | None:
+    """The newest event in the journal that reads back, or None when there is none."""
+    for name in reversed(files(path)):
+        try:
+            for line in lines_backward(name):
+                with contextlib.suppress(msgspec.DecodeError):
+                    return _decoder.decode(line)
+        except OSError:
+            continue
+    return None
+
+
+def cut_torn_end(name: str) -> int:
+    """Truncate ``name`` after its last complete line; the number of bytes cut (0: nothing was torn)."""
+    try:
+        fd = os.open(name, os.O_RDWR)
+    except FileNotFoundError:
+        return 0
+    with os.fdopen(fd, "rb") as f:
+        size = os.fstat(fd).st_size
+        if size == 0:
+            return 0
+        if os.pread(fd, 1, size - 1) == b"\n":
+            return 0
+        end = _complete_end(f, size)
+        os.ftruncate(fd, end)
+        return size - end
+
+
+def _newest_time(name: str) -> float | None:
+    for line in lines_backward(name):
+        with contextlib.suppress(msgspec.DecodeError):
+            return _decoder.decode(line).time
+    return None
+
+
+def read(path: str, since: float | None = None) -> Iterator[Event]:
+    """Every event in the journal, oldest first; with ``since`` (Unix time) only newer ones.
+
+    All files are opened before reading, so a rotation while reading neither
+    loses nor repeats a file; events are de-duplicated by seq anyway.
+    Malformed lines (a torn write after a crash) are skipped.
+    """
+    handles = []
+    for name in files(path):
+        with contextlib.suppress(OSError):
+            handles.append(open(name, "rb"))  # noqa: SIM115 - closed below
+    last = -1
+    try:
+        for i, f in enumerate(handles):
+            if since is not None and i < len(handles) - 1:
+                newest = _newest_time(f.name)
+                if newest is not None and newest < since:
+                    continue  # the whole file is older than asked
+            for line in f:
+                if not line.endswith(b"\n"):
+                    break  # being written right now, or torn
+                try:
+                    event = _decoder.decode(line)
+                except msgspec.DecodeError:
+                    continue
+                if event.seq <= last:
+                    continue
+                last = event.seq
+                if since is None or event.time >= since:
+                    yield event
+    finally:
+        for f in handles:
+            f.close()

@@ -1,0 +1,216 @@
+"""One subscribed connection: what it wants, what waits for it, what it lost.
+
+Frames go straight to the connection's transport while the transport accepts
+them (it has not called ``pause_writing``: the kernel's socket buffer and the
+transport's own buffer up to its high-water mark). Only what arrives while the
+transport is paused waits here, in a queue bounded by ``queue`` events and
+``queue_bytes`` bytes; past either bound events are dropped, counted, and the
+subscriber gets a Gap frame as soon as there is room again. So a reader that
+keeps up never loses an event whatever its ``queue``, and one that stops reading
+costs at most the transport's buffer plus its queue. A replay is served from the
+history ring, whose frames it shares, and does not count against the queue.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from collections import deque
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+import structlog
+from hookd_client import messages as m
+
+from .eventcodec import frame as make_frame
+
+if TYPE_CHECKING:
+    from .bus import Bus
+
+log = structlog.get_logger("hookd.bus")
+
+# An event as the history ring keeps it: (seq, time, point, session, project, frame).
+Record = tuple[int, float, str, str | None, str | None, bytes]
+
+WRITE_CHUNK = 64 * 1024  # bytes joined into one transport write
+
+
+class Filter:
+    """Which events a subscription wants: point globs, sessions, projects (AND; empty = all)."""
+
+    __slots__ = ("_point", "points", "projects", "sessions")
+
+    def __init__(self, points: Iterable[str] = (), sessions: Iterable[str] = (), projects: Iterable[str] = ()) -> None:
+        self.points = tuple(points)
+        self.sessions = frozenset(sessions) or None
+        self.projects = frozenset(os.path.normpath(p) for p in projects) or None
+        self._point: Callable[[str], Any] | None = None
+        if self.points:
+            self._point = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in self.points)).match
+
+    def __call__(self, rec: Record) -> bool:
+        if self._point is not None and self._point(rec[2]) is None:
+            return False
+        if self.sessions is not None and rec[3] not in self.sessions:
+            return False
+        return self.projects is None or rec[4] in self.projects
+
+
+class Subscriber:
+    """One subscribed connection: its filter, its bounded queue, its loss accounting."""
+
+    def __init__(self, bus: Bus, conn: Any, flt: Filter, max_count: int, max_bytes: int) -> None:
+        self.bus = bus
+        self.conn = conn
+        self.filter = flt
+        self.max_count = max_count
+        self.max_bytes = max_bytes
+        self.replay: deque[bytes] = deque()  # history frames, shared with the ring: not bounded by the queue
+        self.queue: deque[bytes] = deque()  # live frames the paused transport could not take yet
+        self.queued_bytes = 0
+        self._out: list[bytes] = []  # frames about to be written in one transport write
+        self._out_bytes = 0
+        self.held = True  # until the Subscribed reply has been written
+        self.paused = False  # the transport's buffer is over its high-water mark
+        self.closed = False
+        self.delivered = 0
+        self.missed = 0
+        self.miss_first = 0
+        self.miss_last = 0
+
+    # ---------------------------------------------------------- the queue
+
+    def _room(self, frame_size: int) -> bool:
+        return len(self.queue) < self.max_count and self.queued_bytes + frame_size <= self.max_bytes
+
+    def _recovered(self) -> bool:
+        # Hysteresis: a gap ends once the queue is half empty, not at the first free slot,
+        # so a reader hovering at the limit gets a few gaps, not one per event.
+        return len(self.queue) <= self.max_count // 2 and self.queued_bytes <= self.max_bytes // 2
+
+    def _push(self, frame: bytes) -> None:
+        self.queue.append(frame)
+        self.queued_bytes += len(frame)
+
+    def _close_gap(self) -> None:
+        gap = m.Gap(self.missed, self.miss_first, self.miss_last)
+        self._push(make_frame(gap))
+        self.bus.internal(
+            "hookd.subscriber.gap",
+            {"peer": getattr(self.conn, "peer", 0), "client": getattr(self.conn, "client", ""), "missed": self.missed},
+        )
+        self.missed = 0
+
+    def offer(self, seq: int, frame: bytes) -> None:
+        """A live event for this subscriber: written now if the transport takes it, else queued or lost."""
+        if not self.paused and not self.held and not self.queue and not self.replay and not self.missed:
+            self._out.append(frame)
+            self._out_bytes += len(frame)
+            if self._out_bytes >= WRITE_CHUNK:
+                self.flush()
+            return
+        if self._out:
+            self.flush()  # keeps the order: what was on its way goes first
+        if self.missed:
+            if not self._recovered():
+                self._lose(seq)
+                return
+            self._close_gap()
+        if self._room(len(frame)):
+            self._push(frame)
+        else:
+            self._lose(seq)
+
+    def replayed(self, frame: bytes) -> None:
+        self.replay.append(frame)
+
+    def mark(self, frame: bytes) -> None:
+        """A control frame (Gap, Live): always queued, it is small and must not be lost."""
+        if self._out:
+            self.flush()
+        if self.missed:
+            self._close_gap()
+        self._push(frame)
+
+    def _lose(self, seq: int) -> None:
+        if not self.missed:
+            self.miss_first = seq
+            self.bus.internal(
+                "hookd.subscriber.behind",
+                {
+                    "peer": getattr(self.conn, "peer", 0),
+                    "client": getattr(self.conn, "client", ""),
+                    "queued": len(self.queue),
+                    "queued_bytes": self.queued_bytes,
+                },
+            )
+            log.warning("subscriber fell behind; dropping its events until it reads", peer=getattr(self.conn, "peer", 0))
+        self.missed += 1
+        self.miss_last = seq
+
+    # ------------------------------------------------------------ writing
+
+    def start(self) -> None:
+        self.held = False
+        self.pump()
+
+    def pause_writing(self) -> None:
+        self.paused = True
+
+    def resume_writing(self) -> None:
+        self.paused = False
+        self.pump()
+
+    def _transport(self) -> Any:
+        if self.closed:
+            return None
+        transport = self.conn.transport
+        if transport is None or transport.is_closing():
+            return None
+        return transport
+
+    def flush(self) -> None:
+        """Write the frames gathered by :meth:`offer` (the transport may pause us while writing)."""
+        out = self._out
+        if not out:
+            return
+        self._out = []
+        self._out_bytes = 0
+        transport = self._transport()
+        if transport is None:
+            return
+        self.delivered += len(out)
+        transport.write(b"".join(out))
+
+    def pump(self) -> None:
+        """Move replayed, then queued frames to the socket until the transport says it is full."""
+        self.flush()
+        if self.held:
+            return
+        transport = self._transport()
+        if transport is None:
+            return
+        while not self.paused:
+            source = self.replay or self.queue
+            if not source:
+                if self.missed and self._recovered():
+                    self._close_gap()
+                    continue
+                return
+            chunk: list[bytes] = []
+            size = 0
+            while source and size < WRITE_CHUNK:
+                frame = source.popleft()
+                chunk.append(frame)
+                size += len(frame)
+            if source is self.queue:
+                self.queued_bytes -= size
+            self.delivered += len(chunk)
+            transport.write(b"".join(chunk))  # may call pause_writing before returning
+
+    def clear(self) -> None:
+        self.closed = True
+        self.replay.clear()
+        self.queue.clear()
+        self._out = []
