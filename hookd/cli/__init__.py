@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 # Subcommand modules, in `hookd --help` order. Each has add(subparsers).
-COMMANDS = ("serve", "calls", "catalog", "check", "hookconf", "tail", "bridge", "importer", "install_systemd", "plugins")
+COMMANDS = ("serve", "calls", "catalog", "check", "hookconf", "tail", "bridge", "importer", "install_systemd", "plugins", "doctor")
 
 
 def build_parser() -> argparse.ArgumentParser:
