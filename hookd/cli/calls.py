@@ -36,6 +36,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("point", help="hook point (`hookd points` lists them)")
     add_target(p)
     p.add_argument("--payload", metavar="JSON", help="payload as a JSON object, or - to read it from stdin")
+    p.add_argument("--json", action="store_true", help="the JSON only: no line on stderr for the hooks that did not run")
     add_socket(p)
     p.set_defaults(run=run_decide)
 
@@ -93,7 +94,7 @@ def run_decide(args: argparse.Namespace) -> int:
     out.setdefault("decision", None)
     out.setdefault("not_run", [])
     print_json(out)
-    for n in out["not_run"]:
+    for n in [] if args.json else out["not_run"]:
         # A guard that did not run must never read as an allow, even to someone skimming the JSON.
         detail = f" ({n['message']})" if n.get("message") else ""
         sys.stderr.write(f"hookd: guard {n['hook']['name']!r} did not run: {n['reason']}{detail}\n")
