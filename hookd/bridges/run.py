@@ -104,8 +104,11 @@ def _alarm(signum: int, frame: Any) -> None:
 
 
 def not_run_line(name: str, reason: str, message: str) -> str:
-    detail = f" ({message})" if message and message != reason else ""
-    return f"hookd: guard {name!r} did not run: {reason}{detail}"
+    """One line for the user; names and messages come from files and hooks, so no control character passes."""
+    from hookd.cli.termsafe import one_line
+
+    detail = f" ({one_line(message)})" if message and message != reason else ""
+    return f"hookd: guard {one_line(repr(name))} did not run: {one_line(reason)}{detail}"
 
 
 def _verdict(outcome: Any) -> cc.Verdict:
@@ -187,6 +190,8 @@ def ask(call: cc.Call, socket_path: str | None, timeout: float) -> cc.Verdict | 
 def run(opts: Options | argparse.Namespace) -> int:
     import msgspec  # loaded by the client anyway; its JSON codec spares importing json
 
+    from hookd.cli.termsafe import one_line
+
     event: str | None = None
     out: dict[str, Any] | None = None
     timeout = max(opts.timeout, 0.01)
@@ -206,7 +211,7 @@ def run(opts: Options | argparse.Namespace) -> int:
                 signal.setitimer(signal.ITIMER_REAL, timeout)
             verdict = ask(call, opts.socket, timeout)
             for error in verdict.errors if verdict else ():
-                sys.stderr.write(f"hookd bridge: hook failed: {error}\n")
+                sys.stderr.write(f"hookd bridge: hook failed: {one_line(error)}\n")
             for line in verdict.not_run if verdict else ():
                 sys.stderr.write(line + "\n")
             out = cc.render(call.event, verdict)

@@ -10,7 +10,6 @@ overrides are escaped too: they reorder what is shown without being seen.
 
 from __future__ import annotations
 
-import re
 from typing import Any, TextIO
 
 # C0 except tab and newline, DEL, C1; then the bidi embeddings, overrides and isolates.
@@ -18,8 +17,8 @@ _CONTROL = [*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)]
 _BIDI = [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C]
 _LINE = {c: f"\\x{c:02x}" for c in _CONTROL} | {c: f"\\u{c:04x}" for c in _BIDI}
 _ONE_LINE = _LINE | {0x09: "\\t", 0x0A: "\\n"}
-# In JSON text the same characters become JSON escapes, so the output stays valid JSON.
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]")
+# In JSON text the same characters become JSON escapes, so the output stays valid JSON (json already escapes C0).
+_JSON = {c: f"\\u{c:04x}" for c in [*range(0x7F, 0xA0), *_BIDI]}
 
 
 def clean(text: str) -> str:
@@ -34,7 +33,7 @@ def one_line(text: str) -> str:
 
 def json_text(text: str) -> str:
     """JSON text (whose encoder already escapes C0) with DEL, C1 and bidi controls as \\u escapes."""
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text.translate(_JSON)
 
 
 class SafeStream:
