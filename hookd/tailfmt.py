@@ -64,6 +64,14 @@ def _compact(payload: dict[str, Any]) -> str:
     return clean(" ".join(f"{k}={v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}" for k, v in payload.items()))
 
 
+def _not_run_name(item: Any) -> str:
+    if isinstance(item, dict):
+        hook = item.get("hook") if isinstance(item.get("hook"), dict) else item
+        return f"{hook.get('name', '?')} ({item.get('reason', '?')})"
+    hook = getattr(item, "hook", None)
+    return f"{getattr(hook, 'name', '?')} ({getattr(item, 'reason', '?')})"
+
+
 def summary(event: Event, colour: bool = False) -> str:
     """Tool and command, decision and reason, durations; else the payload in brief."""
     payload = event.payload
@@ -83,6 +91,14 @@ def summary(event: Event, colour: bool = False) -> str:
             parts.append(f"by {clean(event.decided_by.name)}")
         if event.errors:
             parts.append(_paint(f"{event.errors} hook error{'s' if event.errors != 1 else ''}", RED, colour))
+        # Guards that did not run, once the bus carries them on decide events (an Event field or the outcome summary).
+        skipped = getattr(event, "not_run", None)
+        outcome = payload.get("outcome")
+        if not skipped and isinstance(outcome, dict):
+            skipped = outcome.get("notRun")
+        if skipped and isinstance(skipped, list):
+            names = ", ".join(_not_run_name(n) for n in skipped)
+            parts.append(_paint(f"not run: {clean(names)}", RED, colour))
     elif event.kind != "internal" and not parts:
         parts.append(_compact(payload))
     took = event.duration if event.duration is not None else payload.get("duration")

@@ -62,3 +62,17 @@ def test_tail_line_carries_only_hookd_colours(point, session, reason, payload):
         text = tailfmt.line(ev, colour)
         assert not _controls(re.sub(r"\x1b\[[0-9;]*m", "", text))
         assert "\n" not in text
+
+
+def test_tail_names_guards_that_did_not_run() -> None:
+    ev = Event(
+        seq=2,
+        time=0.0,
+        kind="decide",
+        point="tool.approval.pre",
+        payload={
+            "toolName": "Bash",
+            "outcome": {"decision": None, "notRun": [{"name": "no-\x1brm", "scope": "project", "reason": "untrusted"}]},
+        },
+    )
+    assert "not run: no-\\x1brm (untrusted)" in tailfmt.line(ev)
