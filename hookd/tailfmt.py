@@ -1,6 +1,7 @@
 """How `hookd tail` shows an event to a human: one line, the facts that matter first.
 
-Pure functions (no I/O), so the format is tested without a terminal.
+Pure functions (no I/O), so the format is tested without a terminal. Every
+string taken from an event is cleaned of control characters (hookd.cli.termsafe).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import json
 from typing import Any
 
 from hookd_client.messages import Event, Gap
+
+from hookd.cli.termsafe import clean, one_line
 
 RESET = "\033[0m"
 DIM = "\033[2m"
@@ -52,13 +55,21 @@ def _tool(payload: dict[str, Any]) -> str:
     parts = [str(name)] if name else []
     if command:
         parts.append(str(command) if isinstance(command, str) else json.dumps(command, ensure_ascii=False))
-    return " ".join(parts)
+    return clean(" ".join(parts))
 
 
 def _compact(payload: dict[str, Any]) -> str:
     if not payload:
         return ""
-    return " ".join(f"{k}={v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}" for k, v in payload.items())
+    return clean(" ".join(f"{k}={v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}" for k, v in payload.items()))
+
+
+def _not_run_name(item: Any) -> str:
+    if isinstance(item, dict):
+        hook = item.get("hook") if isinstance(item.get("hook"), dict) else item
+        return f"{hook.get('name', '?')} ({item.get('reason', '?')})"
+    hook = getattr(item, "hook", None)
+    return f"{getattr(hook, 'name', '?')} ({getattr(item, 'reason', '?')})"
 
 
 def summary(event: Event, colour: bool = False) -> str:
@@ -75,11 +86,19 @@ def summary(event: Event, colour: bool = False) -> str:
         verdict = event.decision or "no decision"
         parts.append(_paint(verdict, _DECISION_COLOUR.get(event.decision or "", ""), colour))
         if event.reason:
-            parts.append(f"({event.reason})")
+            parts.append(f"({clean(event.reason)})")
         if event.decided_by is not None:
-            parts.append(f"by {event.decided_by.name}")
+            parts.append(f"by {clean(event.decided_by.name)}")
         if event.errors:
             parts.append(_paint(f"{event.errors} hook error{'s' if event.errors != 1 else ''}", RED, colour))
+        # Guards that did not run, once the bus carries them on decide events (an Event field or the outcome summary).
+        skipped = getattr(event, "not_run", None)
+        outcome = payload.get("outcome")
+        if not skipped and isinstance(outcome, dict):
+            skipped = outcome.get("notRun")
+        if skipped and isinstance(skipped, list):
+            names = ", ".join(_not_run_name(n) for n in skipped)
+            parts.append(_paint(f"not run: {clean(names)}", RED, colour))
     elif event.kind != "internal" and not parts:
         parts.append(_compact(payload))
     took = event.duration if event.duration is not None else payload.get("duration")
@@ -90,13 +109,14 @@ def summary(event: Event, colour: bool = False) -> str:
 
 def line(event: Event, colour: bool = False, today: datetime.date | None = None) -> str:
     """``time  point  session  summary`` for one event."""
-    point = event.point
+    # Everything from the event is cleaned of control characters: only our own colours reach the terminal.
+    point = one_line(event.point)
     point_colour = RED if point.startswith(("hookd.hook.", "hookd.subscriber.")) else _KIND_COLOUR.get(event.kind, "")
     return "  ".join(
         (
             _paint(when(event.time, today), DIM, colour),
             _paint(f"{point:<28}", point_colour, colour),
-            f"{event.session or '-':<12}",
+            f"{one_line(event.session or '-'):<12}",
             summary(event, colour),
         )
     ).rstrip()

@@ -83,3 +83,41 @@ def install(directory: Path, command: list[str] | None = None, serve_args: list[
         os.replace(tmp, path)
         done.append((path, "created" if old is None else "updated"))
     return done
+
+
+_EXEC_PREFIXES = "@-:+!|"
+
+
+def exec_start(texts: list[str]) -> list[str] | None:
+    """The argv of the service's ExecStart=, from the unit's text and then its drop-ins' (later wins;
+    an empty ``ExecStart=`` resets). Quoting as systemd reads it, specifiers and ``$$`` unescaped."""
+    import shlex
+
+    value: str | None = None
+    for text in texts:
+        section = ""
+        for raw in text.splitlines():
+            line = raw.strip()
+            if line.startswith("[") and line.endswith("]"):
+                section = line
+            elif section == "[Service]" and line.startswith("ExecStart="):
+                value = line.removeprefix("ExecStart=").strip() or None
+    if value is None:
+        return None
+    value = value.lstrip(_EXEC_PREFIXES)
+    try:
+        words = shlex.split(value)
+    except ValueError:
+        return None
+    return [w.replace("%%", "%") if i == 0 else w.replace("%%", "%").replace("$$", "$") for i, w in enumerate(words)]
+
+
+def installed_service(directory: Path | None = None) -> tuple[Path, list[str]]:
+    """The user's hookd.service and the texts that define it (the unit, then its drop-ins in order)."""
+    base = directory or user_unit_dir()
+    path = base / "hookd.service"
+    texts = [path.read_text(encoding="utf-8")]
+    dropins = base / "hookd.service.d"
+    if dropins.is_dir():
+        texts += [p.read_text(encoding="utf-8") for p in sorted(dropins.glob("*.conf"))]
+    return path, texts

@@ -54,6 +54,8 @@ TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "Per
 # Fields every event carries; they stay in ``hookInput`` rather than the payload.
 COMMON_FIELDS = frozenset({"session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name", "prompt_id", "effort"})
 RENAMED = {"tool_name": "toolName", "tool_input": "args", "tool_response": "output"}
+_UNRENAMED = {v: k for k, v in RENAMED.items()}
+HOOK_INPUT = "hookInput"
 
 
 class BadInput(ValueError):
@@ -84,6 +86,7 @@ class Verdict(NamedTuple):
     modified_output: Any = None
     decided_by: str | None = None
     errors: tuple[str, ...] = ()
+    not_run: tuple[str, ...] = ()  # one line per configured guard that did not run, for the user
 
 
 def camel(name: str) -> str:
@@ -95,10 +98,30 @@ def camel(name: str) -> str:
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
+def snake(name: str) -> str:
+    """camelCase -> snake_case, the inverse of ``camel`` for Claude Code's field names."""
+    renamed = _UNRENAMED.get(name)
+    if renamed:
+        return renamed
+    return "".join("_" + c.lower() if "A" <= c <= "Z" else c for c in name)
+
+
 def payload_of(hook_input: Mapping[str, Any]) -> dict[str, Any]:
-    """hookd's payload: the event's own fields in hookd's camelCase, plus the untouched input."""
-    payload = {camel(k): v for k, v in hook_input.items() if k not in COMMON_FIELDS}
-    payload["hookInput"] = dict(hook_input)
+    """hookd's payload: the event's own fields in hookd's camelCase, and under ``hookInput`` the rest.
+
+    Each field travels once: a large Write's content must fit the daemon's frame limit, not twice
+    over. ``hookInput`` holds the common fields, and any field whose name would not come back
+    unchanged from camelCase, so that ``claude_hooks.hook_input`` rebuilds the agent's input exactly.
+    """
+    payload: dict[str, Any] = {}
+    kept: dict[str, Any] = {}
+    for key, value in hook_input.items():
+        name = camel(key)
+        if key in COMMON_FIELDS or name == HOOK_INPUT or name in payload or snake(name) != key:
+            kept[key] = value
+        else:
+            payload[name] = value
+    payload[HOOK_INPUT] = kept
     return payload
 
 
@@ -180,6 +203,10 @@ def render(event: str, verdict: Verdict | None) -> dict[str, Any] | None:
             out["systemMessage"] = f"hookd: {_why(v, 'denied')} (Claude Code cannot block SubagentStart)"
     if specific is not None:
         out["hookSpecificOutput"] = specific
+    if v.not_run:
+        # Shown to the user: a guard that did not run must never pass for one that allowed.
+        notice = "\n".join(v.not_run)
+        out["systemMessage"] = f"{out['systemMessage']}\n{notice}" if "systemMessage" in out else notice
     return out or None
 
 

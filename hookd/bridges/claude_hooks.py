@@ -2,10 +2,10 @@
 
 A Claude Code hook reads Claude Code's hook input and answers with Claude
 Code's output JSON or exit code 2. ``hook_input`` rebuilds that input from
-hookd's payload (the bridge keeps the agent's original under ``hookInput``;
-the chain's current ``args``/``output`` win, so an earlier hook's rewrite is
-seen), ``matches`` applies the settings `matcher` exactly as Claude Code does,
-and ``decision`` turns the hook's answer into seed 000's HookDecision. Pure
+hookd's payload (the bridge sends each field once: the event's own fields in
+camelCase, the rest under ``hookInput``; the chain's current ``args``/``output``
+are what the hook sees, so an earlier hook's rewrite is seen), ``matches``
+applies the settings `matcher` exactly as Claude Code does, and ``decision`` turns the hook's answer into seed 000's HookDecision. Pure
 functions; ``hookd.bridges.adapter`` does the process work.
 """
 
@@ -16,11 +16,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .claude_code import MATCHER_FIELDS, RENAMED, ROUTES
+from .claude_code import HOOK_INPUT, MATCHER_FIELDS, ROUTES, snake
 
 POINT_EVENTS = {point: event for event, (point, _) in ROUTES.items()}
-_UNRENAMED = {v: k for k, v in RENAMED.items()}
-_CAMEL = re.compile(r"([A-Z])")
 _EXACT = re.compile(r"[A-Za-z0-9_\- ,|]*")
 # Events whose exit code 2 blocks (Claude Code hooks reference, "Exit code 2 behavior per event").
 BLOCKING_EXIT_2 = frozenset({"PreToolUse", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact"})
@@ -28,16 +26,12 @@ TOP_LEVEL_BLOCK = frozenset({"PostToolUse", "UserPromptSubmit", "Stop", "Subagen
 TEXT_IS_CONTEXT = frozenset({"UserPromptSubmit", "SessionStart"})
 
 
-def snake(name: str) -> str:
-    return _UNRENAMED.get(name) or _CAMEL.sub(lambda m: "_" + m.group(1).lower(), name)
-
-
 def hook_input(payload: Mapping[str, Any], point: str, session: str, project: str, cwd: str) -> dict[str, Any]:
     """The Claude Code hook input for a hookd call."""
-    original = payload.get("hookInput")
+    original = payload.get(HOOK_INPUT)
     out: dict[str, Any] = dict(original) if isinstance(original, dict) else {}
     for key, value in payload.items():
-        if key != "hookInput":
+        if key != HOOK_INPUT:
             out[snake(key)] = value
     out.setdefault("hook_event_name", POINT_EVENTS.get(point) or point.removeprefix("custom.claude."))
     if session:

@@ -103,31 +103,73 @@ def _alarm(signum: int, frame: Any) -> None:
     raise _Deadline
 
 
+def not_run_line(name: str, reason: str, message: str) -> str:
+    """One line for the user; names and messages come from files and hooks, so no control character passes."""
+    from hookd.cli.termsafe import one_line
+
+    detail = f" ({one_line(message)})" if message and message != reason else ""
+    return f"hookd: guard {one_line(repr(name))} did not run: {one_line(reason)}{detail}"
+
+
 def _verdict(outcome: Any) -> cc.Verdict:
     by = outcome.decided_by.name if outcome.decided_by is not None else None
     errors = tuple(f"{e.hook.name}: {e.code}: {e.message}" for e in outcome.errors)
-    return cc.Verdict(outcome.decision, outcome.reason, outcome.injection, outcome.modified_input, outcome.modified_output, by, errors)
+    skipped = tuple(not_run_line(n.hook.name, n.reason, n.message) for n in getattr(outcome, "not_run", ()))
+    return cc.Verdict(
+        outcome.decision, outcome.reason, outcome.injection, outcome.modified_input, outcome.modified_output, by, errors, skipped
+    )
+
+
+def _unsendable(client: Any, call: cc.Call, what: str) -> cc.Verdict | None:
+    """A call the daemon cannot receive (``what`` says why). Its guards cannot see it, so it must not pass
+    for an allow: denied when a decision hook would run, let through only when none is configured."""
+    sys.stderr.write(f"hookd bridge: {what}; it was not sent, so its observers did not see it\n")
+    if not call.decide:
+        return None
+    chain = client.explain(call.point, session=call.session, project=call.project)
+    guards = [e.name for e in chain.decision_hooks if e.enabled and e.trusted]
+    untrusted = [e.name for e in chain.decision_hooks if e.enabled and not e.trusted]
+    skipped = tuple(not_run_line(name, "untrusted", "`hookd hooks` says why") for name in untrusted)
+    if not guards:
+        return cc.Verdict(not_run=skipped) if skipped else None
+    named = ", ".join(repr(g) for g in guards)
+    reason = f"hookd: {what}; the guard{'s' if len(guards) != 1 else ''} {named} could not see it, so it is denied"
+    return cc.Verdict("deny", reason, not_run=(*skipped, *(not_run_line(g, "too_large", what) for g in guards)))
 
 
 def ask(call: cc.Call, socket_path: str | None, timeout: float) -> cc.Verdict | None:
     """Make ``call`` on the daemon. Raises Unavailable."""
+    import msgspec
     from hookd_client.client import Client
     from hookd_client.errors import DaemonNotRunning, HookdError
+    from hookd_client.framing import DEFAULT_MAX_FRAME
+    from hookd_client.messages import Decide, Emit
 
     try:
         with Client(socket_path, name="hookd-bridge/claude-code", timeout=timeout) as client:
             if call.attach:
                 client.attach_session(call.session, project=call.project)
             where = {"session": call.session, "project": call.project}
+            # Measured, not sent: a frame over the daemon's limit closes the connection unanswered.
+            kind = Decide if call.decide else Emit
+            limit = client.welcome.limits.max_frame if client.welcome is not None else DEFAULT_MAX_FRAME
+            try:
+                size = len(msgspec.msgpack.encode(kind(2**63 - 1, call.point, call.payload, call.session, call.project)))
+                what = f"the {call.event} input is {size} bytes, over hookd's frame limit of {limit} bytes"
+            except (OverflowError, TypeError, ValueError) as exc:  # e.g. a JSON integer over 64 bits
+                size, what = limit + 1, f"the {call.event} input cannot be sent to hookd ({exc})"
             if call.dispose:
                 # Observers of the session's last event run before its hooks go away.
-                client.emit(call.point, call.payload, **where)
+                if size <= limit:
+                    client.emit(call.point, call.payload, **where)
                 try:
                     client.dispose_session(call.session)
                 except HookdError as exc:
                     if exc.code != "not_found":
                         raise
                 return None
+            if size > limit:
+                return _unsendable(client, call, what)
             if call.decide:
                 try:
                     return _verdict(client.decide(call.point, call.payload, **where))
@@ -148,6 +190,8 @@ def ask(call: cc.Call, socket_path: str | None, timeout: float) -> cc.Verdict | 
 def run(opts: Options | argparse.Namespace) -> int:
     import msgspec  # loaded by the client anyway; its JSON codec spares importing json
 
+    from hookd.cli.termsafe import one_line
+
     event: str | None = None
     out: dict[str, Any] | None = None
     timeout = max(opts.timeout, 0.01)
@@ -167,7 +211,9 @@ def run(opts: Options | argparse.Namespace) -> int:
                 signal.setitimer(signal.ITIMER_REAL, timeout)
             verdict = ask(call, opts.socket, timeout)
             for error in verdict.errors if verdict else ():
-                sys.stderr.write(f"hookd bridge: hook failed: {error}\n")
+                sys.stderr.write(f"hookd bridge: hook failed: {one_line(error)}\n")
+            for line in verdict.not_run if verdict else ():
+                sys.stderr.write(line + "\n")
             out = cc.render(call.event, verdict)
         except _Deadline:
             if event is None:

@@ -2,7 +2,9 @@
 
 The file belongs to the user: every other setting and hook stays, the file
 keeps its indentation, and a backup of the original bytes is written before
-the first change. Uninstall removes only the matcher groups install added
+the first change, readable only by its owner. A settings file that is a
+symlink (dotfile managers do this) is updated at its target and stays a link.
+Uninstall removes only the matcher groups install added
 (recognised by their exact shape) plus the containers install created; when
 the result equals the backup, the backup's bytes are put back, so an install
 followed by an uninstall leaves the file byte-identical.
@@ -116,20 +118,51 @@ def _parse(data: bytes | None, path: str) -> dict[str, Any]:
     return doc
 
 
-def _write(path: str, data: bytes) -> None:
-    target = Path(path)
+def _target(path: str) -> Path:
+    """Where the bytes of ``path`` live: a symlinked settings file is updated at its target, and stays a link."""
+    return Path(os.path.realpath(path))
+
+
+def _replace(target: Path, data: bytes, mode: int) -> None:
+    """Write ``data`` to ``target`` atomically: a private temporary file next to it, given ``mode``, then renamed."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
+    # mkstemp creates the file with O_EXCL and mode 0600: no one else can open it before the chmod below.
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        os.chmod(tmp, mode)
+            os.fchmod(f.fileno(), mode)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _write(path: str, data: bytes) -> None:
+    target = _target(path)
+    try:
+        mode = target.stat().st_mode & 0o777
+    except FileNotFoundError:
+        mode = 0o644 & ~_umask()
+    _replace(target, data, mode)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _backup(path: str, data: bytes) -> str:
+    """Keep ``data`` (the file before install) next to ``path``, with the original's mode: readable by no one
+    the original was not."""
+    backup = path + BACKUP_SUFFIX
+    mode = _target(path).stat().st_mode & 0o777
+    # A fresh temporary file (O_EXCL, 0600) renamed over the backup: an existing backup or a link planted
+    # at its name is replaced, never written through.
+    _replace(Path(backup), data, mode)
+    return backup
 
 
 def _ours(doc: dict[str, Any]) -> int:
@@ -143,7 +176,7 @@ def install(path: str, command: str) -> str:
         return f"the hookd bridge is already in {path} ({found} events); nothing changed"
     style = Style.of(original.decode("utf-8")) if original and original.strip() else Style()
     if original is not None:
-        _write(path + BACKUP_SUFFIX, original)
+        _backup(path, original)
     hooks = doc.setdefault("hooks", {})
     for event in INSTALLED_EVENTS:
         hooks.setdefault(event, []).append(group_for(command))
@@ -176,7 +209,7 @@ def uninstall(path: str) -> str:
         os.unlink(backup_path)
         return f"removed the hookd bridge from {path} ({removed} events); the file is as it was before install"
     if backup is None and not doc:
-        os.unlink(path)
+        os.unlink(_target(path))
         return f"removed the hookd bridge: {path} held nothing else and install had created it, so it was deleted"
     _write(path, Style.of(current.decode("utf-8")).dump(doc).encode("utf-8"))
     kept = f"; the pre-install backup stays at {backup_path}" if backup is not None else ""

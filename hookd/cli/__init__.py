@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 # Subcommand modules, in `hookd --help` order. Each has add(subparsers).
-COMMANDS = ("serve", "calls", "catalog", "check", "hookconf", "tail", "bridge", "importer", "install_systemd", "plugins")
+COMMANDS = ("serve", "calls", "catalog", "check", "hookconf", "tail", "bridge", "importer", "install_systemd", "plugins", "doctor")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,9 +51,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "run", None):
         parser.print_help(sys.stderr)
         return 2
+    saved = sys.stdout, sys.stderr
+    if args.command != "serve":  # the daemon logs through structlog, which renders its own output
+        from .termsafe import SafeStream
+
+        # Every command prints text that others wrote (payloads, hook answers, file content, daemon errors):
+        # control characters in it are shown escaped, never sent to the terminal.
+        sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)  # type: ignore[assignment]
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+    finally:
+        sys.stdout, sys.stderr = saved

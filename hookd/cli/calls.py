@@ -28,12 +28,15 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "decide",
         help="run the decision chain of a point",
-        description="Run the decision hooks of POINT and print the outcome as JSON. "
+        description="Run the decision hooks of POINT and print the outcome as JSON on stdout: decision, reason, "
+        "decided_by, errors, and not_run (every configured hook that did not run, with its reason). Each hook that did "
+        "not run is also named on stderr, one line each, for a human. "
         "Exits 0 whatever the decision is; non-zero only when the call itself fails.",
     )
     p.add_argument("point", help="hook point (`hookd points` lists them)")
     add_target(p)
     p.add_argument("--payload", metavar="JSON", help="payload as a JSON object, or - to read it from stdin")
+    p.add_argument("--json", action="store_true", help="the JSON only: no line on stderr for the hooks that did not run")
     add_socket(p)
     p.set_defaults(run=run_decide)
 
@@ -89,7 +92,12 @@ def run_decide(args: argparse.Namespace) -> int:
     out.pop("type", None)
     out.pop("id", None)
     out.setdefault("decision", None)
+    out.setdefault("not_run", [])
     print_json(out)
+    for n in [] if args.json else out["not_run"]:
+        # A guard that did not run must never read as an allow, even to someone skimming the JSON.
+        detail = f" ({n['message']})" if n.get("message") else ""
+        sys.stderr.write(f"hookd: guard {n['hook']['name']!r} did not run: {n['reason']}{detail}\n")
     return 0
 
 

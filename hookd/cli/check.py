@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import Any
@@ -83,7 +82,9 @@ def run(args: argparse.Namespace) -> int:
     valid = not problems
     if args.json:
         out = {"valid": valid, "files": reports, "problems": [p.to_dict() for p in problems]}
-        sys.stdout.write(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
+        from .common import print_json
+
+        print_json(out)
         return 0 if valid else 1
     if not files:
         sys.stdout.write(

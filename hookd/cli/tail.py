@@ -68,7 +68,12 @@ class Printer:
 
         from hookd import tailfmt
 
+        from . import termsafe
+
         self.fmt = tailfmt
+        self.termsafe = termsafe
+        # tailfmt cleans every field taken from the event; the stream filter would also escape our colours.
+        self.out = termsafe.unfiltered(sys.stdout)
         self.as_json = as_json
         self.colour = colour
         self.flush = flush
@@ -78,14 +83,14 @@ class Printer:
         from hookd_client.messages import Gap
 
         if self.as_json:
-            text = self.encode(item).decode()
+            text = self.termsafe.json_text(self.encode(item).decode())
         elif isinstance(item, Gap):
             text = self.fmt.gap_line(item, self.colour)
         else:
             text = self.fmt.line(item, self.colour)
-        sys.stdout.write(text + "\n")
+        self.out.write(text + "\n")
         if self.flush:
-            sys.stdout.flush()
+            self.out.flush()
 
 
 def _journal_history(path: str, since_seq: int | None, since_time: float | None, match: Matcher) -> tuple[list[Any], int | None]:

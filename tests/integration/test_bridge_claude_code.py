@@ -144,7 +144,7 @@ def test_pre_tool_use_deny(bridge: Bridge) -> None:
     assert seen["payload"]["toolName"] == "Bash"
     assert seen["payload"]["args"]["command"] == "rm -rf /tmp/build"
     assert seen["payload"]["toolUseId"] == "toolu_01ABC123"
-    assert seen["payload"]["hookInput"]["tool_input"] == PRE_TOOL_USE["tool_input"]
+    assert "tool_input" not in seen["payload"]["hookInput"]  # sent once, as args
     assert seen["session"] == "abc123"
     assert seen["project"] == str(bridge.project)
 
@@ -215,9 +215,9 @@ def test_post_tool_use_replaces_output_and_adds_context(bridge: Bridge) -> None:
         },
     )
     payload = bridge.seen("tool.execute.after")[0]["payload"]
-    # Observers see the chain's result; the agent's original stays under hookInput.
+    # Observers see the chain's result.
     assert payload["output"] == {"filePath": "/path/to/file.txt", "type": "redacted"}
-    assert payload["hookInput"]["tool_response"] == POST_TOOL_USE["tool_response"]
+    assert "tool_response" not in payload["hookInput"]
     assert payload["durationMs"] == 12
 
 

@@ -217,3 +217,49 @@ def test_run_hook_abstains_when_the_matcher_does_not_match(env: Env, tmp_path: P
     r = run("Read|Grep")
     assert r.returncode == 0 and marker.exists()
     assert json.loads(r.stdout) == {"decision": "deny"}
+
+
+def test_backup_keeps_a_private_settings_file_private(env: Env, tmp_path: Path) -> None:
+    settings = tmp_path / "settings.json"
+    settings.write_text(USER_SETTINGS)
+    settings.chmod(0o600)
+    stale = Path(str(settings) + ".hookd-backup")
+    stale.write_text("an old backup, world-readable")
+    stale.chmod(0o644)
+    r = env.hookd("bridge", "install", "--settings", str(settings), "--command", "/opt/hookd/bin/hookd")
+    assert r.returncode == 0, r.stderr
+    assert stale.read_text() == USER_SETTINGS
+    assert stale.stat().st_mode & 0o777 == 0o600  # never wider than the original
+    assert settings.stat().st_mode & 0o777 == 0o600
+
+    shared = tmp_path / "shared.json"  # a file readable by others keeps that mode, no wider
+    shared.write_text(USER_SETTINGS)
+    shared.chmod(0o640)
+    r = env.hookd("bridge", "install", "--settings", str(shared), "--command", "/opt/hookd/bin/hookd")
+    assert r.returncode == 0, r.stderr
+    assert Path(str(shared) + ".hookd-backup").stat().st_mode & 0o777 == 0o640
+
+
+def test_a_symlinked_settings_file_is_updated_at_its_target_and_stays_a_link(env: Env, tmp_path: Path) -> None:
+    dotfiles = tmp_path / "dotfiles" / "claude"
+    dotfiles.mkdir(parents=True)
+    real = dotfiles / "settings.json"
+    real.write_text(USER_SETTINGS)
+    real.chmod(0o600)
+    before = real.read_bytes()
+    link = env.home / ".claude" / "settings.json"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(real)
+
+    r = env.hookd("bridge", "install", "--command", "/opt/hookd/bin/hookd")
+    assert r.returncode == 0, r.stderr
+    assert link.is_symlink() and link.resolve() == real.resolve()
+    assert BRIDGE in real.read_text()
+    assert real.stat().st_mode & 0o777 == 0o600
+    assert not list(dotfiles.glob(".settings.json.*"))  # no temporary file left behind
+
+    r = env.hookd("bridge", "uninstall")
+    assert r.returncode == 0, r.stderr
+    assert link.is_symlink() and link.resolve() == real.resolve()
+    assert real.read_bytes() == before
+    assert real.stat().st_mode & 0o777 == 0o600

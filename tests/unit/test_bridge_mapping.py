@@ -46,7 +46,10 @@ def test_route_builds_payload_session_and_project() -> None:
     call = cc.route(data, {"CLAUDE_PROJECT_DIR": "/repo"})
     assert call.point == "tool.approval.pre" and call.decide
     assert call.session == "s1" and call.project == "/repo"
-    assert call.payload == {"toolName": "Bash", "args": {"command": "ls"}, "toolUseId": "toolu_1", "hookInput": data}
+    common = {k: data[k] for k in ("session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name")}
+    # Each field travels once: the tool input is not repeated under hookInput.
+    assert call.payload == {"toolName": "Bash", "args": {"command": "ls"}, "toolUseId": "toolu_1", "hookInput": common}
+    assert ch.hook_input(call.payload, call.point, "s1", "/repo", "/") == data
     assert cc.route(data, {}).project == "/repo/sub"
     assert cc.route({**data, "cwd": "relative"}, {}).project is None
 
@@ -254,3 +257,49 @@ def test_a_failing_claude_hook_is_an_error_not_a_decision() -> None:
 )
 def test_bridge_arguments_without_argparse(argv: list[str], expected: run.Options | None) -> None:
     assert run.parse(argv) == expected
+
+
+_KEYS = st.one_of(
+    st.sampled_from(["tool_name", "tool_input", "tool_response", "tool_use_id", "hookInput", "hook_input", "toolName", "a__b", "_x", "X"]),
+    st.text(max_size=12),
+)
+
+
+@given(st.dictionaries(_KEYS, st.one_of(st.integers(), st.text(), st.lists(st.integers())), max_size=8))
+def test_payload_carries_each_field_once_and_rebuilds_the_input_exactly(extra: dict) -> None:
+    data = {**extra, "hook_event_name": "PreToolUse", "session_id": "s1", "cwd": "/repo"}
+    payload = cc.payload_of(data)
+    inner = payload["hookInput"]
+    outer = {k: v for k, v in payload.items() if k != "hookInput"}
+    assert len(inner) + len(outer) == len(data)  # nothing twice
+    assert ch.hook_input(payload, "tool.approval.pre", "s1", "/repo", "/") == data
+
+
+def test_a_large_input_is_sent_once() -> None:
+    content = "x" * (600 * 1024)
+    call = cc.route({"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"file_path": "/f", "content": content}}, {})
+    assert len(json.dumps(call.payload)) < len(content) + 1024
+
+
+def test_guards_that_did_not_run_are_shown_to_the_user() -> None:
+    from hookd_client.messages import HookRef, NotRun, Outcome
+
+    outcome = Outcome(
+        id=1,
+        not_run=[
+            NotRun(HookRef("no-rm", "project", "/p/.hookd/hooks.yaml"), "untrusted", "run `hookd trust /p`"),
+            NotRun(HookRef("lint", "global", "plugin"), "plugin_failed", "requirements.txt failed to install"),
+        ],
+    )
+    verdict = run._verdict(outcome)
+    out = cc.render("PreToolUse", verdict)
+    assert out == {
+        "systemMessage": "hookd: guard 'no-rm' did not run: untrusted (run `hookd trust /p`)\n"
+        "hookd: guard 'lint' did not run: plugin_failed (requirements.txt failed to install)"
+    }
+    denied = cc.render("SubagentStart", verdict._replace(decision="deny", reason="no"))
+    assert denied is not None and denied["systemMessage"].startswith("hookd: no (Claude Code cannot block")
+    assert "'no-rm' did not run" in denied["systemMessage"]
+    for event in cc.ROUTES:  # every event the bridge answers tells the user
+        rendered = cc.render(event, verdict)
+        assert rendered is not None and "did not run" in rendered["systemMessage"], event

@@ -1,0 +1,423 @@
+"""The checks of `hookd doctor`: each looks at one thing a guard depends on and says ok, warn or fail,
+with a one-line fix. They read the running daemon (through the client), its process (/proc) and the
+files it uses; nothing here changes anything."""
+
+from __future__ import annotations
+
+import fcntl
+import itertools
+import os
+import shlex
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal, NamedTuple
+
+Status = Literal["ok", "warn", "fail"]
+SUN_PATH_MAX = 107  # sockaddr_un.sun_path is 108 bytes on Linux, one of them the terminating NUL
+
+
+class Check(NamedTuple):
+    name: str
+    status: Status
+    message: str
+    fix: str = ""
+
+
+class Daemon(NamedTuple):
+    """What the running daemon told us, and what we could read of its process."""
+
+    socket: str
+    status: Any = None  # hookd_client Status, None when unreachable
+    hooks: Any = None  # HookList of every hook in force
+    here: Any = None  # HookList for the current directory as a project
+    environ: dict[str, str] | None = None  # /proc/<pid>/environ, when readable
+    error: str = ""
+
+
+# ------------------------------------------------------------------ the daemon
+
+
+def environ_of(pid: int) -> dict[str, str] | None:
+    try:
+        raw = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return None
+    env = {}
+    for item in raw.split(b"\0"):
+        key, eq, value = item.partition(b"=")
+        if eq:
+            env[os.fsdecode(key)] = os.fsdecode(value)
+    return env
+
+
+def reach(socket: str, cwd: str) -> Daemon:
+    from hookd_client import Client, HookdError
+
+    try:
+        with Client(socket, name="hookd-doctor", timeout=10) as client:
+            status = client.status()
+            hooks = client.list_hooks()
+            here = client.list_hooks(cwd)
+    except (HookdError, OSError) as exc:
+        return Daemon(socket, error=getattr(exc, "message", None) or str(exc))
+    return Daemon(socket, status, hooks, here, environ_of(status.pid))
+
+
+def daemon_check(d: Daemon) -> Check:
+    if d.status is None:
+        return Check(
+            "daemon", "fail", f"not reachable on {d.socket}: {d.error}", "start it: `systemctl --user start hookd.socket` or `hookd serve`"
+        )
+    s = d.status
+    return Check("daemon", "ok", f"hookd {s.version}, pid {s.pid}, on {d.socket}, up {s.uptime:.0f} s")
+
+
+def socket_check(socket: str) -> Check:
+    size = len(os.fsencode(socket))
+    if size > SUN_PATH_MAX:
+        return Check(
+            "socket path",
+            "fail",
+            f"{socket} is {size} bytes, over the {SUN_PATH_MAX}-byte limit of a Unix socket path",
+            "set $HOOKD_SOCKET (or $XDG_RUNTIME_DIR) to a shorter path",
+        )
+    return Check("socket path", "ok", f"{size} bytes (limit {SUN_PATH_MAX})")
+
+
+# ------------------------------------------------------------------ one daemon per state directory
+
+
+def state_dir_of(environ: dict[str, str]) -> str:
+    base = environ.get("XDG_STATE_HOME") or os.path.join(environ.get("HOME") or "/", ".local", "state")
+    return os.path.realpath(os.path.join(base, "hookd"))
+
+
+def _is_hookd_serve(argv: list[str]) -> bool:
+    if "serve" not in argv:
+        return False
+    head = argv[: argv.index("serve")]
+    return any(os.path.basename(a) == "hookd" for a in head) or any(a == "-m" and b == "hookd" for a, b in itertools.pairwise(head))
+
+
+def daemons_on(state: str) -> Iterator[int]:
+    """Pids of this user's `hookd serve` processes whose state directory is ``state``."""
+    uid = os.getuid()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            if entry.stat().st_uid != uid:
+                continue
+            argv = [os.fsdecode(a) for a in Path(entry.path, "cmdline").read_bytes().split(b"\0") if a]
+        except OSError:
+            continue
+        if not _is_hookd_serve(argv):
+            continue
+        env = environ_of(int(entry.name))
+        if env is not None and state_dir_of(env) == state:
+            yield int(entry.name)
+
+
+def lock_holder(path: str) -> tuple[int | None, bool] | None:
+    """(pid written in the lock file, whether some process holds its lock); None without the file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    try:
+        text = os.read(fd, 64).decode("ascii", "replace").strip()
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            held = False
+        except BlockingIOError:
+            held = True
+    finally:
+        os.close(fd)  # also drops the shared lock we may have taken
+    return (int(text) if text.isdigit() else None), held
+
+
+def state_check(d: Daemon) -> Check:
+    env = d.environ if d.environ is not None else dict(os.environ)
+    state = state_dir_of(env)
+    answering = d.status.pid if d.status is not None else None
+    found = set(daemons_on(state))
+    lock = lock_holder(os.path.join(state, "daemon.lock"))
+    note = ""
+    if lock is None:
+        note = "; no daemon.lock there (a daemon that does not lock it), running processes checked"
+    else:
+        pid, held = lock
+        if held and pid is not None:
+            found.add(pid)
+        elif not held:
+            note = "; daemon.lock is not held by anyone"
+    others = sorted(found - {answering}) if answering is not None else sorted(found)
+    if answering is not None and others:
+        pids = ", ".join(map(str, others))
+        return Check(
+            "state directory",
+            "fail",
+            f"another hookd daemon (pid {pids}) uses {state}, besides pid {answering} on {d.socket}: their journals and seqs collide",
+            f"stop the other one (`kill {others[0]}`) or give it its own $XDG_STATE_HOME",
+        )
+    if answering is None and len(others) > 1:
+        pids = ", ".join(map(str, others))
+        return Check("state directory", "fail", f"{len(others)} hookd daemons (pids {pids}) use {state}", "stop all but one")
+    return Check("state directory", "ok", f"{state}: one daemon{note}")
+
+
+# ------------------------------------------------------------------ hook files
+
+
+def rejected_checks(d: Daemon) -> Iterator[Check]:
+    if d.hooks is None:
+        return
+    rejected = list(d.hooks.rejected)
+    for r in rejected:
+        first = r.problems[0] if r.problems else "rejected"
+        more = f" (and {len(r.problems) - 1} more)" if len(r.problems) > 1 else ""
+        yield Check(
+            "hook file",
+            "fail",
+            f"{r.file} was rejected: {first}{more}; its hooks are not the ones in the file",
+            f"`hookd check {shlex.quote(r.file)}`, fix it and save",
+        )
+    if not rejected:
+        yield Check("hook files", "ok", "no rejected hook file")
+
+
+def untrusted_checks(d: Daemon, cwd: str) -> Iterator[Check]:
+    if d.here is None:
+        return
+    files: dict[str, tuple[int, str]] = {}
+    for h in d.here.hooks:
+        if h.scope == "project" and not h.trusted:
+            count, _ = files.get(h.source, (0, ""))
+            files[h.source] = (count + 1, h.trust)
+    for source, (count, why) in files.items():
+        yield Check(
+            "trust",
+            "warn",
+            f"{source}: {count} hook{'s' if count != 1 else ''} will not run, the file is not trusted ({why})",
+            f"read it and the scripts it runs, then `hookd trust {shlex.quote(cwd)}`",
+        )
+    if not files:
+        yield Check("trust", "ok", f"no untrusted project hook file in {cwd}")
+
+
+# ------------------------------------------------------------------ commands on the daemon's PATH
+
+
+def _specs(source: str) -> dict[str, Any]:
+    from hookd import userconfig
+
+    try:
+        loaded = userconfig.read(source)
+    except userconfig.ConfigInvalid:
+        return {}
+    return {s.name: s for s in loaded.specs} if loaded is not None else {}
+
+
+def _workdir(hook: Any, spec: Any, home: str) -> str:
+    base = hook.owner if hook.scope == "project" else home
+    return os.path.normpath(os.path.join(base, os.path.expanduser(spec.cwd))) if spec.cwd else base
+
+
+def command_checks(d: Daemon) -> Iterator[Check]:
+    if d.hooks is None:
+        return
+    env = d.environ
+    assumed = ""
+    if env is None:
+        env = dict(os.environ)
+        assumed = f" (the daemon's environment is not readable: assumed this shell's PATH, {env.get('PATH', '')})"
+    home = env.get("HOME") or os.path.expanduser("~")
+    specs: dict[str, dict[str, Any]] = {}
+    checked = 0
+    for h in d.hooks.hooks:
+        if not h.source.startswith("/") or h.scope == "session":
+            continue  # session and plugin hooks: the client or the plugin host runs them
+        spec = specs.setdefault(h.source, _specs(h.source)).get(h.name)
+        if spec is None:
+            continue
+        checked += 1
+        path = spec.env.get("PATH", env.get("PATH", os.defpath))
+        if "/" in spec.command:
+            exe = os.path.normpath(os.path.join(_workdir(h, spec, home), os.path.expanduser(spec.command)))
+            if not os.path.isfile(exe):
+                yield Check("command", "fail", f"hook {h.name!r} ({h.source}): {exe} does not exist", "fix `command` in the file")
+            elif not os.access(exe, os.X_OK):
+                yield Check("command", "fail", f"hook {h.name!r} ({h.source}): {exe} is not executable", f"`chmod +x {shlex.quote(exe)}`")
+        elif shutil.which(spec.command, path=path) is None:
+            yield Check(
+                "command",
+                "fail",
+                f"hook {h.name!r} ({h.source}): {spec.command!r} is not on the daemon's PATH {path}{assumed}",
+                "write its absolute path in `command`, or add its directory to the daemon's PATH "
+                "(systemd: `systemctl --user set-environment PATH=...` then restart hookd)",
+            )
+    where = "the daemon's PATH" if not assumed else "this shell's PATH (the daemon's environment is not readable)"
+    yield Check("commands", "ok" if not assumed else "warn", f"{checked} command hook{'s' if checked != 1 else ''} looked up on {where}")
+
+
+# ------------------------------------------------------------------ plugin environments
+
+
+def _plugin_events(socket: str) -> dict[str, Any]:
+    """The newest hookd.plugin.loaded / hookd.plugin.error event per directory, from the daemon's history."""
+    from hookd_client import Client, HookdError
+    from hookd_client.messages import Event, Live
+
+    latest: dict[str, Any] = {}
+    try:
+        sub = Client(socket, name="hookd-doctor", connect=False).subscribe(["hookd.plugin.*"], since=0, follow=False, timeout=10)
+        with sub:
+            for item in sub:
+                if isinstance(item, Live):
+                    break
+                if not isinstance(item, Event):
+                    continue
+                # A handler's own error is not the directory's: only trust, installing, loading and the host count.
+                fault = item.point == "hookd.plugin.error" and item.payload.get("kind") in ("install", "host", "load", "untrusted")
+                if item.point == "hookd.plugin.loaded" or fault:
+                    directory = item.payload.get("directory")
+                    if isinstance(directory, str):
+                        latest[directory] = item
+    except (HookdError, OSError):
+        pass
+    return latest
+
+
+def plugin_checks(d: Daemon, cwd: str) -> Iterator[Check]:
+    from hookd.plugins import discovery
+    from hookd.plugins.venv import STAMP, venv_dir
+
+    env = d.environ if d.environ is not None else dict(os.environ)
+    dirs = [
+        p
+        for p in [*discovery.global_dirs(env), *discovery.project_dirs(cwd)]
+        if any(f.suffix == ".py" for f in discovery.relevant_files(p))
+    ]
+    if not dirs:
+        yield Check("plugins", "ok", "no plugin directory (global or in this project)")
+        return
+    events = _plugin_events(d.socket) if d.status is not None else {}
+    for directory in dirs:
+        last = events.get(directory)
+        if last is not None and last.payload.get("kind") == "untrusted":
+            yield Check("plugins", "warn", f"{directory}: not loaded, not trusted", f"read it, then `hookd trust {shlex.quote(directory)}`")
+            continue
+        failed = last is not None and last.point == "hookd.plugin.error"
+        wanted = discovery.requirements_hash(directory)
+        if wanted is not None:
+            env_dir = venv_dir(directory, env)
+            try:
+                stamp = Path(env_dir, STAMP).read_text(encoding="ascii").strip()
+            except OSError:
+                stamp = ""
+            if stamp != wanted:
+                why = last.payload.get("message", "") if failed else "not installed yet"
+                status: Status = "fail" if failed else "warn"
+                yield Check(
+                    "plugins",
+                    status,
+                    f"{directory}: requirements.txt: {why} ({env_dir})",
+                    "fix requirements.txt and save a plugin file to retry",
+                )
+                continue
+        if failed:
+            message = " ".join(str(last.payload.get("message", "")).split())[:300]
+            yield Check("plugins", "fail", f"{directory}: {message}", "fix it and save a plugin file to reload")
+        elif last is not None:
+            yield Check("plugins", "ok", f"{directory}: loaded" + (" (requirements installed)" if wanted else ""))
+        else:
+            note = "requirements installed; " if wanted else ""
+            yield Check(
+                "plugins",
+                "warn",
+                f"{directory}: {note}no load recorded by the daemon (untrusted, or not loaded yet)",
+                "`hookd plugins` says whether it may run",
+            )
+
+
+# ------------------------------------------------------------------ the agent bridge and the systemd unit
+
+
+def _runnable(argv0: str, path: str) -> str | None:
+    """None when argv0 can be run; else why not."""
+    if "/" in argv0:
+        if not os.path.isfile(argv0):
+            return f"{argv0} does not exist"
+        return None if os.access(argv0, os.X_OK) else f"{argv0} is not executable"
+    return None if shutil.which(argv0, path=path) else f"{argv0!r} is not on PATH"
+
+
+def bridge_checks(cwd: str) -> Iterator[Check]:
+    import json
+
+    from hookd.bridges import settings_file
+
+    found = 0
+    for scope in settings_file.SCOPES:
+        path = os.path.join(cwd, settings_file.SCOPES[scope]) if scope != "user" else settings_file.path_for("user")
+        try:
+            doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError) as exc:
+            yield Check("bridge", "warn", f"{path} cannot be read: {exc}", "fix the file's JSON")
+            continue
+        hooks = doc.get("hooks") if isinstance(doc, dict) else None
+        commands = {
+            g["hooks"][0]["command"]
+            for groups in (hooks or {}).values()
+            if isinstance(groups, list)
+            for g in groups
+            if settings_file.is_ours(g)
+        }
+        for command in sorted(commands):
+            found += 1
+            try:
+                argv0 = shlex.split(command)[0]
+            except (ValueError, IndexError):
+                argv0 = command
+            why = _runnable(os.path.expanduser(argv0), os.environ.get("PATH", os.defpath))
+            if why:
+                flag = f"--settings {shlex.quote(path)}"
+                yield Check(
+                    "bridge",
+                    "fail",
+                    f"{path}: the bridge runs {command!r}, but {why}: Claude Code's hooks do not reach hookd",
+                    f"`hookd bridge uninstall {flag} && hookd bridge install {flag}`",
+                )
+            else:
+                yield Check("bridge", "ok", f"{path}: {command}")
+    if not found:
+        yield Check("bridge", "ok", "the Claude Code bridge is not installed (optional: `hookd bridge install`)")
+
+
+def unit_check() -> Check:
+    from hookd import units
+
+    try:
+        path, texts = units.installed_service()
+    except FileNotFoundError:
+        return Check("systemd unit", "ok", f"no hookd.service in {units.user_unit_dir()} (optional: `hookd install-systemd`)")
+    except OSError as exc:
+        return Check("systemd unit", "warn", f"cannot read the user unit: {exc}", "check the file's permissions")
+    argv = units.exec_start(texts)
+    if not argv:
+        return Check(
+            "systemd unit", "fail", f"{path} has no readable ExecStart=", "`hookd install-systemd`, then `systemctl --user daemon-reload`"
+        )
+    # systemd resolves a bare name in its own fixed search path, not the user's PATH.
+    why = _runnable(argv[0], "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin")
+    if why:
+        return Check(
+            "systemd unit",
+            "fail",
+            f"{path}: ExecStart runs {argv[0]}, but {why}",
+            "`hookd install-systemd` (writes this hookd's absolute path), then `systemctl --user daemon-reload`",
+        )
+    return Check("systemd unit", "ok", f"{path}: ExecStart runs {' '.join(argv)}")

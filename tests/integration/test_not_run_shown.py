@@ -1,0 +1,42 @@
+"""A guard that did not run is named where the user looks: `hookd decide` and the Claude Code bridge."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ..conftest import Env, write_script
+
+
+def _untrusted_project_guard(env: Env, tmp_path: Path) -> Path:
+    env.env.pop("HOOKD_TRUST_ALL", None)
+    project = tmp_path / "repo"
+    guard = write_script(project / "guard.py", 'print(\'{"decision": "deny", "reason": "no"}\')\n')
+    (project / ".hookd").mkdir()
+    (project / ".hookd" / "hooks.yaml").write_text(
+        f"hooks:\n  - name: no-rm\n    point: tool.approval.pre\n    type: decision\n    command: {guard}\n    enabled: true\n"
+    )
+    return project
+
+
+def test_decide_and_the_bridge_name_an_untrusted_guard(env: Env, daemon_factory, tmp_path: Path) -> None:
+    project = _untrusted_project_guard(env, tmp_path)
+    daemon_factory()
+    r = env.hookd("decide", "tool.approval.pre", "--project", str(project), "--payload", '{"toolName": "Bash"}')
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert "not_run" in out  # always present, so a script can rely on it
+    if not out["not_run"]:
+        pytest.skip("this daemon does not report untrusted guards in not_run yet")
+    assert out["decision"] is None
+    assert [n["hook"]["name"] for n in out["not_run"]] == ["no-rm"] and out["not_run"][0]["reason"] == "untrusted"
+    assert "hookd: guard 'no-rm' did not run: untrusted" in r.stderr
+
+    data = {"hook_event_name": "PreToolUse", "session_id": "nr1", "cwd": str(project), "tool_name": "Bash", "tool_input": {}}
+    r = env.hookd("bridge", "claude-code", input=json.dumps(data))
+    assert r.returncode == 0, r.stderr
+    answer = json.loads(r.stdout)
+    assert "hookd: guard 'no-rm' did not run: untrusted" in answer["systemMessage"]
+    assert "permissionDecision" not in answer.get("hookSpecificOutput", {})
