@@ -56,7 +56,8 @@ _OBSERVING_INTERNAL: contextvars.ContextVar[bool] = contextvars.ContextVar("obse
 class Daemon:
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
-        self.registry = Registry(project_loader=self.load_project)
+        self.trust = trust.TrustStore(trust_all=trust.trust_all_from_env())
+        self.registry = Registry(self.trust)
         self.engine = Engine()
         self.bus = make_bus(self.settings)
         self._background: set[asyncio.Task[Any]] = set()
@@ -74,7 +75,6 @@ class Daemon:
         self.plugins = PluginManager(
             self.registry, self.publish, self.settings.socket, self.settings.hook_timeout, self.commands.groups, self._plugins_trusted
         )
-        self.trust = trust.TrustStore(trust_all=trust.trust_all_from_env())
         self.toggles_path = toggles.default_path()
         self.invocations = Invocations()
         # The features, and the one dispatch table their handlers make.
@@ -112,7 +112,7 @@ class Daemon:
         if self.settings.load_user_config:
             for path in userconfig.global_files():
                 self.watcher.watch(path, ("global", ""))
-            self.load_global()
+            self.files.load_global_now()
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -149,15 +149,9 @@ class Daemon:
         if self.trust.trust_all:
             log.warning("HOOKD_TRUST_ALL=1: every project hook file is trusted")
 
-    def load_global(self) -> list[userconfig.Problem]:
-        return self.files.load_global()
-
-    def load_project(self, project: str) -> list[userconfig.Problem]:
-        return self.files.load_project(project)
-
-    def reload_all(self) -> list[userconfig.Problem]:
-        """SIGHUP: every global file and every loaded project's files, read again."""
-        return self.files.reload_all()
+    def reload_all(self) -> None:
+        """SIGHUP: every global file and every loaded project's files, read again (in the background)."""
+        self.background(self.files.reload_all(), "reloading every hook file")
 
     # ----------------------------------------------------------- shared parts
 
@@ -201,7 +195,10 @@ class Daemon:
         finally:
             _OBSERVING_INTERNAL.reset(token)
 
-    def command_hook(self, spec: m.HookSpec, scope: m.Scope, owner: str, source: str, verdict: trust.Verdict | None = None) -> Hook:
+    def trust_key(self, path: str) -> str:
+        return trust.file_key(path)
+
+    def command_hook(self, spec: m.HookSpec, scope: m.Scope, owner: str, source: str, trust_key: str = "", sha: str = "") -> Hook:
         return Hook(
             name=spec.name,
             point=spec.point,
@@ -215,8 +212,8 @@ class Daemon:
             timeout=spec.timeout or self.settings.hook_timeout,
             on_error=spec.on_error,
             spec=spec,
-            trusted=verdict.trusted if verdict is not None else True,
-            trust=verdict.reason if verdict is not None else "",
+            trust_key=trust_key,
+            sha=sha,
             matcher=compile_match(spec.match),
         )
 

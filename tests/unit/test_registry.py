@@ -86,15 +86,10 @@ def test_dispose_session_drops_its_hooks_and_handles():
     assert r.plan("tool.approval.pre", "s1", None).decisions == ()
 
 
-def test_project_loader_runs_once_per_project():
-    loaded: list[str] = []
-    r = Registry(project_loader=loaded.append)
-    r.plan("tool.approval.pre", None, "/p")
-    r.plan("tool.execute.after", None, "/p")
-    assert loaded == ["/p"]
-    r.dispose_project("/p")
-    r.plan("tool.approval.pre", None, "/p")
-    assert loaded == ["/p", "/p"]
+def test_planning_never_loads_a_project():
+    r = Registry()
+    plan = r.plan("tool.approval.pre", None, "/p")
+    assert plan.decisions == () and not r.is_loaded("/p")  # loading is the daemon's explicit step
 
 
 def test_a_reloaded_file_keeps_its_place_among_its_scopes_files():
