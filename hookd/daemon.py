@@ -61,7 +61,7 @@ class Daemon:
         self.engine = Engine()
         self.bus = make_bus(self.settings)
         self._background: set[asyncio.Task[Any]] = set()
-        self.engine.on_hook_error = self.bus.hook_error
+        self.engine.on_hook_error = self._hook_failed
         self.bus.on_internal = self._observe_internal
         self.commands = CommandRunner(Limits(self.settings.stdout_cap, self.settings.stderr_cap, self.settings.max_hook_processes))
         self.persistent = PersistentRunner(self.commands)
@@ -177,6 +177,14 @@ class Daemon:
     def publish(self, point: str, payload: dict[str, Any], project: str | None) -> None:
         """A daemon happening of the plugins (hookd.plugin.loaded, hookd.plugin.error), on the event bus."""
         self.bus.internal(point, payload, None, project)
+
+    def _hook_failed(self, hook: Hook, ctx: CallContext, code: str, message: str) -> None:
+        """A hook failed: on the bus (hookd.hook.error / hookd.hook.timeout), and shown to the
+        catch-all `event` observers like every other internal event."""
+        self.bus.hook_error(hook, ctx, code, message)
+        point = "hookd.hook.timeout" if code == "timeout" else "hookd.hook.error"
+        payload = {"hook": hook.name, "scope": hook.scope, "source": hook.source, "type": hook.type, "point": ctx.point, "message": message}
+        self._observe_internal(point, payload, ctx.session, ctx.project)
 
     def _observe_internal(self, point: str, payload: dict[str, Any], session: str | None, project: str | None) -> None:
         """Show an internal event to the catch-all `event` observers (`event` sees every bus event)."""
