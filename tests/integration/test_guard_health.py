@@ -7,7 +7,6 @@ Real daemons, real files (a FIFO, a sparse 50 MB file, a link to /dev/zero), rea
 from __future__ import annotations
 
 import os
-import socket
 
 from .test_user_config import POINT, deny_hook, events, hooks_file, reason, replace_file, wait_until, write_project
 
@@ -105,16 +104,3 @@ def test_internal_events_do_not_load_projects(env, daemon_factory, tmp_path):
         assert [h.name for h in c.list_hooks().hooks] == []  # nothing loaded it
         assert c.decide(POINT, {}, session="s1").reason == "guarded"  # a call on it does
         assert [h.name for h in c.list_hooks().hooks] == ["guard"]
-
-
-def test_a_daemon_answers_other_clients_while_a_project_loads(env, daemon_factory, tmp_path):
-    # Many projects, each read off the event loop: status answers in between (no timing asserted).
-    daemon = daemon_factory()
-    with daemon.client() as c:
-        for i in range(20):
-            write_project(tmp_path / f"p{i}", GUARD)
-            assert c.decide(POINT, {}, project=str(tmp_path / f"p{i}")).reason == "guarded"
-        assert c.status().hooks == 20
-    s = socket.socket(socket.AF_UNIX)
-    s.connect(daemon.socket)
-    s.close()
