@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,7 +10,7 @@ from .registry import Hook
 
 
 def _fingerprint(hook: Hook) -> tuple[Any, ...]:
-    return (hook.spec, hook.point, hook.type, hook.priority, hook.enabled, hook.trusted)
+    return (hook.spec, hook.point, hook.type, hook.priority, hook.enabled)
 
 
 @dataclass(slots=True)
@@ -30,12 +30,12 @@ class Changes:
         return out
 
 
-def diff(old: Iterable[Hook], new: Iterable[Hook]) -> Changes:
+def diff(old: Iterable[Hook], new: Iterable[Hook], untrusted: Callable[[Hook], bool] | None = None) -> Changes:
     before = {h.name: h for h in old}
     after = {h.name: h for h in new}
     return Changes(
         added=[n for n in after if n not in before],
         removed=[n for n in before if n not in after],
         changed=[n for n in after if n in before and _fingerprint(after[n]) != _fingerprint(before[n])],
-        untrusted=[n for n, h in after.items() if not h.trusted],
+        untrusted=[n for n, h in after.items() if untrusted is not None and untrusted(h)],
     )

@@ -56,11 +56,12 @@ _OBSERVING_INTERNAL: contextvars.ContextVar[bool] = contextvars.ContextVar("obse
 class Daemon:
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
-        self.registry = Registry(project_loader=self.load_project)
+        self.trust = trust.TrustStore(trust_all=trust.trust_all_from_env())
+        self.registry = Registry(self.trust)
         self.engine = Engine()
         self.bus = make_bus(self.settings)
         self._background: set[asyncio.Task[Any]] = set()
-        self.engine.on_hook_error = self.bus.hook_error
+        self.engine.on_hook_error = self._hook_failed
         self.bus.on_internal = self._observe_internal
         self.commands = CommandRunner(Limits(self.settings.stdout_cap, self.settings.stderr_cap, self.settings.max_hook_processes))
         self.persistent = PersistentRunner(self.commands)
@@ -74,7 +75,6 @@ class Daemon:
         self.plugins = PluginManager(
             self.registry, self.publish, self.settings.socket, self.settings.hook_timeout, self.commands.groups, self._plugins_trusted
         )
-        self.trust = trust.TrustStore(trust_all=trust.trust_all_from_env())
         self.toggles_path = toggles.default_path()
         self.invocations = Invocations()
         # The features, and the one dispatch table their handlers make.
@@ -112,7 +112,7 @@ class Daemon:
         if self.settings.load_user_config:
             for path in userconfig.global_files():
                 self.watcher.watch(path, ("global", ""))
-            self.load_global()
+            self.files.load_global_now()
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -149,15 +149,9 @@ class Daemon:
         if self.trust.trust_all:
             log.warning("HOOKD_TRUST_ALL=1: every project hook file is trusted")
 
-    def load_global(self) -> list[userconfig.Problem]:
-        return self.files.load_global()
-
-    def load_project(self, project: str) -> list[userconfig.Problem]:
-        return self.files.load_project(project)
-
-    def reload_all(self) -> list[userconfig.Problem]:
-        """SIGHUP: every global file and every loaded project's files, read again."""
-        return self.files.reload_all()
+    def reload_all(self) -> None:
+        """SIGHUP: every global file and every loaded project's files, read again (in the background)."""
+        self.background(self.files.reload_all(), "reloading every hook file")
 
     # ----------------------------------------------------------- shared parts
 
@@ -184,6 +178,14 @@ class Daemon:
         """A daemon happening of the plugins (hookd.plugin.loaded, hookd.plugin.error), on the event bus."""
         self.bus.internal(point, payload, None, project)
 
+    def _hook_failed(self, hook: Hook, ctx: CallContext, code: str, message: str) -> None:
+        """A hook failed: on the bus (hookd.hook.error / hookd.hook.timeout), and shown to the
+        catch-all `event` observers like every other internal event."""
+        self.bus.hook_error(hook, ctx, code, message)
+        point = "hookd.hook.timeout" if code == "timeout" else "hookd.hook.error"
+        payload = {"hook": hook.name, "scope": hook.scope, "source": hook.source, "type": hook.type, "point": ctx.point, "message": message}
+        self._observe_internal(point, payload, ctx.session, ctx.project)
+
     def _observe_internal(self, point: str, payload: dict[str, Any], session: str | None, project: str | None) -> None:
         """Show an internal event to the catch-all `event` observers (`event` sees every bus event)."""
         if _OBSERVING_INTERNAL.get() or self.closing:
@@ -201,7 +203,10 @@ class Daemon:
         finally:
             _OBSERVING_INTERNAL.reset(token)
 
-    def command_hook(self, spec: m.HookSpec, scope: m.Scope, owner: str, source: str, verdict: trust.Verdict | None = None) -> Hook:
+    def trust_key(self, path: str) -> str:
+        return trust.file_key(path)
+
+    def command_hook(self, spec: m.HookSpec, scope: m.Scope, owner: str, source: str, trust_key: str = "", sha: str = "") -> Hook:
         return Hook(
             name=spec.name,
             point=spec.point,
@@ -215,8 +220,8 @@ class Daemon:
             timeout=spec.timeout or self.settings.hook_timeout,
             on_error=spec.on_error,
             spec=spec,
-            trusted=verdict.trusted if verdict is not None else True,
-            trust=verdict.reason if verdict is not None else "",
+            trust_key=trust_key,
+            sha=sha,
             matcher=compile_match(spec.match),
         )
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import structlog
-from hookd_client.messages import Decision, HookError
+from hookd_client.messages import Decision, HookError, NotRun
 
 from .chain import ChainState, HookNotRun
 from .registry import CallContext, Hook, Plan
@@ -33,14 +33,54 @@ class Counters:
     match_skips: int = 0  # hooks not started because their `match` filter failed
 
 
+Release = Callable[[], None]
+Leases = dict[Hook, Release]
+
+
+def _take(hook: Hook) -> Release | None:
+    """A hold on whatever process serves ``hook`` (a runner may offer ``lease``), or None."""
+    take = getattr(hook.runner, "lease", None)
+    return take(hook) if take is not None else None
+
+
+def _release(release: Release, hook: Hook) -> None:
+    try:
+        release()
+    except Exception:  # a runner's bug must not cost the call its answer
+        log.exception("releasing a lease failed", hook=hook.name, source=hook.source)
+
+
 class Engine:
     def __init__(self) -> None:
         self.counters = Counters()
         self._observers: set[asyncio.Task[Any]] = set()
         self.on_hook_error: Callable[[Hook, CallContext, str, str], None] | None = None
 
+    # ------------------------------------------------------------------ leases
+
+    def lease(self, plan: Plan) -> Leases | None:
+        """Leases on the processes serving every hook of ``plan``, taken now (when the plan is
+        snapshotted): a reload retires those processes only once the call let them go."""
+        leases: Leases | None = None
+        for hook in (*plan.decisions, *plan.observers):
+            release = _take(hook)
+            if release is not None:
+                if leases is None:
+                    leases = {}
+                leases[hook] = release
+        return leases
+
+    @staticmethod
+    def release(leases: Leases | None) -> None:
+        while leases:
+            hook, release = leases.popitem()
+            _release(release, hook)
+
+    # ------------------------------------------------------------------- calls
+
     async def invoke(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Decision | None:
-        """Run one hook under its timeout; failures surface as HookFailure."""
+        """Run one hook under its timeout; failures surface as HookFailure, a hook that could
+        not be run at all as HookNotRun."""
         self.counters.hook_runs += 1
         try:
             async with asyncio.timeout(hook.timeout):
@@ -74,45 +114,56 @@ class Engine:
         if self.on_hook_error is not None:
             self.on_hook_error(hook, ctx, failure.code, failure.message)
 
-    async def decide(self, plan: Plan, payload: dict[str, Any], ctx: CallContext) -> ChainState:
+    @staticmethod
+    def _not_run(state: ChainState, plan: Plan) -> bool:
+        """Name the plan's hooks that will not run; True when one's on_error policy decides the call."""
+        for hook, reason, message in plan.not_run:
+            if isinstance(hook, Hook):
+                if state.skip(hook, reason, message):
+                    return True
+            else:
+                state.not_run.append(NotRun(hook, reason, message))
+        return False
+
+    async def decide(self, plan: Plan, payload: dict[str, Any], ctx: CallContext, leases: Leases | None = None) -> ChainState:
+        """Run the chain. ``leases`` (from :meth:`lease`) are released when the call ends, however it ends."""
         self.counters.decides += 1
         state = ChainState(payload)
-        releases = _leases(plan.decisions)
         try:
-            await self._chain(plan, state, ctx)
+            decided = bool(plan.not_run) and self._not_run(state, plan)
+            for hook in () if decided else plan.decisions:
+                if hook.matcher is not None and not hook.matcher(state.payload):
+                    self.counters.match_skips += 1
+                    continue
+                try:
+                    result = await self.invoke(hook, state.payload, ctx)
+                except HookNotRun as skipped:
+                    log.warning("hook did not run", hook=hook.name, source=hook.source, reason=skipped.reason, error=skipped.message)
+                    if state.skip(hook, skipped.reason, skipped.message):
+                        break
+                    continue
+                except HookFailure as failure:
+                    self._failed(hook, ctx, failure)
+                    if state.fail(hook, failure.code, failure.message):
+                        break
+                    continue
+                if result is not None and type(result) is not Decision:
+                    # A runner that runs several handlers (plugins) reports the ones that failed without stopping it.
+                    state.errors.extend(getattr(result, "handler_errors", ()))
+                if state.apply(hook, result):
+                    break
+            if plan.observers:
+                self.observe(plan.observers, {**state.payload, "outcome": state.summary()}, ctx, leases)
         finally:
-            for release in releases:
-                release()
-        if plan.observers:
-            self.observe(plan.observers, {**state.payload, "outcome": state.summary()}, ctx)
+            self.release(leases)
         return state
-
-    async def _chain(self, plan: Plan, state: ChainState, ctx: CallContext) -> None:
-        for hook in plan.decisions:
-            if hook.matcher is not None and not hook.matcher(state.payload):
-                self.counters.match_skips += 1
-                continue
-            try:
-                result = await self.invoke(hook, state.payload, ctx)
-            except HookNotRun as not_run:
-                if state.skip(hook, not_run.reason, not_run.message):
-                    break
-                continue
-            except HookFailure as failure:
-                self._failed(hook, ctx, failure)
-                if state.fail(hook, failure.code, failure.message):
-                    break
-                continue
-            if result is not None and type(result) is not Decision:
-                # A runner that runs several handlers (plugins) reports the ones that failed without stopping it.
-                state.errors.extend(getattr(result, "handler_errors", ()))
-            if state.apply(hook, result):
-                break
 
     def decided_without_hooks(self, plan: Plan, payload: dict[str, Any], ctx: CallContext) -> ChainState:
         """``decide`` for a plan with no decision hooks, without an await (the hot path)."""
         self.counters.decides += 1
         state = ChainState(payload)
+        if plan.not_run:
+            self._not_run(state, plan)
         if plan.observers:
             self.observe(plan.observers, {**payload, "outcome": state.summary()}, ctx)
         return state
@@ -121,23 +172,33 @@ class Engine:
         self.counters.emits += 1
         return self.observe(plan.observers, payload, ctx)
 
-    def observe(self, hooks: tuple[Hook, ...], payload: dict[str, Any], ctx: CallContext) -> list[asyncio.Task[HookError | None]]:
+    def observe(
+        self, hooks: tuple[Hook, ...], payload: dict[str, Any], ctx: CallContext, leases: Leases | None = None
+    ) -> list[asyncio.Task[HookError | None]]:
+        """Start the observers; each holds a lease (taken now, unless ``leases`` has it) until it ends."""
         tasks = []
         for hook in hooks:
+            release = leases.pop(hook, None) if leases else None
             if hook.matcher is not None and not hook.matcher(payload):
                 self.counters.match_skips += 1
+                if release is not None:
+                    _release(release, hook)
                 continue
+            if release is None:
+                release = _take(hook)
             task = asyncio.ensure_future(self._observe_one(hook, payload, ctx))
             self._observers.add(task)
             task.add_done_callback(self._observers.discard)
+            if release is not None:  # a callback, so a task cancelled before it started lets go too
+                task.add_done_callback(lambda _t, r=release, h=hook: _release(r, h))
             tasks.append(task)
         return tasks
 
     async def _observe_one(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> HookError | None:
         try:
             await self.invoke(hook, payload, ctx)
-        except HookNotRun as not_run:
-            failure = HookFailure("error", not_run.message)
+        except HookNotRun as skipped:
+            failure = HookFailure("error", f"did not run ({skipped.reason}): {skipped.message}")
             self._failed(hook, ctx, failure)
             return HookError(hook.ref, failure.code, failure.message)
         except HookFailure as failure:
@@ -152,13 +213,3 @@ class Engine:
     async def drain_observers(self, timeout: float) -> None:
         if self._observers:
             await asyncio.wait(set(self._observers), timeout=timeout)
-
-
-def _leases(hooks: tuple[Hook, ...]) -> list[Callable[[], None]]:
-    """Hold the processes that serve a plan's hooks for the whole call (runners with a ``lease``)."""
-    releases = []
-    for hook in hooks:
-        lease = getattr(hook.runner, "lease", None)
-        if lease is not None and (release := lease(hook)) is not None:
-            releases.append(release)
-    return releases

@@ -11,98 +11,53 @@ took its chain keeps a consistent snapshot.
 from __future__ import annotations
 
 import itertools
-import time
-from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+import secrets
+from collections.abc import Callable, Iterable
 
-from hookd_client.messages import ChainEntry, Decision, HookRef, HookSpec, HookType, OnError, Scope
+from hookd_client.messages import ChainEntry, HookRef, NotRunReason, Scope
 
 from . import points
+from .hooks import CallContext, Hook, NotRunEntry, Plan, Runner, Session, TrustGate
+from .trust import ALWAYS, Verdict
+
+__all__ = ["CallContext", "Hook", "NotRunEntry", "Plan", "Registry", "Runner", "Session", "TrustGate"]
 
 SCOPE_ORDER: dict[Scope, int] = {"session": 0, "project": 1, "global": 2}
 
 
-@dataclass(frozen=True, slots=True)
-class CallContext:
-    point: str
-    session: str | None
-    project: str | None
-
-
-class Runner(Protocol):
-    """Runs one hook. Raises HookFailure (or anything) when the hook fails."""
-
-    def __call__(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Awaitable[Decision | None]: ...
-
-
-@dataclass(slots=True, eq=False)
-class Hook:
-    name: str
-    point: str
-    type: HookType
-    scope: Scope
-    owner: str  # "" for global, the project path, or the session id
-    source: str  # the file it came from, or "session:<id>", "client:<pid>"
-    runner: Runner
-    priority: int = 0
-    enabled: bool = True
-    timeout: float = 30.0
-    on_error: OnError = "continue"
-    seq: int = 0
-    rank: int = 0  # when the hook's source first registered anything: stable across reloads
-    handle: str = ""
-    spec: HookSpec | None = None
-    trusted: bool = True  # False: a project file the user has not trusted (yet); listed, never run
-    trust: str = ""  # why it is (not) trusted
-    matcher: Callable[[dict[str, Any]], bool] | None = None  # the `match` filter; None runs on every payload
-    ref: HookRef = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.ref = HookRef(self.name, self.scope, self.source)
-
-    def entry(self, enabled: bool) -> ChainEntry:
-        return ChainEntry(self.name, self.type, self.scope, self.priority, self.source, self.point, enabled, self.trusted)
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    """The hooks one call runs, in order, already filtered to the enabled ones."""
-
-    decisions: tuple[Hook, ...]
-    observers: tuple[Hook, ...]
-    skipped: tuple[Hook, ...] = ()
-
-
-@dataclass(slots=True)
-class Session:
-    id: str
-    project: str | None
-    owner: object | None = None
-    created: float = field(default_factory=time.monotonic)
-
-
 def _order(hook: Hook) -> tuple[int, int, int, int]:
-    # Ties within a priority go by registration order: first by when the hook's source
-    # (a file, a session, a client) first registered, then by position within it, so a
-    # reloaded file keeps its place among the files of its scope.
+    # Ties within a priority go by registration order: first by when the hook's file first
+    # registered (so a reloaded file keeps its place among the files of its scope), then by
+    # position. A session's hooks have no rank: they run in the order they were attached.
     return (SCOPE_ORDER[hook.scope], -hook.priority, hook.rank, hook.seq)
 
 
 class Registry:
-    """All hooks in force, by layer, plus enable/disable toggles."""
+    """All hooks in force, by layer, plus enable/disable toggles.
 
-    def __init__(self, project_loader: Callable[[str], None] | None = None) -> None:
+    Planning reads and never loads: a project's files are loaded by the daemon,
+    explicitly, before a call on it is planned (see hookd/handlers/files.py).
+    """
+
+    def __init__(self, trust: TrustGate | None = None) -> None:
         self._layers: dict[tuple[Scope, str], tuple[Hook, ...]] = {}
         self._handles: dict[str, Hook] = {}
         self._toggles: dict[tuple[str | None, str], bool] = {}
         self._sessions: dict[str, Session] = {}
         self._loaded_projects: set[str] = set()
-        self._project_loader = project_loader
         self._seq = itertools.count(1)
+        # Handles are unique across daemon lifetimes: a handle kept by a client from an earlier
+        # daemon names no hook of this one, so it can never remove another client's hook.
+        self._handle_prefix = f"h{secrets.token_hex(4)}."
         self._ranks: dict[str, int] = {}
+        self._next_rank = itertools.count(1)
+        # Files none of whose hooks are in force though they should be (rejected with no
+        # earlier accepted version): named in every decide of their layer.
+        self._missing: dict[tuple[Scope, str], dict[str, tuple[NotRunReason, str]]] = {}
         self._cache: dict[tuple[str, str | None, str | None], Plan] = {}
         self.generation = 0
+        self.trust = trust
+        self._trust_seen = trust.generation if trust is not None else 0
         # Told (when a plan is built, not per call) which untrusted hooks a call would have run.
         self.on_untrusted: Callable[[str, list[Hook]], None] | None = None
 
@@ -129,6 +84,12 @@ class Registry:
                 return known.project
         return project
 
+    def verdict(self, hook: Hook) -> Verdict:
+        """Whether ``hook`` may run, by the trust record as it is now."""
+        if not hook.trust_key or self.trust is None:
+            return ALWAYS
+        return self.trust.file_verdict(hook.trust_key, hook.sha, hook.source, hook.owner)
+
     def is_enabled(self, hook: Hook, project: str | None) -> bool:
         toggles = self._toggles
         if not toggles:
@@ -141,19 +102,20 @@ class Registry:
             return toggles.get((hook.owner, hook.name), hook.enabled)
         return hook.enabled
 
-    def ordered(self, point: str, session: str | None, project: str | None) -> list[Hook]:
-        """Every hook that applies to a call (enabled or not), in run order."""
-        project = self.project_for(session, project)
-        if project is not None and project not in self._loaded_projects:
-            self._ensure_project(project)
+    def _keys(self, session: str | None, project: str | None) -> list[tuple[Scope, str]]:
         layers: list[tuple[Scope, str]] = []
         if session is not None:
             layers.append(("session", session))
         if project is not None:
             layers.append(("project", project))
         layers.append(("global", ""))
+        return layers
+
+    def ordered(self, point: str, session: str | None, project: str | None) -> list[Hook]:
+        """Every hook that applies to a call (enabled or not), in run order."""
+        project = self.project_for(session, project)
         hooks: list[Hook] = []
-        for key in layers:
+        for key in self._keys(session, project):
             for hook in self._layers.get(key, ()):
                 if hook.point == point or (hook.point == points.CATCH_ALL and hook.type == "observer"):
                     hooks.append(hook)
@@ -161,7 +123,11 @@ class Registry:
         return hooks
 
     def plan(self, point: str, session: str | None, project: str | None) -> Plan:
-        """The enabled hooks of a call, split by kind. Cached until the registry changes."""
+        """The enabled hooks of a call, split by kind. Cached until the registry or the trust record changes."""
+        trust = self.trust
+        if trust is not None and trust.generation != self._trust_seen:
+            self._trust_seen = trust.generation
+            self._cache.clear()
         key = (point, session, project)
         plan = self._cache.get(key)
         if plan is not None:
@@ -171,18 +137,26 @@ class Registry:
         observers: list[Hook] = []
         skipped: list[Hook] = []
         untrusted: list[Hook] = []
+        not_run: list[NotRunEntry] = []
         for hook in self.ordered(point, session, resolved):
-            if not hook.trusted:
+            if not self.is_enabled(hook, resolved):
                 skipped.append(hook)
-                if self.is_enabled(hook, resolved):
-                    untrusted.append(hook)
-            elif not self.is_enabled(hook, resolved):
+                continue
+            verdict = self.verdict(hook)
+            if not verdict.trusted:
                 skipped.append(hook)
+                untrusted.append(hook)
+                if hook.type == "decision":
+                    not_run.append((hook, "untrusted", verdict.reason))
             elif hook.type == "decision":
                 decisions.append(hook)
             else:
                 observers.append(hook)
-        plan = Plan(tuple(decisions), tuple(observers), tuple(skipped))
+        if self._missing:
+            for layer in self._keys(session, resolved):
+                for source, (reason, message) in self._missing.get(layer, {}).items():
+                    not_run.append((HookRef("*", layer[0], source), reason, message))
+        plan = Plan(tuple(decisions), tuple(observers), tuple(skipped), tuple(not_run))
         if untrusted and self.on_untrusted is not None:
             self.on_untrusted(point, untrusted)
         if len(self._cache) > 10_000:
@@ -195,9 +169,12 @@ class Registry:
         decisions: list[ChainEntry] = []
         observers: list[ChainEntry] = []
         for hook in self.ordered(point, session, resolved):
-            entry = hook.entry(self.is_enabled(hook, resolved))
+            entry = hook.entry(self.is_enabled(hook, resolved), self.verdict(hook).trusted)
             (decisions if hook.type == "decision" else observers).append(entry)
         return decisions, observers
+
+    def missing(self, scope: Scope, owner: str) -> dict[str, tuple[NotRunReason, str]]:
+        return self._missing.get((scope, owner), {})
 
     # ---------------------------------------------------------------- mutations
 
@@ -205,38 +182,61 @@ class Registry:
         self.generation += 1
         self._cache.clear()
 
-    def _ensure_project(self, project: str) -> None:
-        self._loaded_projects.add(project)
-        if self._project_loader is not None:
-            self._project_loader(project)
-
     def mark_project_loaded(self, project: str) -> None:
         self._loaded_projects.add(project)
+
+    def is_loaded(self, project: str) -> bool:
+        return project in self._loaded_projects
 
     @property
     def loaded_projects(self) -> frozenset[str]:
         return frozenset(self._loaded_projects)
 
-    def ensure_project(self, project: str) -> None:
-        if project not in self._loaded_projects:
-            self._ensure_project(project)
+    def set_missing(self, scope: Scope, owner: str, source: str, why: tuple[NotRunReason, str] | None) -> None:
+        """Name ``source`` in every decide of its layer as hooks that should be there and are not (None: no more)."""
+        layer = self._missing.get((scope, owner))
+        if why is None:
+            if layer is None or source not in layer:
+                return
+            del layer[source]
+            if not layer:
+                del self._missing[(scope, owner)]
+        else:
+            if layer is not None and layer.get(source) == why:
+                return
+            self._missing.setdefault((scope, owner), {})[source] = why
+        self._changed()
 
-    def _rank(self, source: str) -> int:
-        rank = self._ranks.get(source)
+    def _rank(self, hook: Hook) -> int:
+        if hook.scope == "session":
+            return 0  # a session's hooks run in the order they were attached
+        rank = self._ranks.get(hook.source)
         if rank is None:
-            rank = self._ranks[source] = len(self._ranks) + 1
+            rank = self._ranks[hook.source] = next(self._next_rank)
         return rank
+
+    def _forget_ranks(self, hooks: Iterable[Hook]) -> None:
+        """A client's registrations keep no rank once its last hook is gone (files keep theirs: a
+        reloaded file must keep its place)."""
+        sources = {h.source for h in hooks if h.scope != "session" and h.source.startswith("client:")}
+        if sources:
+            sources -= {h.source for h in self.all_hooks()}
+            for source in sources:
+                self._ranks.pop(source, None)
+
+    def _enter(self, hook: Hook) -> None:
+        hook.seq = next(self._seq)
+        hook.rank = self._rank(hook)
+        if not hook.handle:
+            hook.handle = f"{self._handle_prefix}{hook.seq}"
+        self._handles[hook.handle] = hook
 
     def add(self, hooks: Iterable[Hook]) -> list[Hook]:
         """Add hooks to their layers, in the given order; returns them with handles set."""
         added = list(hooks)
         by_layer: dict[tuple[Scope, str], list[Hook]] = {}
         for hook in added:
-            hook.seq = next(self._seq)
-            hook.rank = self._rank(hook.source)
-            if not hook.handle:
-                hook.handle = f"h{hook.seq}"
-            self._handles[hook.handle] = hook
+            self._enter(hook)
             by_layer.setdefault((hook.scope, hook.owner), []).append(hook)
         for key, new in by_layer.items():
             self._layers[key] = self._layers.get(key, ()) + tuple(new)
@@ -244,6 +244,7 @@ class Registry:
         return added
 
     def remove(self, hooks: Iterable[Hook]) -> int:
+        hooks = list(hooks)
         gone = {id(h) for h in hooks}
         if not gone:
             return 0
@@ -259,6 +260,7 @@ class Registry:
                     self._layers[key] = kept
                 else:
                     del self._layers[key]
+        self._forget_ranks(hooks)
         self._changed()
         return removed
 
@@ -275,10 +277,7 @@ class Registry:
             self._handles.pop(h.handle, None)
         kept = tuple(h for h in layer if h.source != source)
         for hook in new:
-            hook.seq = next(self._seq)
-            hook.rank = self._rank(hook.source)
-            hook.handle = hook.handle or f"h{hook.seq}"
-            self._handles[hook.handle] = hook
+            self._enter(hook)
         merged = kept + tuple(new)
         if merged:
             self._layers[(scope, owner)] = merged
@@ -294,6 +293,7 @@ class Registry:
         hooks = list(self._layers.pop((scope, owner), ()))
         for h in hooks:
             self._handles.pop(h.handle, None)
+        self._forget_ranks(hooks)
         self._changed()
         return hooks
 
@@ -316,12 +316,13 @@ class Registry:
 
     def dispose_project(self, project: str) -> list[Hook]:
         self._loaded_projects.discard(project)
+        self._missing.pop(("project", project), None)
         return self.drop_layer("project", project)
 
     def set_toggle(self, project: str | None, name: str, enabled: bool) -> int:
-        """Enable or disable hooks named ``name`` for ``project`` (None: global). Returns matches."""
-        if project is not None and project not in self._loaded_projects:
-            self._ensure_project(project)
+        """Enable or disable hooks named ``name`` for ``project`` (None: global). Returns matches.
+
+        The project's files must have been loaded first (the daemon does that)."""
         matches = [h for h in self.all_hooks() if h.name == name and (h.scope == "global" or (h.scope == "project" and h.owner == project))]
         if project is None:
             matches = [h for h in matches if h.scope == "global"]

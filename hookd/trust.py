@@ -75,11 +75,31 @@ def targets(path: str) -> list[str]:
     raise NothingToTrust(f"{path} does not exist")
 
 
+ALWAYS = Verdict(True, "the user's own file: always trusted")
+
+
 class TrustStore:
+    """The trust record. ``generation`` moves on every change, so what was decided from the
+    record (a call's plan, a cached verdict) is known to be stale by one integer compare."""
+
     def __init__(self, path: str | None = None, trust_all: bool = False) -> None:
         self.path = path or os.path.join(state_home(), "trust.json")
         self.trust_all = trust_all
         self.files: dict[str, str] = {}
+        self.generation = 0
+        self._verdicts: dict[tuple[str, str], Verdict] = {}  # (file key, sha256) -> verdict, this generation
+
+    def _moved(self) -> None:
+        self.generation += 1
+        self._verdicts.clear()
+
+    def file_verdict(self, key: str, sha256: str, file: str, project: str) -> Verdict:
+        """The verdict on a project file loaded with content ``sha256``, known by its trust ``key``
+        (:func:`file_key`); cached until the record changes."""
+        cached = self._verdicts.get((key, sha256))
+        if cached is None:
+            cached = self._verdicts[(key, sha256)] = self._verdict(key, sha256, file, project)
+        return cached
 
     def load(self) -> str | None:
         """Read the record; returns an error text when it is unreadable (then nothing is trusted)."""
@@ -87,9 +107,11 @@ class TrustStore:
             data = read_json(self.path) or {}
         except StateFileError as exc:
             self.files = {}
+            self._moved()
             return str(exc)
         files = data.get("files", {})
         self.files = {k: v["sha256"] for k, v in files.items() if isinstance(v, dict) and isinstance(v.get("sha256"), str)}
+        self._moved()
         return None
 
     def save(self) -> None:
@@ -104,10 +126,13 @@ class TrustStore:
 
     def verdict(self, scope: str, file: str, sha256: str, project: str = "") -> Verdict:
         if scope != "project":
-            return Verdict(True, "the user's own file: always trusted")
+            return ALWAYS
+        return self._verdict(file_key(file), sha256, file, project)
+
+    def _verdict(self, key: str, sha256: str, file: str, project: str) -> Verdict:
         if self.trust_all:
             return Verdict(True, f"{TRUST_ALL_ENV}=1")
-        recorded = self.files.get(file_key(file))
+        recorded = self.files.get(key)
         where = project or os.path.dirname(file)
         if recorded == sha256:
             return Verdict(True, f"trusted (sha256 {sha256[:12]})")
@@ -122,6 +147,7 @@ class TrustStore:
             sha = digest(f)
             self.files[file_key(f)] = sha
             done[f] = sha
+        self._moved()
         self.save()
         return done
 
@@ -138,6 +164,7 @@ class TrustStore:
         for key in gone:
             del self.files[key]
         if gone:
+            self._moved()
             self.save()
         return gone
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import os
 import time
 from collections.abc import Callable
@@ -24,6 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import structlog
+
+from . import hookfile
 
 log = structlog.get_logger("hookd.watcher")
 
@@ -40,11 +41,8 @@ def signature(path: str) -> Signature | None:
 
 
 def content_hash(path: str) -> str | None:
-    try:
-        with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()
-    except OSError:
-        return None
+    """The hash of a regular file of bounded size (see hookd/hookfile.py): a FIFO or a device is never read."""
+    return hookfile.content_hash(path)
 
 
 @dataclass(slots=True)
@@ -109,11 +107,15 @@ class FileWatcher:
     async def run(self) -> None:
         while True:
             await asyncio.sleep(self.interval)
-            self.poll()
+            try:
+                self.poll()
+            except Exception:  # the watcher must outlive any one bad pass: log it and keep polling
+                log.exception("polling the hook files failed; the watcher goes on")
 
     def start(self) -> None:
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self.run(), name="hookd-watcher")
+            self._task.add_done_callback(_ended)
 
     def stop(self) -> None:
         if self._task is not None:
@@ -130,3 +132,8 @@ class FileWatcher:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+
+def _ended(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        log.error("the hook file watcher stopped: edits are no longer noticed", error=f"{type(exc).__name__}: {exc}", exc_info=exc)

@@ -35,29 +35,28 @@ class Configuration:
         }
 
     def reload_user_hooks(self, conn: Any, req: m.ReloadUserHooks) -> Result:
+        return self._reload(req.id, project_arg(req.project))
+
+    async def _reload(self, rid: int, project: str | None) -> m.Reply:
         d = self.d
-        project = project_arg(req.project)
-        problems = d.files.load_project(project) if project is not None else d.files.load_global()
+        problems = await (d.files.load_project(project) if project is not None else d.files.load_global())
         if problems:
             raise RequestError(
                 m.ErrorCode.CONFIG_INVALID,
                 "some files were rejected and keep their previous hooks: " + "; ".join(str(p) for p in problems),
             )
-        scope_hooks = d.registry.layer("project", project) if project else d.registry.layer("global", "")
         plugins = d.plugins.scopes.get(("project", project) if project else ("global", ""))
         if plugins is not None and plugins.task is not None and not plugins.task.done():
-            return self._after_plugins(req.id, plugins.task, project)
-        return m.Done(req.id, len(scope_hooks))
+            # A reload answers once the scope's plugin hosts are loaded (installs included).
+            await asyncio.shield(plugins.task)
+        return m.Done(rid, len(d.registry.layer("project", project) if project else d.registry.layer("global", "")))
 
-    async def _after_plugins(self, rid: int, task: asyncio.Task[None], project: str | None) -> m.Reply:
-        """A reload answers once the scope's plugin hosts are loaded (installs included)."""
-        await asyncio.shield(task)
-        registry = self.d.registry
-        return m.Done(rid, len(registry.layer("project", project) if project else registry.layer("global", "")))
-
-    def _toggle(self, req: m.EnableHook | m.DisableHook, enabled: bool) -> m.Reply:
-        d = self.d
+    def _toggle(self, req: m.EnableHook | m.DisableHook, enabled: bool) -> Result:
         project = project_arg(req.project)
+        return self._when_settled(project, lambda: self._toggled(req, project, enabled))
+
+    def _toggled(self, req: m.EnableHook | m.DisableHook, project: str | None, enabled: bool) -> m.Reply:
+        d = self.d
         count = d.registry.set_toggle(project, req.name, enabled)
         if not count:
             where = f"project {project}" if project else "the global hooks"
@@ -78,27 +77,23 @@ class Configuration:
     def explain(self, conn: Any, req: m.Explain) -> Result:
         d = self.d
         point_arg(req.point)
-        project = project_arg(req.project)
-        resolved = d.registry.project_for(req.session, project)
-        if resolved is not None:
-            d.registry.ensure_project(resolved)
+        project = d.registry.project_for(req.session, project_arg(req.project))
 
         def chain() -> m.Reply:
             decisions, observers = d.registry.explain(req.point, req.session, project)
             return m.Chain(req.id, req.point, decisions, observers)
 
-        return self._after_first_loads(resolved, chain)
+        return self._when_settled(project, chain)
 
-    def _after_first_loads(self, project: str | None, reply: Callable[[], m.Reply]) -> Result:
-        """``reply()`` now, or once the first plugin load of the call's scopes is done (bounded), so a
-        listing made right after a project is first seen shows its plugins."""
-        plugins = self.d.plugins
-        if plugins.first_loads and (loading := plugins.first_loads_for(project)):
-            return self._reply_after(loading, reply)
-        return reply()
+    def _when_settled(self, project: str | None, reply: Callable[[], m.Reply]) -> Result:
+        """``reply()`` now, or once the project's files and the first plugin loads of its scopes are
+        loaded (bounded), so a listing made right after a project is first seen shows its hooks."""
+        if self.d.files.settled(project):
+            return reply()
+        return self._reply_after(project, reply)
 
-    async def _reply_after(self, loading: list[asyncio.Task[None]], reply: Callable[[], m.Reply]) -> m.Reply:
-        await self.d.plugins.wait_first_loads(loading)
+    async def _reply_after(self, project: str | None, reply: Callable[[], m.Reply]) -> m.Reply:
+        await self.d.files.settle(project)
         return reply()
 
     # ---------------------------------------------------------------- listing
@@ -109,6 +104,7 @@ class Configuration:
         toggles_ = registry.toggles
         toggled = (context, hook.name) in toggles_ or (hook.scope == "global" and (None, hook.name) in toggles_)
         spec = hook.spec
+        verdict = registry.verdict(hook)
         return m.HookInfo(
             name=hook.name,
             point=hook.point,
@@ -120,8 +116,8 @@ class Configuration:
             enabled=registry.is_enabled(hook, context),
             default_enabled=hook.enabled,
             toggled=toggled,
-            trusted=hook.trusted,
-            trust=hook.trust,
+            trusted=verdict.trusted,
+            trust=verdict.reason if hook.trust_key or _from_file(hook) else "",
             description=spec.description if spec is not None else "",
             match=dict(spec.match) if spec is not None else {},
             worker=self.d.persistent.state_of(hook) or "",
@@ -129,9 +125,7 @@ class Configuration:
 
     def list_hooks(self, conn: Any, req: m.ListHooks) -> Result:
         project = project_arg(req.project)
-        if project is not None:
-            self.d.registry.ensure_project(project)
-        return self._after_first_loads(project, lambda: self._hook_list(req, project))
+        return self._when_settled(project, lambda: self._hook_list(req, project))
 
     def _hook_list(self, req: m.ListHooks, project: str | None) -> m.Reply:
         registry = self.d.registry
@@ -144,7 +138,7 @@ class Configuration:
             files = set(rejected_files)
         order = {"session": 0, "project": 1, "global": 2}
         hooks.sort(key=lambda h: (order[h.scope], h.owner, h.point, -h.priority, h.seq))
-        rejected = [m.FileProblem(f, [str(p) for p in ps]) for f, ps in sorted(rejected_files.items()) if f in files]
+        rejected = [m.FileProblem(f, self.d.files.problems_of(f)) for f in sorted(rejected_files) if f in files]
         return m.HookList(req.id, [self._info(h, project) for h in hooks], rejected)
 
     # ------------------------------------------------------------------ trust
@@ -181,3 +175,7 @@ class Configuration:
         d.plugins.trust_changed()
         d.publish_internal("hookd.trust.revoked", {"files": gone})
         return m.TrustResult(req.id, [m.TrustedFile(f) for f in gone])
+
+
+def _from_file(hook: Hook) -> bool:
+    return hook.spec is not None and not hook.source.startswith(("client:", "session:"))

@@ -1,75 +1,117 @@
-"""Hook files: reading, validating and swapping in the hooks of the global and project files."""
+"""Hook files: reading, validating and swapping in the hooks of the global and project files.
+
+Loading is explicit and never part of planning a call. A project's files are
+loaded the first time a request names the project (:meth:`HookFiles.ensure_project`),
+read in a thread (see hookd/hookfile.py: regular files only, at most 1 MiB),
+and swapped in on the event loop, one file at a time, under the scope's lock
+so two loads never interleave. The global files are read once synchronously
+at start (before any client is served) and in a thread afterwards.
+
+A file that is rejected keeps its previous version in force; at start (or a
+project's first load) that is the version last accepted, kept in the state
+directory (hookd/accepted.py). With no accepted version, the file's hooks are
+missing: every decide of its scope names the file in ``not_run`` with reason
+``invalid_file``.
+"""
 
 from __future__ import annotations
 
-import hashlib
+import asyncio
 import os
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import structlog
 from hookd_client import messages as m
+from hookd_client.messages import HookRef
 
-from .. import changes, userconfig
-from ..registry import Hook
-from ..watcher import signature
+from .. import changes, hookfile, userconfig
+from ..accepted import AcceptedStore
+from ..registry import Hook, NotRunEntry
 
 if TYPE_CHECKING:
     from ..daemon import Daemon
 
+log = structlog.get_logger("hookd.daemon")
+
 CLASH = "duplicate hook name in this scope:"
+LOAD_WAIT = 10.0  # seconds at most a call waits for its project's first load (and never over the hook timeout)
+Problems = list[userconfig.Problem]
+
+
+@dataclass(frozen=True, slots=True)
+class InForce:
+    """Which version of a file the hooks in force come from."""
+
+    sha256: str
+    kept: str = ""  # where the accepted version loaded at start is kept ("": the file as read)
+    accepted_at: str = ""
+
+    def describe(self) -> str:
+        if self.kept:
+            return f"in force: the version accepted {self.accepted_at} (sha256 {self.sha256[:12]}), kept in {self.kept}"
+        return f"in force: the version loaded before (sha256 {self.sha256[:12]})"
 
 
 class HookFiles:
     def __init__(self, daemon: Daemon) -> None:
         self.d = daemon
-        self.rejected: dict[str, list[userconfig.Problem]] = {}  # file -> why its latest version was refused
-        self._skips_reported: set[str] = set()  # files whose untrusted hooks were already reported skipped
+        self.rejected: dict[str, Problems] = {}  # file -> why its latest version was refused
+        self.in_force: dict[str, InForce] = {}  # file -> the version its hooks come from
+        self.accepted = AcceptedStore()
+        self.loading: dict[str, asyncio.Task[Problems]] = {}  # project -> its first load, until done
+        self._epochs: dict[str, int] = {}  # project -> disposals: a load that spans one drops its result
+        self._locks: dict[tuple[m.Scope, str], asyncio.Lock] = {}
+        self._last_read: dict[str, hookfile.Read] = {}  # rejected files, to retry without reading again
+        self._skips_reported: set[tuple[str, str]] = set()  # (file, sha256) whose untrusted hooks were reported
 
-    def _read(self, path: str) -> tuple[bytes | None, list[userconfig.Problem]]:
-        watcher = self.d.watcher
-        sig = signature(path)  # taken before reading: an edit racing the read shows on the next poll
-        try:
-            with open(path, "rb") as f:
-                data: bytes | None = f.read()
-        except (FileNotFoundError, NotADirectoryError):
-            data = None
-        except OSError as exc:
-            watcher.loaded(path, sig, None)
-            return None, [userconfig.Problem(path, f"cannot read: {exc.strerror or exc}")]
-        watcher.loaded(path, sig, hashlib.sha256(data).hexdigest() if data is not None else None)
-        return data, []
+    # ------------------------------------------------------------- applying
 
-    def load_file(self, scope: m.Scope, owner: str, path: str) -> list[userconfig.Problem]:
-        """(Re)load one hook file as a whole; an invalid file leaves its previous hooks in force.
+    def apply(self, scope: m.Scope, owner: str, read: hookfile.Read) -> Problems:
+        """Swap in the hooks of one file as read; an invalid file leaves its previous hooks in force.
 
         The swap is one registry step: a call sees the old hooks of the file or the new ones.
         """
         d = self.d
-        data, problems = self._read(path)
+        path = read.path
+        d.watcher.loaded(path, read.sig, read.sha if read.error is None else None)
         specs: list[m.HookSpec] = []
-        if not problems and data is not None:
-            try:
-                specs = userconfig.validate(data.decode("utf-8"), path)
-            except UnicodeDecodeError as exc:
-                problems = [userconfig.Problem(path, f"not UTF-8 text: {exc}")]
-            except userconfig.ConfigInvalid as exc:
-                problems = exc.problems
+        problems: Problems = []
+        if read.error is not None:
+            problems = [userconfig.Problem(path, read.error)]
+        elif read.data is not None:
+            specs, problems = self._validate(read.data, path)
             problems = problems or self._duplicates(scope, owner, path, specs)
         if problems:
-            self.rejected[path] = problems
-            d.publish_internal(
-                "hookd.config.rejected",
-                {"file": path, "scope": scope, "project": owner or None, "problems": [str(p) for p in problems]},
-            )
-            return problems
+            return self._rejected(scope, owner, read, problems)
         self.rejected.pop(path, None)
-        sha = hashlib.sha256(data).hexdigest() if data is not None else ""
-        verdict = d.trust.verdict(scope, path, sha, owner)
-        hooks = [d.command_hook(spec, scope, owner, path, verdict) for spec in specs]
+        self._last_read.pop(path, None)
+        d.registry.set_missing(scope, owner, path, None)
+        sha = read.sha or ""
+        if read.data is None:
+            self.in_force.pop(path, None)
+            self.accepted.forget(path)  # deleted on purpose: no earlier version may come back
+        else:
+            self.in_force[path] = InForce(sha)
+            self.accepted.keep(path, read.data)
+        self._install(scope, owner, path, specs, sha)
+        return []
+
+    def _validate(self, data: bytes, path: str) -> tuple[list[m.HookSpec], Problems]:
+        try:
+            return userconfig.validate(data.decode("utf-8"), path), []
+        except UnicodeDecodeError as exc:
+            return [], [userconfig.Problem(path, f"not UTF-8 text: {exc}")]
+        except userconfig.ConfigInvalid as exc:
+            return [], exc.problems
+
+    def _install(self, scope: m.Scope, owner: str, path: str, specs: list[m.HookSpec], sha: str) -> None:
+        d = self.d
+        key = d.trust_key(path) if scope == "project" else ""
+        hooks = [d.command_hook(spec, scope, owner, path, key, sha) for spec in specs]
         removed, added = d.registry.replace_source(scope, owner, path, hooks)
         d.hooks_removed(removed, reloaded=added)
-        summary = changes.diff(removed, added)
-        if summary or (removed and removed[0].trusted != verdict.trusted):
-            self._skips_reported.discard(path)
+        summary = changes.diff(removed, added, lambda h: not d.registry.verdict(h).trusted)
         if summary:
             d.publish_internal(
                 "hookd.config.reloaded",
@@ -77,21 +119,50 @@ class HookFiles:
                     "file": path,
                     "scope": scope,
                     "project": owner or None,
-                    "trusted": verdict.trusted,
+                    "trusted": not summary.untrusted,
                     "hooks": len(added),
                     **summary.as_dict(),
                 },
             )
             # A sibling refused for a name clash may load now that this file's names changed.
             for sibling in self._siblings(scope, owner):
-                if sibling != path and sibling in self.rejected and _clash(self.rejected[sibling]):
-                    self.load_file(scope, owner, sibling)
-        return []
+                last = self._last_read.get(sibling)
+                if sibling != path and last is not None and _clash(self.rejected.get(sibling, [])):
+                    self.apply(scope, owner, last)
+
+    def _rejected(self, scope: m.Scope, owner: str, read: hookfile.Read, problems: Problems) -> Problems:
+        d = self.d
+        path = read.path
+        self.rejected[path] = problems
+        self._last_read[path] = read
+        if not any(h.source == path for h in d.registry.layer(scope, owner)) and path not in self.in_force:
+            # Nothing of this file is in force (the daemon just started, or the project was just
+            # seen): the version last accepted stands in for it, as a previous version would.
+            kept = self.accepted.kept(path)
+            specs, bad = self._validate(kept.text.encode("utf-8"), path) if kept is not None else ([], [])
+            if kept is not None and not bad and not self._duplicates(scope, owner, path, specs):
+                self.in_force[path] = InForce(kept.sha256, kept.stored, kept.accepted_at)
+                self._install(scope, owner, path, specs, kept.sha256)
+            else:
+                message = f"{path} was rejected and no earlier version of it was accepted: its hooks are missing ({problems[0]})"
+                d.registry.set_missing(scope, owner, path, ("invalid_file", message))
+        in_force = self.in_force.get(path)
+        d.publish_internal(
+            "hookd.config.rejected",
+            {
+                "file": path,
+                "scope": scope,
+                "project": owner or None,
+                "problems": [str(p) for p in problems],
+                "in_force": in_force.describe() if in_force is not None else "nothing: the file's hooks are missing",
+            },
+        )
+        return problems
 
     def _siblings(self, scope: m.Scope, owner: str) -> list[str]:
         return userconfig.global_files() if scope == "global" else userconfig.project_files(owner)
 
-    def _duplicates(self, scope: m.Scope, owner: str, path: str, specs: list[m.HookSpec]) -> list[userconfig.Problem]:
+    def _duplicates(self, scope: m.Scope, owner: str, path: str, specs: list[m.HookSpec]) -> Problems:
         """Hook names must be unique in a scope: a name another file of the scope uses is refused here."""
         siblings = self._siblings(scope, owner)
         taken = {h.name: h.source for h in self.d.registry.layer(scope, owner) if h.source != path and h.source in siblings}
@@ -101,17 +172,153 @@ class HookFiles:
             if s.name in taken
         ]
 
+    def problems_of(self, path: str) -> list[str]:
+        """What `hookd hooks` says of a rejected file: its problems, then which version is in force."""
+        in_force = self.in_force.get(path)
+        state = (
+            in_force.describe()
+            if in_force is not None
+            else "in force: nothing, no version of this file was ever accepted; its hooks are missing "
+            "(every decide of its scope names it in not_run, reason invalid_file)"
+        )
+        return [*(str(p) for p in self.rejected.get(path, ())), state]
+
+    # -------------------------------------------------------------- loading
+
+    def _lock(self, scope: m.Scope, owner: str) -> asyncio.Lock:
+        lock = self._locks.get((scope, owner))
+        if lock is None:
+            lock = self._locks[(scope, owner)] = asyncio.Lock()
+        return lock
+
+    async def _load(self, scope: m.Scope, owner: str, paths: list[str]) -> Problems:
+        """Read ``paths`` in a thread, then swap them in; dropped if the project was disposed meanwhile."""
+        epoch = self._epochs.get(owner, 0)
+        async with self._lock(scope, owner):
+            reads = await asyncio.to_thread(lambda: [hookfile.read(p) for p in paths])
+            if scope == "project" and self._epochs.get(owner, 0) != epoch:
+                return []
+            problems: Problems = []
+            for read in reads:
+                problems += self.apply(scope, owner, read)
+            return problems
+
+    def load_global_now(self) -> Problems:
+        """At start, before any client is served: the global files, read here (bounded, never blocking)."""
+        problems: Problems = []
+        for path in userconfig.global_files():
+            problems += self.apply("global", "", hookfile.read(path))
+        self.d.plugins.load("global", "")
+        return problems
+
+    async def load_global(self) -> Problems:
+        problems = await self._load("global", "", userconfig.global_files())
+        self.d.plugins.load("global", "")
+        return problems
+
+    def _project_files(self, project: str) -> list[str]:
+        own = {os.path.realpath(p) for p in userconfig.global_files()}
+        # The home directory as a project: ~/.codingcode/hooks.yaml is the global file.
+        return [p for p in userconfig.project_files(project) if os.path.realpath(p) not in own]
+
+    def ensure_project(self, project: str) -> asyncio.Task[Problems] | None:
+        """Start loading ``project`` unless it is loaded; the load in progress, or None when loaded."""
+        if self.d.registry.is_loaded(project):
+            return None
+        task = self.loading.get(project)
+        if task is None:
+            task = self.loading[project] = self.d.background(self.load_project(project), f"loading project {project}")
+            task.add_done_callback(lambda t: self.loading.pop(project, None) if self.loading.get(project) is t else None)
+        return task
+
+    async def load_project(self, project: str) -> Problems:
+        """Read (again) a project's files and start (re)loading its plugins."""
+        d = self.d
+        epoch = self._epochs.get(project, 0)
+        paths = self._project_files(project)
+        for path in paths:
+            d.watcher.watch(path, ("project", project))
+        problems = await self._load("project", project, paths)
+        if self._epochs.get(project, 0) == epoch:
+            d.registry.mark_project_loaded(project)
+            d.plugins.load("project", project)
+        return problems
+
+    def dispose_project(self, project: str) -> None:
+        """The project is disposed: a load in progress drops what it read."""
+        self._epochs[project] = self._epochs.get(project, 0) + 1
+        self.loading.pop(project, None)
+        self.d.watcher.forget(userconfig.project_files(project))
+        for path in userconfig.project_files(project):
+            self.rejected.pop(path, None)
+            self.in_force.pop(path, None)
+            self._last_read.pop(path, None)
+
+    async def reload_all(self) -> Problems:
+        """SIGHUP: every global file and every loaded project's files, read again."""
+        problems = await self.load_global() if self.d.settings.load_user_config else []
+        for project in sorted(self.d.registry.loaded_projects):
+            problems += await self.load_project(project)
+        return problems
+
     def file_changed(self, path: str, tag: tuple[m.Scope, str]) -> None:
+        """The watcher saw an edit: reload that file, off the loop."""
         scope, owner = tag
-        self.load_file(scope, owner, path)
+        if scope == "project" and not self.d.registry.is_loaded(owner):
+            return
+        self.d.background(self._load(scope, owner, [path]), f"reloading {path}")
+
+    def reload_files(self, files: list[str]) -> None:
+        """Files whose trust changed: read them again (their content may have moved on since they were loaded)."""
+        for path in files:
+            scope, owner = userconfig.scope_of(path)
+            if scope == "project" and self.d.registry.is_loaded(owner):
+                self.d.background(self._load("project", owner, [path]), f"reloading {path}")
+
+    # ------------------------------------------------- waiting for loads
+
+    def settled(self, project: str | None) -> bool:
+        """True when a call on ``project`` has nothing to wait for: its files loaded, no first plugin load running."""
+        if project is not None and not self.d.registry.is_loaded(project):
+            return False
+        plugins = self.d.plugins
+        return not (plugins.first_loads and plugins.first_loads_for(project))
+
+    async def settle(self, project: str | None) -> tuple[NotRunEntry, ...]:
+        """Wait (bounded) for ``project``'s first load and the first plugin loads of the call's scopes.
+
+        Returns what a decide must name as not run when the project's files did not load in time.
+        """
+        d = self.d
+        missing: tuple[NotRunEntry, ...] = ()
+        if project is not None and not d.registry.is_loaded(project):
+            task = self.ensure_project(project)
+            wait = min(LOAD_WAIT, d.settings.hook_timeout)
+            if task is not None:
+                await asyncio.wait([task], timeout=wait)
+            if not d.registry.is_loaded(project):
+                message = f"the project's hook files were not loaded within {wait:g} s"
+                missing = tuple(
+                    (HookRef("*", "project", path), "not_loaded", f"{path}: {message}")
+                    for path in self._project_files(project)
+                    if os.path.lexists(path)
+                )
+        plugins = d.plugins
+        if plugins.first_loads and (loading := plugins.first_loads_for(project)):
+            await plugins.wait_first_loads(loading)
+        return missing
+
+    # ----------------------------------------------------------- reporting
 
     def untrusted_skipped(self, point: str, hooks: list[Hook]) -> None:
         by_file: dict[str, list[Hook]] = {}
         for hook in hooks:
-            if hook.source not in self._skips_reported:
+            if (hook.source, hook.sha) not in self._skips_reported:
                 by_file.setdefault(hook.source, []).append(hook)
+        if len(self._skips_reported) > 10_000:
+            self._skips_reported.clear()
         for source, skipped in by_file.items():
-            self._skips_reported.add(source)
+            self._skips_reported.add((source, skipped[0].sha))
             self.d.publish_internal(
                 "hookd.hooks.untrusted_skipped",
                 {
@@ -119,44 +326,10 @@ class HookFiles:
                     "project": skipped[0].owner,
                     "point": point,
                     "hooks": [h.name for h in skipped],
-                    "reason": skipped[0].trust,
+                    "reason": self.d.registry.verdict(skipped[0]).reason,
                 },
             )
 
-    def load_global(self) -> list[userconfig.Problem]:
-        problems: list[userconfig.Problem] = []
-        for path in userconfig.global_files():
-            problems += self.load_file("global", "", path)
-        self.d.plugins.load("global", "")
-        return problems
 
-    def load_project(self, project: str) -> list[userconfig.Problem]:
-        d = self.d
-        d.registry.mark_project_loaded(project)
-        problems: list[userconfig.Problem] = []
-        own = {os.path.realpath(p) for p in userconfig.global_files()}
-        for path in userconfig.project_files(project):
-            if os.path.realpath(path) in own:
-                continue  # the home directory as a project: ~/.codingcode/hooks.yaml is the global file
-            d.watcher.watch(path, ("project", project))
-            problems += self.load_file("project", project, path)
-        d.plugins.load("project", project)
-        return problems
-
-    def reload_all(self) -> list[userconfig.Problem]:
-        """SIGHUP: every global file and every loaded project's files, read again."""
-        problems = self.load_global() if self.d.settings.load_user_config else []
-        for project in sorted(self.d.registry.loaded_projects):
-            problems += self.load_project(project)
-        return problems
-
-    def reload_files(self, files: list[str]) -> None:
-        loaded = self.d.registry.loaded_projects
-        for path in files:
-            scope, owner = userconfig.scope_of(path)
-            if scope == "project" and owner in loaded:
-                self.load_file("project", owner, path)
-
-
-def _clash(problems: list[userconfig.Problem]) -> bool:
-    return all(p.message.startswith(CLASH) for p in problems)
+def _clash(problems: Problems) -> bool:
+    return bool(problems) and all(p.message.startswith(CLASH) for p in problems)

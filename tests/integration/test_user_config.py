@@ -112,6 +112,7 @@ def test_an_edit_takes_effect_without_restart_and_a_broken_edit_keeps_the_old_ho
 def test_an_invalid_file_never_half_loads(env, daemon_factory):
     path = env.write_global_hooks(hooks_file(deny_hook("a", "a")))
     daemon = daemon_factory()
+    assert reason(daemon) == "a"  # loaded before the edit below
     replace_file(path, hooks_file(deny_hook("b", "b", priority=5), deny_hook("c", "c", extra="type: decison\n")))
     wait_until(lambda: events(daemon, "hookd.config.rejected"))
     with daemon.client() as c:

@@ -86,15 +86,10 @@ def test_dispose_session_drops_its_hooks_and_handles():
     assert r.plan("tool.approval.pre", "s1", None).decisions == ()
 
 
-def test_project_loader_runs_once_per_project():
-    loaded: list[str] = []
-    r = Registry(project_loader=loaded.append)
-    r.plan("tool.approval.pre", None, "/p")
-    r.plan("tool.execute.after", None, "/p")
-    assert loaded == ["/p"]
-    r.dispose_project("/p")
-    r.plan("tool.approval.pre", None, "/p")
-    assert loaded == ["/p", "/p"]
+def test_planning_never_loads_a_project():
+    r = Registry()
+    plan = r.plan("tool.approval.pre", None, "/p")
+    assert plan.decisions == () and not r.is_loaded("/p")  # loading is the daemon's explicit step
 
 
 def test_a_reloaded_file_keeps_its_place_among_its_scopes_files():
@@ -104,3 +99,14 @@ def test_a_reloaded_file_keeps_its_place_among_its_scopes_files():
     # an edit of the first file: its hooks stay ahead of the second file's
     r.replace_source("global", "", "first.yaml", [h("a1", source="first.yaml"), h("a3", source="first.yaml")])
     assert names(r.plan("tool.approval.pre", None, None).decisions) == ["a1", "a3", "b1"]
+
+
+def test_sessions_leave_no_rank_behind():
+    r = Registry()
+    for i in range(200):
+        r.attach_session(f"s{i}", None, None)
+        r.add([h("x", "session", f"s{i}", source=f"session:s{i}")])
+        r.dispose_session(f"s{i}")
+    client = r.add([h("c", "global", "", source="client:42")])
+    r.remove(client)
+    assert r._ranks == {}  # nothing kept per session or per gone client

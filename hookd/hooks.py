@@ -1,0 +1,92 @@
+"""What a hook is, what a call's plan holds, and what the registry asks about trust.
+
+Plain data shared by the registry (which keeps hooks), the engine (which runs a plan)
+and the runners (which run one hook).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from hookd_client.messages import ChainEntry, Decision, HookRef, HookSpec, HookType, NotRunReason, OnError, Scope
+
+from .trust import Verdict
+
+
+@dataclass(frozen=True, slots=True)
+class CallContext:
+    point: str
+    session: str | None
+    project: str | None
+
+
+class Runner(Protocol):
+    """Runs one hook. Raises HookFailure (or anything) when the hook fails."""
+
+    def __call__(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Awaitable[Decision | None]: ...
+
+
+@dataclass(slots=True, eq=False)
+class Hook:
+    name: str
+    point: str
+    type: HookType
+    scope: Scope
+    owner: str  # "" for global, the project path, or the session id
+    source: str  # the file it came from, or "session:<id>", "client:<pid>"
+    runner: Runner
+    priority: int = 0
+    enabled: bool = True
+    timeout: float = 30.0
+    on_error: OnError = "continue"
+    seq: int = 0
+    rank: int = 0  # when the hook's file first registered anything: stable across reloads
+    handle: str = ""
+    spec: HookSpec | None = None
+    # A project file's hook: the name trust knows its file by and the SHA-256 of the bytes it was
+    # loaded from. Whether it may run is asked of the trust store when a call is planned.
+    trust_key: str = ""
+    sha: str = ""
+    matcher: Callable[[dict[str, Any]], bool] | None = None  # the `match` filter; None runs on every payload
+    ref: HookRef = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.ref = HookRef(self.name, self.scope, self.source)
+
+    def entry(self, enabled: bool, trusted: bool = True) -> ChainEntry:
+        return ChainEntry(self.name, self.type, self.scope, self.priority, self.source, self.point, enabled, trusted)
+
+
+class TrustGate(Protocol):
+    """What the registry asks about trust (hookd.trust.TrustStore)."""
+
+    generation: int
+
+    def file_verdict(self, key: str, sha256: str, file: str, project: str) -> Verdict: ...
+
+
+# Why a hook configured for a call does not run: the hook (or, for a file none of whose hooks
+# could be loaded, a reference naming the file), the reason, and a message for the user.
+NotRunEntry = tuple["Hook | HookRef", NotRunReason, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The hooks one call runs, in order, already filtered to the enabled ones; and the
+    decision hooks configured for it that will not run (``not_run``), with why."""
+
+    decisions: tuple[Hook, ...]
+    observers: tuple[Hook, ...]
+    skipped: tuple[Hook, ...] = ()
+    not_run: tuple[NotRunEntry, ...] = ()
+
+
+@dataclass(slots=True)
+class Session:
+    id: str
+    project: str | None
+    owner: object | None = None
+    created: float = field(default_factory=time.monotonic)

@@ -1,0 +1,58 @@
+"""Order within an attach list, handles across daemon lifetimes, hook failures seen by `event` observers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hookd_client import Client, HookdError, callback
+
+from ..conftest import write_script
+from .test_user_config import POINT, wait_until
+
+
+def test_equal_priority_hooks_of_one_attach_list_run_in_list_order_whatever_was_attached_before(daemon):
+    deny = {"name": "guard", "point": POINT, "type": "decision", "command": "/bin/sh", "enabled": True}
+    deny["args"] = ["-c", "cat >/dev/null; echo '" + json.dumps({"decision": "deny", "reason": "guard"}) + "'"]
+    with Client(daemon.socket) as c:
+        c.attach_session("earlier", [callback(POINT, lambda p: None)])  # this client attached handlers before
+        c.attach_session("s2", [deny, callback(POINT, lambda p: {"decision": "allow", "reason": "handler"})])
+        chain = c.explain(POINT, session="s2")
+        assert chain.decision_hooks[0].name == "guard"
+        out = c.decide(POINT, {}, session="s2")
+    assert out.decision == "deny" and out.reason == "guard"
+
+
+def test_a_handle_from_an_earlier_daemon_names_no_hook_of_this_one(env, daemon_factory):
+    spec = {"name": "g", "point": POINT, "type": "decision", "command": "/bin/true", "enabled": True}
+    first = daemon_factory()
+    with first.client() as c:
+        old = c.register(spec)
+    assert first.stop() == 0
+    second = daemon_factory()
+    with second.client() as c:
+        new = c.register(spec)
+        assert new != old
+        with pytest.raises(HookdError) as caught:
+            c.unregister(old)
+        assert caught.value.code == "not_found"
+        assert [h.name for h in c.list_hooks().hooks] == ["g"]
+
+
+def test_catch_all_observers_see_hook_errors(env, daemon_factory, tmp_path):
+    seen = tmp_path / "seen.txt"
+    record = write_script(
+        tmp_path / "record.py", f"import os, sys\nsys.stdin.read()\nopen({str(seen)!r}, 'a').write(os.environ['HOOKD_POINT'] + '\\n')\n"
+    )
+    failing = write_script(tmp_path / "fail.py", "import sys\nsys.stdin.read()\nsys.exit(1)\n")
+    env.write_global_hooks(
+        f"""
+        hooks:
+          - {{name: record, point: event, type: observer, command: {record}, enabled: true}}
+          - {{name: broken, point: {POINT}, type: decision, command: {failing}, enabled: true}}
+        """
+    )
+    daemon = daemon_factory()
+    with daemon.client() as c:
+        assert c.decide(POINT, {}).errors[0].hook.name == "broken"
+    wait_until(lambda: seen.exists() and "hookd.hook.error" in seen.read_text())
