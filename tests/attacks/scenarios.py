@@ -29,7 +29,7 @@ from hookd_client import AsyncClient, Client
 from hookd_client import messages as m
 from hookd_client.framing import FrameDecoder, reply_codec, request_codec
 
-from ..conftest import DaemonProcess
+from ..conftest import DaemonProcess, make_env
 
 POINT = "tool.approval.pre"
 Figures = dict[str, Any]
@@ -552,7 +552,10 @@ def stalled_subscriber(d: DaemonProcess, events: int = 10_000, size: int = 2048)
     }
 
 
-def fresh_daemon(root: Path, *extra: str) -> DaemonProcess:
-    from ..conftest import make_env
+def make_env_for(root: Path) -> Any:
+    """A sandboxed environment (home, config, state, runtime dirs) under ``root``."""
+    return make_env(root)
 
+
+def fresh_daemon(root: Path, *extra: str) -> DaemonProcess:
     return DaemonProcess(make_env(root), "--no-user-hooks", *extra).start()
