@@ -195,6 +195,8 @@ def peek_fields(body: bytes, names: tuple[str, ...] = _SALVAGED) -> dict[str, An
             value, after = _scalar(body, pos)
             if value is not _SKIP:
                 found[key] = value
+                if len(found) == len(names):
+                    break  # the rest (a payload, often) is never looked at
                 pos = after
                 continue
         pos = _skip(body, pos)
