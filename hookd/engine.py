@@ -80,11 +80,11 @@ class Engine:
         releases = _leases(plan.decisions)
         try:
             await self._chain(plan, state, ctx)
+            if plan.observers:  # before the release: the observers' own leases keep a shared host
+                self.observe(plan.observers, {**state.payload, "outcome": state.summary()}, ctx)
         finally:
             for release in releases:
                 release()
-        if plan.observers:
-            self.observe(plan.observers, {**state.payload, "outcome": state.summary()}, ctx)
         return state
 
     async def _chain(self, plan: Plan, state: ChainState, ctx: CallContext) -> None:
@@ -127,9 +127,12 @@ class Engine:
             if hook.matcher is not None and not hook.matcher(payload):
                 self.counters.match_skips += 1
                 continue
+            releases = _leases((hook,))  # held from now until the observer is done
             task = asyncio.ensure_future(self._observe_one(hook, payload, ctx))
             self._observers.add(task)
             task.add_done_callback(self._observers.discard)
+            if releases:
+                task.add_done_callback(lambda _t, held=releases: _release(held))
             tasks.append(task)
         return tasks
 
@@ -162,3 +165,8 @@ def _leases(hooks: tuple[Hook, ...]) -> list[Callable[[], None]]:
         if lease is not None and (release := lease(hook)) is not None:
             releases.append(release)
     return releases
+
+
+def _release(releases: list[Callable[[], None]]) -> None:
+    for release in releases:
+        release()
