@@ -286,11 +286,16 @@ class PluginManager:
             for state in list(self.scopes.values()):
                 if state.closed or not state.ready:
                     continue
-                recheck = self.trust_generation != state.trust_seen and state.scope == "project"
-                state.trust_seen = self.trust_generation
+                generation = self.trust_generation
+                recheck = generation != state.trust_seen and state.scope == "project"
+                busy = False
                 for d in state.dirs.values():
-                    if not d.loading and self._changed(state, d, recheck):
+                    if d.loading:
+                        busy = True  # judged again once its load is over, against the trust of then
+                    elif self._changed(state, d, recheck):
                         d.task = self.spawn(self.loader.load(state, d, retry=False))
+                if not busy:
+                    state.trust_seen = generation
 
 
 async def _nothing() -> None:
