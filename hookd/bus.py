@@ -26,7 +26,7 @@ import structlog
 from hookd_client import messages as m
 
 from . import journal_files
-from .eventcodec import event_frame, frame
+from .eventcodec import encoded, frame
 from .journal import Journal
 from .seqblock import SeqBlocks
 from .subscriber import Filter, Record, Subscriber
@@ -78,10 +78,10 @@ class Bus:
         self.max_queue = max_queue
         self.max_queue_bytes = max_queue_bytes
         self.journal = journal
-        self._journal_queue = journal.queue if journal is not None else None
         self.seq_blocks = seq_blocks
         # Seqs up to here may be handed out; past it, a new block is reserved first.
         self._reserved = seq_blocks.reserved if seq_blocks is not None else None
+        self._reserve_failing = False
         self.subscribers: dict[Any, Subscriber] = {}
         self._live: list[Record] = []
         self._scheduled = False
@@ -108,7 +108,7 @@ class Bus:
         if self._reserved is not None and seq > self._reserved:
             self._reserve(seq)
         when = _now()
-        data = event_frame(seq, when, kind, point, session, project, payload, outcome, duration)
+        data, ev = encoded(seq, when, kind, point, session, project, payload, outcome, duration)
         rec = (seq, when, point, session, project, data)
         ring = self.ring
         ring.append(rec)
@@ -117,7 +117,7 @@ class Bus:
             self._trim()
         journal = self.journal
         if journal is not None:
-            journal.put(seq, data)
+            journal.put(seq, data, ev)
         if self.subscribers:
             self._live.append(rec)
             if not self._scheduled:
@@ -131,11 +131,16 @@ class Bus:
             blocks.reserve_from(seq)
         except OSError as exc:
             # Going on unreserved risks a reused seq only if this daemon also dies uncleanly
-            # before the disk works again; stopping every emit would be worse. Retry a block later.
-            log.error("cannot reserve event seqs; retrying later", path=blocks.path, error=str(exc))
+            # before the disk works again; stopping every emit would be worse. Retry a little later.
             self._reserved = seq + blocks.retry_after - 1
-            self._note("hookd.journal.error", {"path": blocks.path, "error": str(exc), "what": "seq reservation"})
+            if not self._reserve_failing:
+                self._reserve_failing = True
+                log.error("cannot reserve event seqs; retrying", path=blocks.path, error=str(exc))
+                self._note("hookd.journal.error", {"path": blocks.path, "error": str(exc), "what": "seq reservation"})
             return
+        if self._reserve_failing:
+            self._reserve_failing = False
+            log.warning("event seqs are reserved again", path=blocks.path)
         self._reserved = blocks.reserved
 
     def _note(self, point: str, payload: dict[str, Any]) -> None:
@@ -265,7 +270,8 @@ class Bus:
             except OSError as exc:
                 log.error("cannot open the journal; running without it", path=self.journal.path, error=str(exc))
                 self.journal = None
-                self._journal_queue = None
+                self.seq_blocks = None  # seqs then restart with the next daemon's journal, as without one
+                self._reserved = None
             else:
                 self.journal.notify = lambda point, payload: loop.call_soon_threadsafe(self.internal, point, payload)
                 if self.journal.torn_bytes:

@@ -216,9 +216,6 @@ def _lock_state(settings: Settings) -> list[StateLock] | int:
 def serve(settings: Settings, drain: float = 3.0) -> int:
     loop_name = install_event_loop()
     signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
-    locks = _lock_state(settings)  # released by the kernel when the process ends, however it ends
-    if isinstance(locks, int):
-        return locks
     # Read (and remove) the manager's variables before anything copies the environment for hook processes.
     notifier = Notifier.from_environ()
     watchdog = watchdog_interval()
@@ -226,6 +223,13 @@ def serve(settings: Settings, drain: float = 3.0) -> int:
     if listener is None:
         notifier.send("STATUS=failed to start; see the log")
         return 1
+    # After the socket, so that a second daemon on the same socket is told that first; the
+    # lock is released by the kernel when the process ends, however it ends.
+    locks = _lock_state(settings)
+    if isinstance(locks, int):
+        listener.remove()
+        notifier.send("STATUS=another daemon holds the state directory; see the log")
+        return locks
     log.debug("event loop", loop=loop_name, open_files=raise_fd_limit())
     service = Service(settings, drain, notifier, watchdog)
     try:

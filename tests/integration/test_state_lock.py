@@ -13,6 +13,8 @@ from ..conftest import HOOKD, Env
 
 def test_a_second_daemon_on_the_same_state_directory_names_the_holder_and_exits(env: Env, daemon) -> None:  # type: ignore[no-untyped-def]
     state = env.state / "hookd"
+    with daemon.client() as c:  # answered only once the daemon holds its state directory
+        assert c.status().pid == daemon.proc.pid
     assert holder(str(state)) == daemon.proc.pid and is_held(str(state))
     assert (state / "daemon.lock").read_text() == f"{daemon.proc.pid}\n"
     # Another socket, the same state directory: it must not start and share the journal.
@@ -31,12 +33,14 @@ def test_a_second_daemon_on_the_same_state_directory_names_the_holder_and_exits(
 
 def test_after_the_holder_is_killed_a_new_daemon_starts(env: Env, daemon_factory) -> None:  # type: ignore[no-untyped-def]
     first = daemon_factory()
+    with first.client() as c:  # answered only once the daemon holds its state directory
+        assert c.status().pid == first.proc.pid
     first.kill()  # SIGKILL: the kernel drops the lock; the file with its stale pid stays
     assert holder(str(env.state / "hookd")) == first.proc.pid
     second = daemon_factory()
-    assert holder(str(env.state / "hookd")) == second.proc.pid
     with second.client() as c:
         assert c.status().pid == second.proc.pid
+    assert holder(str(env.state / "hookd")) == second.proc.pid
 
 
 def test_daemons_with_their_own_state_directories_run_side_by_side(env: Env, daemon, tmp_path) -> None:  # type: ignore[no-untyped-def]

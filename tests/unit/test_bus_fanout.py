@@ -96,7 +96,11 @@ leaf = st.one_of(
     st.binary(max_size=16),
 )
 hostile_value = st.one_of(
-    st.recursive(leaf, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(surrogate_text(), inner, max_size=4)), max_leaves=20),
+    st.recursive(
+        leaf,
+        lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(surrogate_text(), inner, max_size=4)),
+        max_leaves=20,
+    ),
     st.integers(1, 1500).map(nest),
 )
 hostile_payload = st.dictionaries(surrogate_text(), hostile_value, max_size=4)
@@ -149,6 +153,7 @@ def test_a_file_name_that_is_not_utf8_becomes_a_marker_and_the_batch_still_goes_
     name = b"plugin-\xff.py".decode("utf-8", "surrogateescape")  # what os.listdir gives for such a name
     got_all, got_some, journaled = asyncio.run(fan_out([{"file": name}], str(tmp_path)))
     check_stream(got_all, 1)
+    check_stream(got_some, 1)
     marker = got_all[1]
     assert marker.point == UNENCODABLE and marker.seq == 2 and "UTF-8" in marker.payload["reason"]
     assert marker.payload["payload"] == {"file": "plugin-\\xff.py"}

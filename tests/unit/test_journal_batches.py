@@ -8,20 +8,22 @@ from pathlib import Path
 
 import msgspec
 
-from hookd.eventcodec import event_frame
+from hookd.eventcodec import encoded
 from hookd.journal import BATCH, Journal, files, read
 
 PAYLOAD = {"toolName": "read_file", "args": {"path": "/tmp/project/README.md"}}
 
 
-def record(seq: int, payload: dict) -> tuple[int, bytes]:  # type: ignore[type-arg]
-    return seq, event_frame(seq, time.time(), "emit", "tool.execute.after", "s1", None, payload)
+def record(seq: int, payload: dict) -> tuple[int, bytes, object]:  # type: ignore[type-arg]
+    frame, event = encoded(seq, time.time(), "emit", "tool.execute.after", "s1", None, payload)
+    # The bus hands over the struct while little is queued; the writer decodes the frame otherwise.
+    return seq, frame, event if seq % 2 else None
 
 
-def drain(path: Path, records: list[tuple[int, bytes]], max_bytes: int = 1 << 30) -> list[str]:
+def drain(path: Path, records: list[tuple[int, bytes, object]], max_bytes: int = 1 << 30) -> list[str]:
     journal = Journal(str(path), max_bytes, keep=50)
     journal._open()
-    journal.queue.extend(records)
+    journal.queue.extend(records)  # type: ignore[arg-type]
     journal._drain()
     os.close(journal._fd)  # type: ignore[arg-type]
     return files(str(path))
