@@ -64,6 +64,13 @@ class Daemon:
         self.engine.on_hook_error = self._hook_failed
         self.bus.on_internal = self._observe_internal
         self.commands = CommandRunner(Limits(self.settings.stdout_cap, self.settings.stderr_cap, self.settings.max_hook_processes))
+        # Observers shed under load are never silent: each report names the hook and how many calls it missed.
+        self.commands.on_shed = lambda hook, ctx, count: self.bus.internal(
+            "hookd.hook.shed",
+            {"hook": hook.name, "scope": hook.scope, "source": hook.source, "point": ctx.point, "shed": count},
+            ctx.session,
+            ctx.project,
+        )
         self.persistent = PersistentRunner(self.commands)
         self.persistent.on_worker_failed = lambda w: self.bus.internal(
             "hookd.worker.failed", {"worker": w.name, "failures": w.failures, "error": w.error}

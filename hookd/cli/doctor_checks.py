@@ -164,6 +164,13 @@ def state_check(d: Daemon) -> Check:
     if answering is None and len(others) > 1:
         pids = ", ".join(map(str, others))
         return Check("state directory", "fail", f"{len(others)} hookd daemons (pids {pids}) use {state}", "stop all but one")
+    if answering is None and others:
+        return Check(
+            "state directory",
+            "warn",
+            f"pid {others[0]} holds {state}, but no daemon answers on {d.socket}: a daemon started there would refuse to run",
+            f"point $HOOKD_SOCKET at that daemon's socket, or stop it (`kill {others[0]}`)",
+        )
     return Check("state directory", "ok", f"{state}: one daemon{note}")
 
 

@@ -272,7 +272,8 @@ class HookFiles:
         """Files whose trust changed: read them again (their content may have moved on since they were loaded)."""
         for path in files:
             scope, owner = userconfig.scope_of(path)
-            if scope == "project" and self.d.registry.is_loaded(owner):
+            # Trust also covers plugin files; those are the plugin manager's to reload.
+            if scope == "project" and self.d.registry.is_loaded(owner) and path in userconfig.project_files(owner):
                 self.d.background(self._load("project", owner, [path]), f"reloading {path}")
 
     # ------------------------------------------------- waiting for loads

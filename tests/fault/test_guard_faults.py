@@ -357,7 +357,7 @@ def test_guards_hold_under_random_faults(tmp_path: Path) -> None:
     assert world.daemon is not None
     world.env.hookd("trust", str(world.project))
     holder.attach()
-    decides = int(os.environ.get("HOOKD_FAULT_DECIDES", "2000"))
+    decides = int(os.environ.get("HOOKD_FAULT_DECIDES", "3000"))
     budget = [decides]
     stop = threading.Event()
     threads = [threading.Thread(target=_decider, args=(world, stop, budget), daemon=True) for _ in range(3)]

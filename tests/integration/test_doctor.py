@@ -63,20 +63,19 @@ def test_a_socket_path_too_long_for_a_unix_socket(env: Env, tmp_path: Path) -> N
 
 
 def test_a_second_daemon_on_the_same_state_directory(env: Env, daemon_factory, tmp_path: Path) -> None:
-    first = daemon_factory()
-    from ..conftest import DaemonProcess
+    import subprocess
 
-    second_env = Env(env.root, {**env.env, "HOOKD_SOCKET": str(env.root / "run" / "second.sock")})
-    second = DaemonProcess(second_env).start()
-    try:
-        code, report = doctor(env)
-        (s,) = named(report, "state directory")
-        assert code == 1 and s["status"] == "fail", s
-        assert str(second.proc.pid) in s["message"] and str(first.proc.pid) in s["message"]
-    finally:
-        second.kill()
+    from ..conftest import HOOKD
+
+    first = daemon_factory()
+    second_env = {**env.env, "HOOKD_SOCKET": str(env.root / "run" / "second.sock")}
+    # The second daemon refuses the state directory the first one holds, naming its pid.
+    second = subprocess.run([*HOOKD, "serve"], env=second_env, capture_output=True, text=True, timeout=60)
+    assert second.returncode == 3, second.stderr
+    assert str(first.proc.pid) in second.stderr
     code, report = doctor(env)
-    assert named(report, "state directory")[0]["status"] == "ok", report
+    (s,) = named(report, "state directory")
+    assert s["status"] == "ok", s
 
 
 def test_a_rejected_hook_file(env: Env, daemon_factory) -> None:
@@ -183,7 +182,7 @@ def test_the_installed_units_execstart_must_exist(env: Env) -> None:
     assert code == 1 and u["status"] == "fail" and "/opt/old venv/bin/hookd" in u["message"] and "install-systemd" in u["fix"], u
 
 
-def test_the_state_directory_lock_held_by_another_process(env: Env, daemon) -> None:
+def test_the_state_directory_lock_held_by_another_process(env: Env) -> None:
     import subprocess
     import sys
 
@@ -202,7 +201,7 @@ def test_the_state_directory_lock_held_by_another_process(env: Env, daemon) -> N
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         code, report = doctor(env)
         (s,) = named(report, "state directory")
-        assert code == 1 and s["status"] == "fail" and f"pid {holder.pid}" in s["message"], s
+        assert s["status"] == "warn" and f"pid {holder.pid}" in s["message"], s
     finally:
         holder.kill()
         holder.wait()

@@ -47,6 +47,10 @@ def test_a_burst_of_emits_to_a_slow_observer_never_lets_a_call_past_the_deny_gua
     denied = [o for o in outcomes if o.decision == "deny" and o.reason == "guarded"]
     assert len(denied) == 20, [(o.decision, o.reason, o.errors) for o in outcomes if o not in denied]
     assert "observer calls shed" in daemon.log()  # past its queue, the flood was dropped and counted
+    # ... and reported on the bus, where observers of the daemon see it.
+    r = env.hookd("tail", "--no-follow", "-n", "10000", "--json", "--point", "hookd.hook.shed")
+    shed = [json.loads(line)["payload"] for line in r.stdout.splitlines() if line.strip()]
+    assert shed and shed[0]["hook"] == "slow" and shed[0]["shed"] > 0, r.stdout + r.stderr
 
 
 def test_a_session_disposed_while_a_call_is_on_its_way_never_restarts_its_worker(env: Env, daemon, tmp_path: Path) -> None:
