@@ -73,7 +73,7 @@ def test_a_second_daemon_on_the_same_state_directory(env: Env, daemon_factory, t
     second = subprocess.run([*HOOKD, "serve"], env=second_env, capture_output=True, text=True, timeout=60)
     assert second.returncode == 3, second.stderr
     assert str(first.proc.pid) in second.stderr
-    code, report = doctor(env)
+    _, report = doctor(env)
     (s,) = named(report, "state directory")
     assert s["status"] == "ok", s
 
@@ -199,12 +199,12 @@ def test_the_state_directory_lock_held_by_another_process(env: Env) -> None:
     holder = subprocess.Popen([sys.executable, "-c", holder_code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        code, report = doctor(env)
+        _, report = doctor(env)
         (s,) = named(report, "state directory")
         assert s["status"] == "warn" and f"pid {holder.pid}" in s["message"], s
     finally:
         holder.kill()
         holder.wait()
-    code, report = doctor(env)
+    _, report = doctor(env)
     (s,) = named(report, "state directory")
     assert s["status"] == "ok" and "not held" in s["message"], s
