@@ -101,7 +101,6 @@ class Bus:
         payload: dict[str, Any],
         outcome: Any = None,
         duration: float | None = None,
-        size: int = 0,  # the caller's estimate; the encoded frame's length is used instead
     ) -> None:
         """Put one event on the bus: number it, encode it once, no I/O, no await."""
         self.seq = seq = self.seq + 1

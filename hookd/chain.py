@@ -20,6 +20,7 @@ the chain is over. That keeps seed 000's rules in one readable place:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +43,20 @@ class HookNotRun(Exception):
         super().__init__(message)
         self.reason: NotRunReason = reason
         self.message = message
+
+
+def once(release: Callable[[], None]) -> Callable[[], None]:
+    """A lease's release function that acts on its first call only: the engine may release on
+    both the normal end and a cancellation of a call, and must not count a lease twice."""
+    done = False
+
+    def release_once() -> None:
+        nonlocal done
+        if not done:
+            done = True
+            release()
+
+    return release_once
 
 
 @dataclass(slots=True)

@@ -79,7 +79,6 @@ class Connection(asyncio.Protocol):
         self._deadline: asyncio.TimerHandle | None = None
         self._deadline_kind = ""
         self.stream: Any = None  # the event-bus subscriber on this connection, if any
-        self.body_size = 0
         self.log = log
 
     # ----------------------------------------------------------- lifecycle
@@ -241,7 +240,6 @@ class Connection(asyncio.Protocol):
             return
         if isinstance(request, _HOLDING):
             self.holds = True
-        self.body_size = len(body)  # the event bus bounds its history's memory by this
         try:
             result = self.daemon.handle(self, request)
         except Exception as exc:  # the daemon answers its own errors; this is the last net

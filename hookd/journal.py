@@ -168,7 +168,7 @@ class Journal:
             batch = [queue.popleft() for _ in range(min(len(queue), BATCH))]
             self._out_bytes += sum(len(item[1]) for item in batch)
             events = [ev if ev is not None else self._event(seq, data) for seq, data, ev in batch]
-            # One encoder call per batch (half the writer's CPU per event, bench row 5); the
+            # One encoder call per batch (half the writer's CPU per event); the
             # line-by-line path below when the batch would cross a rotation or cannot be encoded.
             blob = self._lines(events)
             if blob is not None and self._size + len(buf) + len(blob) <= self.max_bytes:

@@ -51,7 +51,7 @@ POINTS: dict[str, Point] = {
         Point("session.save.before", "observer", (_S0,), "before the session is saved"),
         Point("session.save.after", "observer", (_S0,), "after the session was saved"),
         # seed 000: agent lifecycle
-        # agent.turn.start/stop are observer points in seed 000; issue 9 (the agent bridge) needs
+        # agent.turn.start/stop are observer points in seed 000; the agent bridge needs
         # decisions there: an injection when a session starts, a deny that keeps the agent going.
         Point("agent.turn.start", "decision", (_S0,), "an agent turn starts; may inject context", promoted=True),
         Point("agent.step.before", "observer", (_S0,), "before an agent step runs"),

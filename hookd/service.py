@@ -149,7 +149,7 @@ class Service:
                     task.cancel()
                 # Cancelled hook calls schedule the kill of their process groups as they unwind.
                 await asyncio.wait(pending, timeout=UNWIND)
-        # Warm workers get EOF and a grace period before the kill below (issue 7).
+        # Warm workers get EOF and a grace period before the kill below.
         await self.daemon.persistent.stop_all()
         groups = self.daemon.commands.groups
         groups.kill_all()
@@ -180,7 +180,7 @@ def _listener(settings: Settings) -> Listener | None:
 
 # The event history keeps thousands of recent payloads alive, so at the default
 # thresholds (700, 10, 10) the collector keeps rescanning them: ~2 of the ~5 us a
-# request costs under load (bench row 5). Young collections every 50,000 allocations
+# request costs under load. Young collections every 50,000 allocations
 # instead; freezing what start-up created keeps it out of full collections.
 GC_THRESHOLDS = (50_000, 20, 100)
 

@@ -22,7 +22,7 @@ class Settings:
     max_sessions: int = 100_000
     max_hooks_per_session: int = 1_000
     load_user_config: bool = True
-    # --- event stream (issue 4)
+    # --- event stream
     history: int = 10_000  # events kept in memory for subscribe(since=...)
     history_bytes: int = 64 << 20  # ... and at most about this much of their requests' bytes
     subscriber_queue: int = 16_384  # per subscriber, events queued before it misses some (> history: a full replay fits)
@@ -31,5 +31,5 @@ class Settings:
     journal_path: str | None = None  # None: $XDG_STATE_HOME/hookd/events.jsonl
     journal_max_bytes: int = 16 << 20  # rotate past this size
     journal_keep: int = 5  # rotated files kept
-    session_grace: float = 60.0  # seconds a session outlives its owner's connection (issue 5)
+    session_grace: float = 60.0  # seconds a session outlives its owner's connection
     edge: EdgeLimits = field(default_factory=EdgeLimits)  # connection deadlines and byte bounds (docs/protocol.md, Limits)

@@ -46,7 +46,7 @@ class NothingToTrust(Exception):
 
 
 def plugin_files(path: str) -> list[str]:
-    """A project's plugin files (issue 8: every *.py and requirements.txt of .hookd/plugin[s]/), or a plugin directory's own."""
+    """A project's plugin files (every *.py and requirements.txt of .hookd/plugin[s]/), or a plugin directory's own."""
     from .plugins import discovery
 
     dirs = [path] if os.path.basename(path) in discovery.DIR_NAMES else discovery.project_dirs(path)

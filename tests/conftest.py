@@ -87,7 +87,7 @@ def make_env(root: Path) -> Env:
         HOOKD_SOCKET=str(root / "run" / "hookd.sock"),
         HOOKD_LOG_LEVEL="debug",
         PYTHONUNBUFFERED="1",
-        # Project hook files run only once trusted (issue 3); tests of other features trust them all.
+        # Project hook files run only once trusted; tests of other features trust them all.
         # Tests of trust itself pop this before starting a daemon.
         HOOKD_TRUST_ALL="1",
     )

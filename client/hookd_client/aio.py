@@ -1,6 +1,6 @@
 """The asyncio client: many requests in flight on one connection (pipelining).
 
-It also serves handlers (issue 5): an ``invoke`` frame runs its handler in a
+It also serves handlers: an ``invoke`` frame runs its handler in a
 task and answers on the connection it came on. Coroutine handlers are awaited;
 plain ones are called on the event loop, so they must not block. After a lost
 connection the client reconnects (capped backoff), restores its sessions and

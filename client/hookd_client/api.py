@@ -113,7 +113,7 @@ class Api:
     _book: Book
 
     def _serve(self) -> None:
-        """Called before a request that adds handlers: be ready to answer invokes (issue 5)."""
+        """Called before a request that adds handlers: be ready to answer invokes."""
 
     def _next_id(self) -> int:
         return next(self._ids)  # type: ignore[call-overload]
@@ -320,7 +320,7 @@ class Api:
     def _stream(self, request: Subscribe, timeout: float | None) -> Any:
         raise NotImplementedError
 
-    # --- user hook configuration (issue 3)
+    # --- user hook configuration
 
     def list_hooks(self, project: str | None = None) -> Any:
         """Every hook in force (global, and ``project``'s; without it every loaded project's and session's)."""

@@ -4,7 +4,7 @@ A plain blocking socket is the cheapest call path in Python (measured ~50 us
 per call faster than asyncio on this class of machine), which matters when an
 agent calls ``decide`` before every tool.
 
-Once the client serves a handler (issue 5), a background reader thread takes
+Once the client serves a handler, a background reader thread takes
 the socket over (hookd_client/serving.py); until then nothing of it runs.
 """
 

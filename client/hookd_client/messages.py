@@ -24,7 +24,7 @@ Scope = Literal["session", "project", "global"]
 RequestId = Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
 NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
 Timeout = Annotated[float, msgspec.Meta(gt=0, le=3600)]
-HookMode = Literal["spawn", "persistent"]  # issue 7: a fresh process per call, or one warm worker
+HookMode = Literal["spawn", "persistent"]  # a fresh process per call, or one warm worker
 Concurrency = Annotated[int, msgspec.Meta(ge=1, le=1024)]
 
 
@@ -54,7 +54,7 @@ class HookSpec(msgspec.Struct, omit_defaults=True, forbid_unknown_fields=True):
     on_error: OnError = "continue"
     match: dict[str, str] = {}  # payload field or dotted path -> regular expression (re.search); all must match
     cwd: str | None = None  # None: the project directory (project hooks) or the home directory
-    mode: HookMode = "spawn"  # issue 7, docs/warm-hooks.md
+    mode: HookMode = "spawn"  # docs/warm-hooks.md
     concurrency: Concurrency = 1  # persistent mode: requests outstanding at once per worker
 
 
@@ -146,7 +146,7 @@ class StatusRequest(Request, tag="status"):
     id: RequestId
 
 
-# --- event stream (issue 4)
+# --- event stream
 
 PointGlob = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
 
@@ -177,7 +177,7 @@ class Unsubscribe(Request, tag="unsubscribe"):
     id: RequestId
 
 
-# --- user hook configuration (issue 3): requests
+# --- user hook configuration: requests
 
 
 class ListHooks(Request, tag="list_hooks"):
@@ -339,7 +339,7 @@ class Chain(Reply, tag="chain"):
     observers: list[ChainEntry] = []
 
 
-# --- warm hooks (issue 7)
+# --- warm hooks
 
 
 class WorkerInfo(msgspec.Struct, omit_defaults=True):
@@ -369,7 +369,7 @@ class Status(Reply, tag="status"):
     emits: int = 0
     decides: int = 0
     hook_errors: int = 0
-    workers: list[WorkerInfo] = []  # issue 7: persistent hook workers
+    workers: list[WorkerInfo] = []  # persistent hook workers
     subscribers: int = 0  # event-stream subscriptions open now
     events: int = 0  # the newest event's seq (events published, counting from the journal's past)
 
@@ -380,7 +380,7 @@ class Error(Reply, tag="error"):
     message: str
 
 
-# --- event stream (issue 4)
+# --- event stream
 
 EventKind = Literal["emit", "decide", "internal"]
 GapReason = Literal["overflow", "history"]
@@ -436,7 +436,7 @@ class Live(Reply, tag="live"):
     id: int = 0
 
 
-# --- user hook configuration (issue 3): replies
+# --- user hook configuration: replies
 
 
 class HookInfo(msgspec.Struct, omit_defaults=True):
@@ -456,7 +456,7 @@ class HookInfo(msgspec.Struct, omit_defaults=True):
     trust: str = ""  # why it is (not) trusted
     description: str = ""
     match: dict[str, str] = {}
-    worker: str = ""  # issue 7, persistent hooks: idle, running, backoff, "failed: <why>", stopped
+    worker: str = ""  # persistent hooks: idle, running, backoff, "failed: <why>", stopped
 
 
 class FileProblem(msgspec.Struct, omit_defaults=True):
@@ -521,7 +521,7 @@ class ErrorCode:
     SHUTTING_DOWN = "shutting_down"
 
 
-# --- callback hooks and session ownership (issue 5)
+# --- callback hooks and session ownership
 #
 # A client may serve hooks itself: it attaches them with ``attach_hooks`` and
 # the daemon then sends it ``invoke`` frames (daemon -> client, decoded by the

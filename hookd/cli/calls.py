@@ -134,7 +134,7 @@ def run_status(args: argparse.Namespace) -> int:
     keys = ("version", "pid", "socket", "uptime", "connections", "sessions", "hooks", "calls", "emits", "decides", "hook_errors")
     for key in (*keys, "subscribers", "events"):
         sys.stdout.write(f"{key + ':':<13}{d.get(key, 0)}\n")
-    for w in d.get("workers", []):  # issue 7: persistent hook workers
+    for w in d.get("workers", []):  # persistent hook workers
         detail = f"pid {w['pid']}" if w.get("pid") else " ".join(w.get("error", "").split())[:100]
         sys.stdout.write(
             f"worker:      {w['name']}  {w['state']}  served {w.get('served', 0)}  restarts {w.get('restarts', 0)}  {detail}\n"

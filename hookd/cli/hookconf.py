@@ -91,7 +91,7 @@ def run_hooks(args: argparse.Namespace) -> int:
     for h in listing.hooks:
         where = h.owner if h.scope == "session" else h.source
         out.write(f"{h.scope:<8} {h.priority:>5}  {h.name:<24} {h.point:<26} {h.type:<9} {_state(h):<14} {where}\n")
-        if h.worker:  # a persistent hook (issue 7)
+        if h.worker:  # a persistent hook
             out.write(f"{'':<16}worker: {h.worker}\n")
     untrusted = {h.source: h.trust for h in listing.hooks if not h.trusted}
     for source, reason in untrusted.items():

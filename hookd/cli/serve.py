@@ -36,7 +36,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="log level (default info, or $HOOKD_LOG_LEVEL)",
     )
     p.add_argument("--log-json", action="store_true", default=None, help="log JSON lines even on a terminal")
-    # --- event stream (issue 4)
+    # --- event stream
     p.add_argument("--history", type=int, metavar="N", default=10_000, help="events kept in memory for `subscribe --since` (default 10000)")
     p.add_argument("--history-bytes", type=int, metavar="BYTES", default=64 << 20, help="bytes of them kept, at most (default 64 MiB)")
     p.add_argument("--no-journal", action="store_true", help="do not write the event journal")

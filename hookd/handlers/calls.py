@@ -37,31 +37,30 @@ class Calls:
         d = self.d
         point_arg(req.point)
         project = d.registry.project_for(req.session, project_arg(req.project))
-        size = getattr(conn, "body_size", 0)
         if project is not None and not d.registry.is_loaded(project):
-            return self._emit_later(req, project, size)
+            return self._emit_later(req, project)
         plan = d.registry.plan(req.point, req.session, project)
         if d.plugins.first_loads and d.plugins.first_loads_for(project):
-            return self._emit_later(req, project, size)
-        # The hot path (bench row 5): nothing to run, so no call context and no engine.
+            return self._emit_later(req, project)
+        # The hot path: nothing to run, so no call context and no engine.
         # Whatever must see every call (the event bus) is done before this return.
         if not plan.observers:
             d.engine.counters.emits += 1
-            d.bus.publish("emit", req.point, req.session, project, req.payload, size=size)
+            d.bus.publish("emit", req.point, req.session, project, req.payload)
             return m.Accepted(req.id)
         ctx = CallContext(req.point, req.session, project)
         tasks = d.engine.emit(plan, req.payload, ctx)
-        d.bus.publish("emit", req.point, ctx.session, ctx.project, req.payload, size=size)
+        d.bus.publish("emit", req.point, ctx.session, ctx.project, req.payload)
         if not req.wait or not tasks:
             return m.Accepted(req.id, len(tasks))
         return self._emit_wait(req.id, tasks)
 
-    def _emit_later(self, req: m.Emit, project: str | None, size: int) -> Result:
+    def _emit_later(self, req: m.Emit, project: str | None) -> Result:
         """An emit while the project first loads: accepted (and on the bus) now; its observers
         run once the load is done (bounded), so they do not miss the project's first events."""
         d = self.d
         ctx = CallContext(req.point, req.session, project)
-        d.bus.publish("emit", req.point, req.session, project, req.payload, size=size)
+        d.bus.publish("emit", req.point, req.session, project, req.payload)
 
         async def observe() -> ObserverTasks:
             await d.files.settle(project)
@@ -88,35 +87,34 @@ class Calls:
                 f"{req.point!r} is an observer point; use emit (decision points: `hookd points`)",
             )
         project = d.registry.project_for(req.session, project_arg(req.project))
-        size = getattr(conn, "body_size", 0)
         if project is not None and not d.registry.is_loaded(project):
-            return self._decide_later(req, project, size)
+            return self._decide_later(req, project)
         plan = d.registry.plan(req.point, req.session, project)
         if d.plugins.first_loads and d.plugins.first_loads_for(project):
-            return self._decide_later(req, project, size)
-        # The hot path (bench row 1): an empty outcome, which is also what the bus records
+            return self._decide_later(req, project)
+        # The hot path: an empty outcome, which is also what the bus records
         # (it reads decision, reason, decided_by and errors, as from a ChainState).
         if not plan.decisions and not plan.observers and not plan.not_run:
             d.engine.counters.decides += 1
             reply = m.Outcome(req.id)
-            d.bus.publish("decide", req.point, req.session, project, req.payload, reply, size=size)
+            d.bus.publish("decide", req.point, req.session, project, req.payload, reply)
             return reply
         ctx = CallContext(req.point, req.session, project)
         if not plan.decisions:
             state = d.engine.decided_without_hooks(plan, req.payload, ctx)
-            d.bus.publish("decide", req.point, ctx.session, ctx.project, req.payload, state, size=size)
+            d.bus.publish("decide", req.point, ctx.session, ctx.project, req.payload, state)
             return state.outcome(req.id)
         # Leases are taken as the plan is snapshotted: the workers and hosts it names serve it to its end.
-        return self._decide(req.id, plan, req.payload, ctx, size, d.engine.lease(plan))
+        return self._decide(req.id, plan, req.payload, ctx, d.engine.lease(plan))
 
-    async def _decide(self, rid: int, plan: Plan, payload: dict[str, Any], ctx: CallContext, size: int, leases: Leases | None) -> m.Reply:
+    async def _decide(self, rid: int, plan: Plan, payload: dict[str, Any], ctx: CallContext, leases: Leases | None) -> m.Reply:
         started = time.perf_counter()
         state = await self.d.engine.decide(plan, payload, ctx, leases)
         took = round((time.perf_counter() - started) * 1000, 3)
-        self.d.bus.publish("decide", ctx.point, ctx.session, ctx.project, payload, state, took, size)
+        self.d.bus.publish("decide", ctx.point, ctx.session, ctx.project, payload, state, took)
         return state.outcome(rid)
 
-    async def _decide_later(self, req: m.Decide, project: str | None, size: int) -> m.Reply:
+    async def _decide_later(self, req: m.Decide, project: str | None) -> m.Reply:
         """The first calls on a project wait (bounded) for its files and plugins, so they are not run
         without its guards while those load; what did not load in time is named as not run."""
         d = self.d
@@ -125,4 +123,4 @@ class Calls:
         if missing:
             plan = dataclasses.replace(plan, not_run=plan.not_run + missing)
         ctx = CallContext(req.point, req.session, project)
-        return await self._decide(req.id, plan, req.payload, ctx, size, d.engine.lease(plan))
+        return await self._decide(req.id, plan, req.payload, ctx, d.engine.lease(plan))

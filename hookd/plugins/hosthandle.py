@@ -29,7 +29,7 @@ import structlog
 from hookd_client.messages import Decision, HookError, HookRef, NotRunReason, Scope
 
 from .. import intake
-from ..chain import HookNotRun
+from ..chain import HookNotRun, once
 from ..registry import CallContext, Hook
 from ..runners.command import HookFailure
 from ..workers import Worker
@@ -133,18 +133,13 @@ class HostHandle:
     def lease(self, hook: Hook) -> Callable[[], None]:
         """Hold this host for one call: it is not stopped before ``release()`` (idempotent)."""
         self.leases += 1
-        released = False
 
         def release() -> None:
-            nonlocal released
-            if released:
-                return
-            released = True
             self.leases -= 1
             if self.retiring and self.leases == 0:
                 self._stop()
 
-        return release
+        return once(release)
 
     def retire(self) -> asyncio.Task[None] | None:
         """No new call will be planned with this host: stop it once the last lease is released."""

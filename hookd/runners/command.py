@@ -331,7 +331,7 @@ class CommandRunner:
     async def _run_pidfd(
         self, argv: list[str], stdin: bytes, env: dict[str, str], cwd: str, tag: str, slot: _Slot
     ) -> tuple[bytes, bytes, int]:
-        # Same contract as the asyncio path below it, at the cost of a plain spawn (bench row 4).
+        # Same contract as the asyncio path below it, at the cost of a plain spawn.
         try:
             child, *fds = spawn.start(argv, env, cwd)
         except OSError as exc:

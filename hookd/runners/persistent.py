@@ -28,7 +28,7 @@ import msgspec
 from hookd_client.messages import Decision
 
 from .. import intake
-from ..chain import HookNotRun
+from ..chain import HookNotRun, once
 from ..registry import CallContext, Hook
 from ..workers import Worker, WorkerFailed, WorkerLimits, WorkerPool
 from .command import CommandRunner, HookFailure
@@ -113,13 +113,8 @@ class PersistentRunner:
         if key is None:
             key = self._keys[hook] = worker_key(hook)
         self._leases[key] = self._leases.get(key, 0) + 1
-        released = False
 
         def release() -> None:
-            nonlocal released
-            if released:
-                return
-            released = True
             left = self._leases[key] - 1
             if left:
                 self._leases[key] = left
@@ -128,7 +123,7 @@ class PersistentRunner:
             if key in self._gone:
                 self.pool.discard(key)
 
-        return release
+        return once(release)
 
     def leases(self) -> int:
         """Leases held now, over every worker (for status and tests)."""

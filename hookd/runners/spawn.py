@@ -2,7 +2,7 @@
 
 uvloop's subprocess support (libuv's fork-based spawn plus its SIGCHLD
 machinery) costs ~2.5 ms per spawn here, against ~0.9 ms for
-``subprocess.run`` (bench row 4). This module spawns with ``subprocess.Popen``
+``subprocess.run``. This module spawns with ``subprocess.Popen``
 (vfork + exec, close_range for the fds), feeds and drains the pipes with plain
 non-blocking reads and writes registered on the loop, and learns of the exit
 through a pidfd (Linux >= 5.3), so no child watcher or thread is involved.

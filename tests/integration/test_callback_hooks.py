@@ -1,4 +1,4 @@
-"""Handlers served by the client's own code (issue 5): a real daemon, this test process as the agent."""
+"""Handlers served by the client's own code: a real daemon, this test process as the agent."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Many invocations in flight on one connection (issue 5)."""
+"""Many invocations in flight on one connection."""
 
 from __future__ import annotations
 

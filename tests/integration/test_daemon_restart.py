@@ -1,4 +1,4 @@
-"""The daemon dies (kill -9) and comes back: clients restore their sessions and handlers (issue 5)."""
+"""The daemon dies (kill -9) and comes back: clients restore their sessions and handlers."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The invoke protocol on raw sockets: answers go only to the connection that was asked; bad frames are refused (issue 5)."""
+"""The invoke protocol on raw sockets: answers go only to the connection that was asked; bad frames are refused."""
 
 from __future__ import annotations
 

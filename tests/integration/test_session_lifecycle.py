@@ -1,4 +1,4 @@
-"""Sessions are owned by a connection: what happens when it goes, caps, and memory (issue 5)."""
+"""Sessions are owned by a connection: what happens when it goes, caps, and memory."""
 
 from __future__ import annotations
 

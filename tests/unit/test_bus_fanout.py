@@ -169,7 +169,7 @@ def test_history_keeps_encoded_bytes_not_the_payloads_objects() -> None:
     try:
         before = tracemalloc.get_traced_memory()[0]
         payload = msgspec.msgpack.decode(body)  # what the daemon decodes from a request
-        bus.publish("emit", "custom.big", None, None, payload, size=len(body))
+        bus.publish("emit", "custom.big", None, None, payload)
         del payload
         gc.collect()
         retained = tracemalloc.get_traced_memory()[0] - before

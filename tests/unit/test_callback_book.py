@@ -1,4 +1,4 @@
-"""The client's record of sessions and handlers, and how a handler's answer becomes a result (issue 5)."""
+"""The client's record of sessions and handlers, and how a handler's answer becomes a result."""
 
 from __future__ import annotations
 

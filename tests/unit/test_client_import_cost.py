@@ -1,4 +1,4 @@
-"""A sync caller of hookd_client (an agent's per-tool hook, `hookd emit`) does not import asyncio (bench row 7)."""
+"""A sync caller of hookd_client (an agent's per-tool hook, `hookd emit`) does not import asyncio."""
 
 from __future__ import annotations
 
