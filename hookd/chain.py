@@ -31,7 +31,7 @@ from .registry import Hook
 INJECTION_SEPARATOR = "\n\n"
 FINAL: frozenset[str] = frozenset({"allow", "deny", "ask"})
 # Reasons a hook did not run that are no choice of the user's: its on_error policy applies.
-FAULTS: frozenset[str] = frozenset({"invalid_file", "not_loaded", "plugin_failed", "worker_failed", "too_large"})
+FAULTS: frozenset[str] = frozenset({"invalid_file", "not_loaded", "plugin_failed", "worker_failed", "too_large", "disconnected"})
 
 
 class HookNotRun(Exception):

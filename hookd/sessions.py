@@ -1,11 +1,12 @@
 """Who owns which session, which callback hooks each connection serves, and grace timers.
 
 A session belongs to the connection that last attached it. When that
-connection closes, the hooks it served die with it at once (nobody is left to
-answer them), while the session and its command hooks wait ``grace`` seconds
-for the owner to come back (an agent whose connection dropped, a daemon-side
-hiccup); a re-attach within the grace period claims the session again,
-otherwise the session is disposed. Pure bookkeeping: the Daemon acts on what
+connection closes, the session and all its hooks wait ``grace`` seconds for
+the owner to come back (an agent whose connection dropped, a daemon-side
+hiccup); the callback hooks it served cannot answer meanwhile, and calls name
+them as not run rather than forget them. A re-attach within the grace period
+claims the session again (afresh, replacing those hooks), otherwise the
+session is disposed. Pure bookkeeping: the Daemon acts on what
 this returns.
 """
 

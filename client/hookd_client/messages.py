@@ -267,6 +267,7 @@ NotRunReason = Literal[
     "worker_failed",  # its persistent worker gave up after repeated crashes
     "shed",  # hookd shed it under load
     "too_large",  # the call's payload could not be handed to it
+    "disconnected",  # the client that serves it went away; its session waits for it to come back
 ]
 
 

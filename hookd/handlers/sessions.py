@@ -135,9 +135,10 @@ class Sessions:
         """The owner of some sessions or callback hooks went away (see hookd/sessions.py)."""
         d = self.d
         d.invocations.drop(conn)
+        # The callback hooks it served stay configured until their session ends (at the end of
+        # the grace period, or when it is disposed or attached afresh): a call meanwhile names
+        # each as not run (disconnected) and its on_error applies, so a guard never just vanishes.
         hooks, orphans = d.ownership.disconnect(conn)
-        if hooks:
-            d.registry.remove(hooks)
         for session_id in orphans:
             session = d.registry.sessions.get(session_id)
             if session is not None and session.owner is conn:
@@ -203,6 +204,8 @@ class Sessions:
                 m.ErrorCode.LIMIT,
                 f"the daemon holds {len(registry.sessions)} sessions, its limit; dispose sessions you no longer use",
             )
+        if session_id in registry.sessions:
+            self._retire_dead_handlers(session_id)
         have = 0 if replacing else len(registry.layer("session", session_id))
         if have + adding > d.settings.max_hooks_per_session:
             raise RequestError(
@@ -212,3 +215,13 @@ class Sessions:
         known = registry.sessions.get(session_id)
         d.ownership.claim(conn, session_id, known.owner if known is not None else None)
         registry.attach_session(session_id, project, conn)
+
+    def _retire_dead_handlers(self, session_id: str) -> None:
+        """A connection claims the session: the handlers of a previous owner that went away can
+        never answer again, and the new owner attaches what it serves itself."""
+        d = self.d
+        dead = [h for h in d.registry.layer("session", session_id) if isinstance(h.runner, CallbackRunner) and h.runner.peer.transport is None]
+        if dead:
+            d.registry.remove(dead)
+            d.hooks_removed(dead)
+            log.info("handlers of a departed owner retired", session=session_id, hooks=len(dead))

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from hookd_client import messages as m
 
 from .. import intake
+from ..chain import HookNotRun
 from ..registry import CallContext, Hook
 from .command import HookFailure
 
@@ -95,6 +96,10 @@ class CallbackRunner:
         self.cb = cb
 
     async def __call__(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> m.Decision | None:
+        if self.peer.transport is None:
+            # The hook stays configured while its session waits out the grace period for the
+            # client to come back: the call names it as not run instead of forgetting the guard.
+            raise HookNotRun("disconnected", f"the client that served this hook ({hook.source}) disconnected")
         result = await self.calls.invoke(self.peer, self.cb, hook, payload, ctx)
         if result.error is not None:
             raise HookFailure("error", f"the handler raised: {result.error}")

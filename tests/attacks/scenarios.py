@@ -486,8 +486,12 @@ def stopped_holder(d: DaemonProcess, decides: int = 120, blob: int = 256 << 10) 
         holder.wait(30)
     failed = [o for o in outs if o.errors]
     assert failed and all(o.decision == "deny" for o in failed), outs[:3]
+    # Once the stopped holder is dropped its guard cannot run; every later call names it and denies.
+    named = [o for o in outs if not o.errors]
+    assert all(o.decision == "deny" and [n.reason for n in o.not_run] == ["disconnected"] for o in named), named[:3]
     return {
         "decides": decides,
+        "named_not_run": len(named),
         "payload_kib": blob >> 10,
         "failed_closed": len(failed),
         "all_answered_ms": round(elapsed * 1000, 1),

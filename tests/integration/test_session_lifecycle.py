@@ -51,14 +51,56 @@ def test_client_killed_mid_invoke(env, daemon_factory, tmp_path):  # type: ignor
             assert out.decision == "deny" and out.reason == "command hook"
             assert [(e.hook.name, e.code) for e in out.errors] == [("agent-handler", "error")]
             assert "disconnected" in out.errors[0].message
-            # During the grace period the command hook stays, the handler is gone.
-            assert [e.name for e in other.explain(POINT, session="s1").decision_hooks] == ["agent-command"]
+            # During the grace period both hooks stay; the handler is named as not run.
+            assert [e.name for e in other.explain(POINT, session="s1").decision_hooks] == ["agent-handler", "agent-command"]
             until(lambda: other.status().sessions == 0)
             assert other.decide(POINT, {}, session="s1").decision is None
-            assert until(lambda: disposals(daemon)) == [("s1", "owner_gone", 1)]
+            assert until(lambda: disposals(daemon)) == [("s1", "owner_gone", 2)]
     finally:
         agent.kill()
         agent.wait()
+
+
+HOLDER = """
+import sys, time
+from hookd_client import Client
+c = Client(sys.argv[1])
+c.register_decision("tool.approval.pre", lambda p: {"decision": "deny", "reason": "held"},
+                    session="held", name="held-guard", on_error=sys.argv[2])
+print("ready", flush=True)
+time.sleep(3600)
+"""
+
+
+def start_holder(daemon, on_error: str) -> subprocess.Popen[str]:  # type: ignore[no-untyped-def]
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, daemon.socket, on_error], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+    return holder
+
+
+@pytest.mark.parametrize("on_error", ["deny", "continue"])
+def test_a_guard_whose_client_died_is_named_until_its_session_ends(daemon_factory, on_error):  # type: ignore[no-untyped-def]
+    daemon = daemon_factory("--no-user-hooks", "--session-grace", "600")
+    holder = start_holder(daemon, on_error)
+    with Client(daemon.socket) as c:
+        assert c.decide(POINT, {}, session="held").reason == "held"
+        holder.kill()
+        holder.wait()
+        # The guard cannot run while its agent is away, and every call says so.
+        for _ in range(20):
+            out = c.decide(POINT, {}, session="held")
+            assert [(n.hook.name, n.reason) for n in out.not_run] == [("held-guard", "disconnected")], out
+            assert out.decision == ("deny" if on_error == "deny" else None), out
+        # The agent comes back and attaches its session afresh: the guard answers again.
+        back = start_holder(daemon, on_error)
+        try:
+            out = c.decide(POINT, {}, session="held")
+            assert out.decision == "deny" and out.reason == "held" and not out.not_run, out
+        finally:
+            back.kill()
+            back.wait()
+        assert c.dispose_session("held") >= 1
+        assert c.decide(POINT, {}, session="held").not_run == []
 
 
 def test_reattaching_within_the_grace_period_keeps_the_session(env, daemon_factory, tmp_path):  # type: ignore[no-untyped-def]
