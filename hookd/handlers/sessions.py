@@ -220,7 +220,8 @@ class Sessions:
         """A connection claims the session: the handlers of a previous owner that went away can
         never answer again, and the new owner attaches what it serves itself."""
         d = self.d
-        dead = [h for h in d.registry.layer("session", session_id) if isinstance(h.runner, CallbackRunner) and h.runner.peer.transport is None]
+        layer = d.registry.layer("session", session_id)
+        dead = [h for h in layer if isinstance(h.runner, CallbackRunner) and h.runner.peer.transport is None]
         if dead:
             d.registry.remove(dead)
             d.hooks_removed(dead)
