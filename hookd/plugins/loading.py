@@ -84,11 +84,12 @@ class Loader:
                 verdict = self.m.trusted(ds.directory)
             ds.trusted = verdict.trusted
             if not verdict.trusted:
+                message = f"project plugins in {ds.directory} do not run: {verdict.reason}"
                 if not ds.warned_untrusted:
                     ds.warned_untrusted = True
-                    message = f"project plugins in {ds.directory} do not run: {verdict.reason}"
                     self.m.problem(state, ds.directory, "untrusted", message)
-                self.drop(state, ds)
+                ds.events |= decision_events(snapshot.declared_events(snap))
+                self.untrusted(state, ds, message)
                 return False
             ds.warned_untrusted = False
         ds.events |= decision_events(snapshot.declared_events(snap))
@@ -198,6 +199,14 @@ class Loader:
         ds.failed = message
         if ds.host is None:
             self.placeholders(state, ds, "plugin_failed", message)
+
+    def untrusted(self, state: ScopeState, ds: DirState, message: str) -> None:
+        """Not trusted: no host, and its guards are named as not run (untrusted) in every call they
+        would have seen, so the user learns why a guard they expect is not in force."""
+        old, ds.host, ds.failed = ds.host, None, ""
+        self.placeholders(state, ds, "untrusted", message)
+        if old is not None:
+            old.retire()
 
     def drop(self, state: ScopeState, ds: DirState) -> None:
         """No hooks for this directory (no code, or not trusted), and no host."""

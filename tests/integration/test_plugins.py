@@ -338,8 +338,11 @@ def test_an_untrusted_project_plugin_loads_only_once_trusted(env, daemon_factory
     d = daemon_factory()
     with Client(d.socket) as c:
         c.reload_user_hooks(str(project))
-        assert c.decide("shell.env", {}, project=str(project)).modified_output is None
-        assert sources(c, "shell.env", str(project)) == []
+        out = c.decide("shell.env", {}, project=str(project))
+        # It never runs, and every call it would have seen says so.
+        assert out.modified_output is None
+        assert [(n.hook.name, n.reason) for n in out.not_run] == [("plugin:shell.env", "untrusted")], out
+        assert "hookd trust" in out.not_run[0].message
         assert "not trusted" in d.log()
         r = env.hookd("plugins", "--project", str(project))
         assert "does NOT run: not trusted" in r.stdout
@@ -354,14 +357,14 @@ def test_an_untrusted_project_plugin_loads_only_once_trusted(env, daemon_factory
         assert out.modified_output == {"env": {"X": "1"}} and out.decided_by is None and not out.not_run
 
         assert "env.py" in env.hookd("untrust", str(project)).stdout
-        eventually(lambda: not sources(c, "shell.env", str(project)), "the untrusted plugin to unload")
+        eventually(lambda: c.decide("shell.env", {}, project=str(project)).not_run, "the untrusted plugin to unload")
         assert env.hookd("trust", str(source.parent)).returncode == 0
         eventually(lambda: c.decide("shell.env", {}, project=str(project)).modified_output, "the re-trusted plugin to load")
 
-        # An edit untrusts it again: its hooks go away until it is trusted anew.
+        # An edit untrusts it again: it stops running until it is trusted anew, and calls name it.
         source.write_text(source.read_text().replace("'1'", "'2'"))
-        eventually(lambda: not sources(c, "shell.env", str(project)), "the edited plugin to unload")
-        assert c.decide("shell.env", {}, project=str(project)).modified_output is None
+        out = eventually(lambda: (o := c.decide("shell.env", {}, project=str(project))).not_run and o, "the edited plugin to unload")
+        assert out.modified_output is None and [n.reason for n in out.not_run] == ["untrusted"], out
 
 
 def test_editing_a_plugin_reloads_it_while_the_old_host_keeps_serving(env, daemon_factory):
