@@ -215,6 +215,13 @@ class Registry:
             rank = self._ranks[hook.source] = next(self._next_rank)
         return rank
 
+    def reserve_ranks(self, sources: Iterable[str]) -> None:
+        """Give these sources their places now, in this order, whenever their hooks come (a plugin
+        directory that installs for a minute still runs before the one after it)."""
+        for source in sources:
+            if source not in self._ranks:
+                self._ranks[source] = next(self._next_rank)
+
     def _forget_ranks(self, hooks: Iterable[Hook]) -> None:
         """A client's registrations keep no rank once its last hook is gone (files keep theirs: a
         reloaded file must keep its place)."""

@@ -357,6 +357,33 @@ class WorkerInfo(msgspec.Struct, omit_defaults=True):
     error: str = ""
 
 
+class JournalInfo(msgspec.Struct, omit_defaults=True):
+    """The journal as ``status`` shows it: events written, and events lost (never silently)."""
+
+    enabled: bool
+    path: str = ""
+    written: int = 0  # events written by this daemon
+    lost: int = 0  # events this daemon could not write (disk full, I/O error, backlog over its bound)
+    failing: bool = False  # the last write failed; events are being lost now
+    last_written: int = 0  # seq of the newest event on disk
+
+
+PluginState = Literal["loading", "installing", "starting", "loaded", "failed", "untrusted", "empty"]
+
+
+class PluginInfo(msgspec.Struct, omit_defaults=True):
+    """One plugin directory the daemon knows, as ``status`` shows it."""
+
+    directory: str
+    scope: Scope
+    state: PluginState
+    owner: str = ""  # the project path, "" for the user's own directories
+    pid: int = 0  # its host process, when loaded
+    events: list[str] = []  # the decision events its guards handle
+    progress: str = ""  # installing: pip's latest line
+    error: str = ""  # failed (or a reload that failed while an older host still serves): why
+
+
 class Status(Reply, tag="status"):
     id: int
     version: str
@@ -373,6 +400,8 @@ class Status(Reply, tag="status"):
     workers: list[WorkerInfo] = []  # persistent hook workers
     subscribers: int = 0  # event-stream subscriptions open now
     events: int = 0  # the newest event's seq (events published, counting from the journal's past)
+    journal: JournalInfo | None = None
+    plugins: list[PluginInfo] = []
 
 
 class Error(Reply, tag="error"):

@@ -139,4 +139,14 @@ def run_status(args: argparse.Namespace) -> int:
         sys.stdout.write(
             f"worker:      {w['name']}  {w['state']}  served {w.get('served', 0)}  restarts {w.get('restarts', 0)}  {detail}\n"
         )
+    journal = d.get("journal") or {}
+    if journal.get("enabled"):
+        health = "FAILING, events are being lost" if journal.get("failing") else "ok"
+        sys.stdout.write(f"journal:     {journal.get('path')}  written {journal.get('written', 0)}  lost {journal.get('lost', 0)}  {health}\n")
+    elif journal:
+        sys.stdout.write("journal:     off\n")
+    for p in d.get("plugins", []):
+        detail = p.get("progress") or p.get("error") or (f"pid {p['pid']}" if p.get("pid") else "")
+        where = f" ({p['owner']})" if p.get("owner") else ""
+        sys.stdout.write(f"plugins:     {p['directory']}{where}  {p['state']}  {' '.join(detail.split())[:160]}\n")
     return 0

@@ -5,6 +5,31 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
+
+from .common import add_socket
+
+
+def daemon_view(socket: str | None) -> dict[str, Any] | None:
+    """The running daemon's plugin directories by path, or None when it cannot be asked."""
+    from hookd_client import Client, HookdError
+
+    try:
+        with Client(socket, name="hookd-cli", timeout=5) as client:
+            return {p.directory: p for p in client.status().plugins}
+    except (HookdError, OSError):
+        return None
+
+
+def describe(info: Any) -> str:
+    """One plugin directory's state as the daemon sees it, in words."""
+    if info.state == "installing":
+        return f"installing requirements ({info.progress})" if info.progress else "installing requirements"
+    if info.state == "loaded":
+        return f"loaded (host pid {info.pid})" + (f"; its last reload failed: {info.error}" if info.error else "")
+    if info.state == "failed":
+        return f"FAILED: {info.error}"
+    return {"starting": "starting its host", "loading": "loading", "untrusted": "not running: untrusted"}.get(info.state, info.state)
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -14,11 +39,12 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description="Plugins (seed 004) are Python modules in $XDG_CONFIG_HOME/hookd/plugins/ (all projects) or "
         "<project>/.hookd/plugins/ (one project; 'plugin/' works too). List them with their files and trust. "
         "A project's plugins run only once trusted with `hookd trust PROJECT` (which also covers its hook files); "
-        "any edit untrusts them until trusted again. This command reads the files and the trust record only; "
-        "whether a directory's host has loaded (or failed) is in `hookd hooks` and `hookd tail --point 'hookd.plugin.*'`. "
-        "See docs/plugins.md.",
+        "any edit untrusts them until trusted again. With the daemon running, each directory also shows what the "
+        "daemon did with it: installing (with pip's latest line), starting, loaded (its host's pid), failed (and why), "
+        "untrusted. Details: `hookd tail --point 'hookd.plugin.*'`. See docs/plugins.md.",
     )
     p.add_argument("--project", metavar="DIR", default=None, help="project directory (default: the current directory)")
+    add_socket(p)
     p.set_defaults(run=run_list)
 
 
@@ -34,8 +60,9 @@ def run_list(args: argparse.Namespace) -> int:
     project = os.path.abspath(args.project or os.getcwd())
     rows = [("global", d) for d in discovery.global_dirs()] + [("project", d) for d in discovery.project_dirs(project)]
     found = False
+    live = daemon_view(args.socket)
     for scope, d in rows:
-        files = [p.name for p in discovery.relevant_files(d)]
+        files = [os.path.relpath(p, d) for p in discovery.relevant_files(d)]
         if not files:
             continue
         found = True
@@ -44,9 +71,14 @@ def run_list(args: argparse.Namespace) -> int:
         else:
             verdict = project_plugins_trusted(store, d)
             state = "may run (trusted)" if verdict.trusted else f"does NOT run: {verdict.reason}"
+        if live is not None:
+            info = live.get(d)
+            state += f"; daemon: {describe(info)}" if info is not None else "; daemon: not loaded yet"
         print(f"{scope:<8} {d}: {state}")
         for name in files:
             print(f"           {name}")
     if not found:
         print("no plugins (looked in " + ", ".join(d for _, d in rows) + ")")
+    if live is None:
+        print("(the daemon is not running: only files and trust are shown)")
     return 0

@@ -41,6 +41,8 @@ class Admin:
             d.persistent.pool.info(),
             len(d.bus.subscribers),
             d.bus.seq,
+            m.JournalInfo(**d.bus.journal_status()),
+            d.plugins.info(),
         )
 
     def welcome(self, rid: int) -> m.Welcome:

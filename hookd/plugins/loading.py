@@ -111,9 +111,19 @@ class Loader:
             raise
         try:
             requirements = os.path.join(copy.files, discovery.REQUIREMENTS) if snap.requirements else None
-            python = await venv.ensure(ds.directory, requirements, snap.requirements, environ, retry=retry, cwd=copy.cwd)
-            host = HostHandle(ds.directory, state.scope, state.owner, python, self.m, copy)
-            await host.start()
+            def progress(line: str) -> None:
+                ds.stage, ds.progress = "installing", line
+
+            ds.stage, ds.progress = "starting", ""
+            try:
+                python = await venv.ensure(
+                    ds.directory, requirements, snap.requirements, environ, retry=retry, cwd=copy.cwd, progress=progress
+                )
+                ds.stage = "starting"
+                host = HostHandle(ds.directory, state.scope, state.owner, python, self.m, copy)
+                await host.start()
+            finally:
+                ds.stage = ""
         except venv.InstallFailed as exc:
             copy.remove()
             self.fail(state, ds, "install", f"installing {ds.directory}/requirements.txt failed: {exc}")

@@ -26,7 +26,7 @@ from typing import Any
 
 import msgspec
 import structlog
-from hookd_client.messages import Scope
+from hookd_client.messages import PluginInfo, Scope
 
 from .. import intake
 from ..registry import Registry
@@ -131,6 +131,14 @@ class PluginManager:
             self.first_loads[key] = task
             task.add_done_callback(lambda _t: self.first_loads.pop(key, None))
         return task
+
+    def info(self) -> list[PluginInfo]:
+        """Every plugin directory of every scope loaded so far, with its state, for ``status``."""
+        out = []
+        for state in self.scopes.values():
+            for ds in state.dirs.values():
+                out.append(_info(state, ds))
+        return out
 
     def trust_changed(self) -> None:
         """Trust was granted or revoked: the poller checks every project plugin directory again."""
@@ -252,6 +260,7 @@ class PluginManager:
             # registered in directory order (that order then holds across their reloads).
             for directory in self.dirs(state.scope, state.owner):
                 state.dirs[directory] = DirState(directory)
+            self.registry.reserve_ranks(state.dirs)
             reads = await asyncio.gather(*(loader.read(d) for d in state.dirs.values()))
             if state.closed:
                 return
@@ -310,3 +319,38 @@ def _fit(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_fit(v) for v in value]
     return value
+
+
+def _info(state: ScopeState, ds: DirState) -> PluginInfo:
+    host = ds.host
+    worker = host.worker if host is not None else None
+    if ds.stage:
+        kind = ds.stage
+    elif host is not None:
+        kind = "loaded"
+    elif not ds.trusted and state.scope == "project" and ds.digests:
+        kind = "untrusted"
+    elif ds.failed:
+        kind = "failed"
+    elif ds.loading:
+        kind = "loading"
+    else:
+        kind = "empty"
+    return PluginInfo(
+        intake.safe_text(ds.directory),
+        state.scope,
+        kind,  # type: ignore[arg-type]
+        intake.safe_text(state.owner),
+        worker.pid if worker is not None and worker.pid else 0,
+        sorted(ds.events),
+        ds.progress if ds.stage == "installing" else "",
+        _last_line(ds.failed),
+    )
+
+
+def _last_line(text: str) -> str:
+    """What failed and pip's last words (the line that says what went wrong), not its whole log."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if len(lines) <= 1:
+        return lines[0][:500] if lines else ""
+    return f"{lines[0][:200]} ... {lines[-1][:300]}"

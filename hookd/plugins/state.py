@@ -23,6 +23,8 @@ class DirState:
     events: set[str] = field(default_factory=set)  # decision events it handles: the host's answer, else a static guess
     task: asyncio.Task[None] | None = None  # its load under way
     warned_untrusted: bool = False
+    stage: str = ""  # "installing" (pip runs: see progress) or "starting" during a load
+    progress: str = ""  # pip's latest line while it installs
     unfit_reported: tuple[str, ...] = ()
 
     @property

@@ -20,6 +20,7 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Callable
 
 import structlog
 
@@ -59,12 +60,37 @@ def host_lib(environ: dict[str, str] | None = None) -> str:
     return lib
 
 
-def _tail(data: bytes, limit: int = 3000) -> str:
-    text = data.decode("utf-8", "replace").strip()
+def _tail(text: str, limit: int = 3000) -> str:
+    text = text.strip()
     return text if len(text) <= limit else "..." + text[-limit:]
 
 
-async def _run(argv: list[str], cwd: str, what: str) -> None:
+Progress = Callable[[str], None]
+
+
+class _Output:
+    """What a pip run printed: the last few KiB, and each complete line to ``progress`` as it comes."""
+
+    def __init__(self, progress: Progress | None) -> None:
+        self.progress = progress
+        self.kept = ""
+        self.partial = ""
+
+    def feed(self, chunk: bytes) -> None:
+        text = self.partial + chunk.decode("utf-8", "replace")
+        *lines, self.partial = text.split("\n")
+        self.kept = (self.kept + text[: len(text) - len(self.partial)])[-4096:]
+        if self.progress is not None:
+            for line in reversed(lines):
+                if line.strip():
+                    self.progress(line.strip()[:300])
+                    break
+
+    def text(self) -> str:
+        return self.kept + self.partial
+
+
+async def _run(argv: list[str], cwd: str, what: str, progress: Progress | None = None) -> None:
     proc = await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,
@@ -73,8 +99,16 @@ async def _run(argv: list[str], cwd: str, what: str) -> None:
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
     )
+    out = _Output(progress)
+
+    async def pump() -> None:
+        assert proc.stdout is not None
+        while chunk := await proc.stdout.read(65536):
+            out.feed(chunk)
+        await proc.wait()
+
     try:
-        out, _ = await asyncio.wait_for(proc.communicate(), INSTALL_TIMEOUT)
+        await asyncio.wait_for(pump(), INSTALL_TIMEOUT)
     except asyncio.CancelledError:  # the directory was forgotten or the daemon stops: no pip left behind
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, 9)
@@ -87,7 +121,7 @@ async def _run(argv: list[str], cwd: str, what: str) -> None:
         await proc.wait()
         raise InstallFailed(f"{what} did not finish within {INSTALL_TIMEOUT:g} s") from None
     if proc.returncode != 0:
-        raise InstallFailed(f"{what} failed with status {proc.returncode}: {_tail(out)}")
+        raise InstallFailed(f"{what} failed with status {proc.returncode}: {_tail(out.text())}")
 
 
 def site_packages(python: str) -> str:
@@ -124,6 +158,7 @@ async def ensure(
     *,
     retry: bool = False,
     cwd: str | None = None,
+    progress: Progress | None = None,
 ) -> str | None:
     """The python to run the directory's host with: None (the daemon's own) without requirements.
 
@@ -148,11 +183,14 @@ async def ensure(
     try:
         if os.path.isdir(env_dir):
             shutil.rmtree(env_dir, ignore_errors=True)
+        if progress is not None:
+            progress("creating the virtualenv")
         await _run([sys.executable, "-m", "venv", env_dir], where, "creating the virtualenv")
         await _run(
-            [python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--quiet", "-r", requirements],
+            [python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--progress-bar", "off", "-r", requirements],
             where,
             f"pip install -r {os.path.join(directory, 'requirements.txt')}",
+            progress,
         )
     except InstallFailed as exc:
         _remember(env_dir, wanted, str(exc))

@@ -96,6 +96,11 @@ def test_a_full_disk_tears_no_line_and_counts_and_reports_every_lost_event(env: 
         gone = len([e for e in seen if e.seq not in written])
         if reported(seen) < gone:
             until(sub, lambda e: reported(seen) >= gone, seen)
+        # The loss is in the daemon's status too, where `hookd status` shows it.
+        journal = c.status().journal
+        assert journal is not None and journal.enabled and journal.lost >= gone > 0 and journal.written > 0, journal
+        shown = env.hookd("status").stdout
+        assert f"lost {journal.lost}" in shown, shown
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(30) == 0
 

@@ -220,6 +220,12 @@ def test_a_directory_installing_or_failed_holds_back_no_other_and_its_guard_is_n
 
         out = eventually(other_loaded, "plugins/ to load while plugin/ installs", timeout=120)
         assert out.decided_by.name == "plugins:permission.ask"
+        # Status and `hookd plugins` say which directory installs and which one serves.
+        states = {p.directory: p for p in c.status().plugins}
+        assert states[str(slow)].state == "installing" and states[str(slow)].progress, states
+        assert states[str(user_plugins(env))].state == "loaded" and states[str(user_plugins(env))].pid > 0, states
+        listed = env.hookd("plugins").stdout
+        assert "daemon: installing requirements (" in listed and "daemon: loaded (host pid" in listed, listed
 
         fifo.feed("this is not ( a requirement\n")
         (event,) = eventually(lambda: plugin_events(env, "error"), "the install error", timeout=300)
@@ -227,6 +233,9 @@ def test_a_directory_installing_or_failed_holds_back_no_other_and_its_guard_is_n
         out = c.decide("permission.ask", {"type": "bash"})
         assert outcome_names(out) == [("plugin:permission.ask", "plugin_failed")]
         assert "requirements.txt failed" in out.not_run[0].message and out.decision == "deny"
+        failed = {p.directory: p for p in c.status().plugins}[str(slow)]
+        assert failed.state == "failed" and "Invalid requirement" in failed.error, failed
+        assert "daemon: FAILED: " in env.hookd("plugins").stdout
     assert d.stop() == 0
 
     # A restart does not try the same requirements again: the failure is remembered (pip would

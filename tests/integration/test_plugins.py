@@ -199,6 +199,18 @@ def test_order_files_exports_directories_and_scopes(env, daemon_factory, tmp_pat
         assert out.modified_output == {"system": ["base", "plugin/z.py", "a.py:First", "a.py:Second", "plugins/b.py"]}
 
 
+def test_plugin_runs_before_plugins_whichever_loaded_first(env, daemon_factory):
+    plugin(user_plugins(env), "b.py", ORDER.format(name="Late", label="plugins/b.py"))
+    d = daemon_factory()
+    with Client(d.socket) as c:
+        point = "experimental.chat.system.transform"
+        assert c.decide(point, {"system": []}).modified_output == {"system": ["plugins/b.py"]}
+        # plugin/ appears only now, long after plugins/ loaded: it still runs first, as documented.
+        plugin(user_plugins(env, "plugin"), "z.py", ORDER.format(name="Z", label="plugin/z.py"))
+        out = eventually(lambda: len((o := c.decide(point, {"system": []})).modified_output["system"]) == 2 and o, "plugin/ to load")
+        assert out.modified_output == {"system": ["plugin/z.py", "plugins/b.py"]}
+
+
 BLOCK_VS_CRASH = """
 from hookd_client import Block
 
