@@ -142,7 +142,8 @@ def run_status(args: argparse.Namespace) -> int:
     journal = d.get("journal") or {}
     if journal.get("enabled"):
         health = "FAILING, events are being lost" if journal.get("failing") else "ok"
-        sys.stdout.write(f"journal:     {journal.get('path')}  written {journal.get('written', 0)}  lost {journal.get('lost', 0)}  {health}\n")
+        counts = f"written {journal.get('written', 0)}  lost {journal.get('lost', 0)}"
+        sys.stdout.write(f"journal:     {journal.get('path')}  {counts}  {health}\n")
     elif journal:
         sys.stdout.write("journal:     off\n")
     for p in d.get("plugins", []):
