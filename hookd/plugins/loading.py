@@ -111,6 +111,7 @@ class Loader:
             raise
         try:
             requirements = os.path.join(copy.files, discovery.REQUIREMENTS) if snap.requirements else None
+
             def progress(line: str) -> None:
                 ds.stage, ds.progress = "installing", line
 
