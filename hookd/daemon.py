@@ -156,9 +156,9 @@ class Daemon:
         if self.trust.trust_all:
             log.warning("HOOKD_TRUST_ALL=1: every project hook file is trusted")
 
-    def reload_all(self) -> None:
+    def reload_all(self) -> asyncio.Task[Any]:
         """SIGHUP: every global file and every loaded project's files, read again (in the background)."""
-        self.background(self.files.reload_all(), "reloading every hook file")
+        return self.background(self.files.reload_all(), "reloading every hook file")
 
     # ----------------------------------------------------------- shared parts
 

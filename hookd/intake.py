@@ -73,5 +73,10 @@ def safe_text(name: str | bytes) -> str:
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
-        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        try:
+            # Bytes the OS could not decode (os.fsdecode's escapes) come back as \xNN.
+            return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:
+            # Any other lone surrogate (from JSON's \udXXX escapes, say) is shown as \udXXX.
+            return name.encode("utf-8", "backslashreplace").decode("utf-8")
     return name

@@ -97,8 +97,10 @@ class Service:
     def _on_hup(self) -> None:
         log.info("SIGHUP: reloading user hooks")
         self.notifier.reloading()
-        self.daemon.reload_all()
-        self.notifier.send("READY=1", f"STATUS={self.status_line()}")
+        # READY=1 again only once the files are read: `systemctl reload` returns when the new
+        # hooks are in force, not before.
+        done = self.daemon.reload_all()
+        done.add_done_callback(lambda _task: self.notifier.send("READY=1", f"STATUS={self.status_line()}"))
 
     async def run(self, listener: Listener) -> int:
         loop = asyncio.get_running_loop()

@@ -296,6 +296,32 @@ def test_ready_status_watchdog_and_stopping_reach_the_notify_socket(env: Env, no
         d.kill()
 
 
+def test_ready_after_a_reload_means_the_new_hooks_are_in_force(env: Env, notify: NotifyReceiver, tmp_path: Path) -> None:
+    env.env.update(NOTIFY_SOCKET=notify.address)
+    d = DaemonProcess(env)
+    log = open(d.log_path, "wb")  # noqa: SIM115
+    d.proc = subprocess.Popen([*HOOKD, "serve"], env=env.env, stdout=log, stderr=log)
+    log.close()
+    try:
+        notify.wait_for("READY=1")
+        for round_ in range(5):
+            # A file big enough that reading and checking it takes a while, and one new guard in it.
+            filler = "".join(
+                f"  - name: filler-{round_}-{i}\n    point: tool.execute.after\n    type: observer\n    command: 'true'\n    enabled: true\n"
+                for i in range(1500)
+            )
+            guard = f"  - name: guard-{round_}\n    point: tool.approval.pre\n    type: decision\n    command: 'true'\n    enabled: true\n"
+            env.write_global_hooks("hooks:\n" + filler + guard)
+            d.signal(signal.SIGHUP)
+            notify.wait_for("RELOADING=1")
+            notify.wait_for("READY=1", timeout=60)
+            with Client(env.socket, timeout=30) as c:
+                names = [e.name for e in c.explain("tool.approval.pre").decision_hooks]
+            assert names == [f"guard-{round_}"], names
+    finally:
+        d.kill()
+
+
 # ------------------------------------------------------------ graceful stop
 
 SLOW = """
