@@ -306,11 +306,9 @@ def test_ready_after_a_reload_means_the_new_hooks_are_in_force(env: Env, notify:
         notify.wait_for("READY=1")
         for round_ in range(5):
             # A file big enough that reading and checking it takes a while, and one new guard in it.
-            filler = "".join(
-                f"  - name: filler-{round_}-{i}\n    point: tool.execute.after\n    type: observer\n    command: 'true'\n    enabled: true\n"
-                for i in range(1500)
-            )
-            guard = f"  - name: guard-{round_}\n    point: tool.approval.pre\n    type: decision\n    command: 'true'\n    enabled: true\n"
+            entry = "  - name: {}\n    point: {}\n    type: {}\n    command: 'true'\n    enabled: true\n"
+            filler = "".join(entry.format(f"filler-{round_}-{i}", "tool.execute.after", "observer") for i in range(1500))
+            guard = entry.format(f"guard-{round_}", "tool.approval.pre", "decision")
             env.write_global_hooks("hooks:\n" + filler + guard)
             d.signal(signal.SIGHUP)
             notify.wait_for("RELOADING=1")
