@@ -121,10 +121,11 @@ class ProcessGroups:
         self.live.add(pid)
         if tag:
             self.tags[pid] = tag
+        self.containment.adopt(pid, tag)
 
     def finished(self, pid: int) -> None:
         self.live.discard(pid)
-        self.tags.pop(pid, None)
+        self.containment.release(self.tags.pop(pid, None))
 
     def kill(self, pgid: int, sig: int) -> None:
         contain.killpg(pgid, sig)

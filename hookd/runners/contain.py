@@ -14,11 +14,12 @@ EOF) and kills every process carrying the daemon's token. The sentinel runs in
 a session of its own and ignores the terminal's signals, so a Ctrl-C to the
 daemon's group does not take it before its sweep.
 
-What can still survive: a descendant that both drops the mark from its
-environment (exec with a clean environment) and leaves the leader's ancestry
-(double fork, re-parented to init), or one in another user's name. Under
-systemd the unit's cgroup covers those: the service is stopped with
-``KillMode=control-group`` (docs/systemd.md).
+Where hookd may make cgroups (a systemd unit with ``Delegate=yes``; see
+cgroups.py), every run also gets a cgroup of its own, and a kill writes its
+``cgroup.kill``: that reaches even a descendant that both drops the mark from
+its environment and leaves the leader's ancestry (double fork, re-parented to
+init). Without cgroups, such a descendant (or one in another user's name) can
+still survive; docs/warm-hooks.md says so.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ import subprocess
 import sys
 
 import structlog
+
+from .cgroups import RunGroups
 
 log = structlog.get_logger("hookd.contain")
 
@@ -47,6 +50,7 @@ class Containment:
         self._runs = itertools.count(1)
         self._want_sentinel = sentinel
         self._sentinel: subprocess.Popen[bytes] | None = None
+        self.cgroups = RunGroups(self.token)
 
     def mark(self, env: dict[str, str] | None) -> tuple[dict[str, str], str]:
         """A copy of ``env`` (None: the daemon's) with a fresh run mark; returns it and the mark."""
@@ -59,9 +63,10 @@ class Containment:
     def ensure_sentinel(self) -> None:
         if not self._want_sentinel or (self._sentinel is not None and self._sentinel.poll() is None):
             return
+        cgroup_root = self.cgroups.open()
         try:
             self._sentinel = subprocess.Popen(
-                [sys.executable, "-m", "hookd.runners.sentinel", self.token],
+                [sys.executable, "-m", "hookd.runners.sentinel", self.token, *([cgroup_root] if cgroup_root else [])],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -72,8 +77,18 @@ class Containment:
             self._want_sentinel = False
             log.error("could not start the hook sentinel: hook processes may outlive a killed daemon", error=str(exc))
 
+    def adopt(self, pid: int, tag: str | None) -> None:
+        """A process was just started for a hook run: put it in the run's cgroup, where there are any."""
+        if tag:
+            self.cgroups.adopt(pid, tag)
+
+    def release(self, tag: str | None) -> None:
+        """The run's process is gone (and reaped)."""
+        self.cgroups.release(tag)
+
     def close(self) -> None:
-        """The daemon is stopping: let the sentinel sweep what is left and exit."""
+        """The daemon is stopping: kill what is left in its cgroups, let the sentinel sweep the rest and exit."""
+        self.cgroups.close()
         sentinel, self._sentinel = self._sentinel, None
         if sentinel is not None and sentinel.stdin is not None:
             with contextlib.suppress(OSError):
@@ -85,6 +100,7 @@ class Containment:
         Returns how many processes besides the group were found. Repeated until a
         walk finds nothing new, so a process forking while it is killed is caught too.
         """
+        self.cgroups.kill(tag)
         killpg(leader, signal.SIGKILL)
         found: set[int] = set()
         for _ in range(5):

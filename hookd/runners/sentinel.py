@@ -1,9 +1,11 @@
 """The hook sentinel: kills what a daemon's hooks left behind once the daemon is gone.
 
 Started by the daemon (hookd.runners.contain) with a pipe on stdin and the
-daemon's token as its argument. It waits for EOF on stdin, which comes when
-the daemon exits for whatever reason (SIGKILL included), then kills every
-process whose environment carries ``HOOKD_RUN=<token>/...`` and exits.
+daemon's token as its argument (and the daemon's hook cgroup, where it has
+one). It waits for EOF on stdin, which comes when the daemon exits for
+whatever reason (SIGKILL included), then kills every process in that cgroup
+and every process whose environment carries ``HOOKD_RUN=<token>/...``, and
+exits.
 Deliberately tiny: no logging set-up, no imports beyond the standard library.
 """
 
@@ -15,6 +17,7 @@ import signal
 import sys
 import time
 
+from .cgroups import kill_tree
 from .contain import members
 
 
@@ -33,8 +36,8 @@ def sweep(token: str) -> int:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1 or not argv[0]:
-        print("usage: python -m hookd.runners.sentinel TOKEN", file=sys.stderr)
+    if len(argv) not in (1, 2) or not argv[0]:
+        sys.stderr.write("usage: python -m hookd.runners.sentinel TOKEN [CGROUP]\n")
         return 2
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
         signal.signal(sig, signal.SIG_IGN)
@@ -46,6 +49,8 @@ def main(argv: list[str]) -> int:
             continue
         except OSError:
             break
+    if len(argv) == 2:
+        kill_tree(argv[1])
     sweep(argv[0])
     return 0
 

@@ -1,0 +1,183 @@
+"""Hook runs in cgroups, where hookd may make them: a kill reaches every process of a run.
+
+Marks and ancestry (contain.py) find a hook's descendants unless one both
+drops the mark from its environment and leaves the leader's ancestry. A
+cgroup (v2) holds every process forked inside it, whatever it does to its
+environment, group or session, and ``cgroup.kill`` kills them all at once.
+
+Where it applies: hookd's own cgroup is on a cgroup2 hierarchy, is not the
+hierarchy's root (a per-user daemon does not make cgroups at the top of the
+machine's tree), and hookd may create a child in it: under systemd that is a
+unit with ``Delegate=yes`` (systemd/hookd.service). Elsewhere, or with
+``HOOKD_CGROUPS=0``, hookd says why once and relies on marks and ancestry.
+
+Layout: ``<own cgroup>/hookd-<token>/run-<n>``, one per process hookd starts
+for a hook. A run's cgroup is removed once it is empty; one left populated by
+a hook's background process is retried later, and everything is killed and
+removed when the daemon stops (or by the sentinel when the daemon dies).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+
+import structlog
+
+log = structlog.get_logger("hookd.contain")
+
+SWITCH = "HOOKD_CGROUPS"
+_LINGER_MAX = 256  # populated run cgroups kept for a later retry; past this the oldest are killed
+
+
+def own_cgroup(proc: str = "/proc/self") -> tuple[str, str] | None:
+    """(the cgroup2 mount point, this process's cgroup path in it), or None without cgroup2."""
+    path = mount = None
+    try:
+        with open(f"{proc}/cgroup", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("0::"):
+                    path = line[3:].strip()
+        with open(f"{proc}/mountinfo", encoding="utf-8") as f:
+            for line in f:
+                left, _, right = line.partition(" - ")
+                fields = left.split()
+                if right.split(" ", 1)[0] == "cgroup2" and len(fields) > 4 and fields[3] == "/":
+                    mount = fields[4]
+                    break
+    except OSError:
+        return None
+    if path is None or mount is None:
+        return None
+    return mount, path
+
+
+def _write(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def kill_tree(root: str) -> None:
+    """Kill every process under ``root`` and remove its cgroups (the daemon stops or died)."""
+    with contextlib.suppress(OSError):
+        _write(os.path.join(root, "cgroup.kill"), "1")
+    deadline = time.monotonic() + 5
+    while True:
+        try:
+            names = [n for n in os.listdir(root) if n.startswith("run-")]
+        except OSError:
+            return
+        for name in names:
+            with contextlib.suppress(OSError):
+                os.rmdir(os.path.join(root, name))
+        with contextlib.suppress(OSError):
+            os.rmdir(root)
+            return
+        if time.monotonic() > deadline:
+            return
+        time.sleep(0.01)  # killed processes leave their cgroups a moment after cgroup.kill
+
+
+class RunGroups:
+    """A daemon's run cgroups; inert (``root`` None) where cgroups cannot be used."""
+
+    def __init__(self, token: str, environ: dict[str, str] | None = None) -> None:
+        self.token = token
+        self.root: str | None = None
+        self.why_not = ""
+        self._opened = False
+        self._environ = os.environ if environ is None else environ
+        self._runs: dict[str, str] = {}  # run tag -> its cgroup directory
+        self._lingering: list[str] = []
+
+    def open(self) -> str | None:
+        """Make ``hookd-<token>`` in hookd's cgroup (once); None, and ``why_not`` says why, if it cannot."""
+        if self._opened:
+            return self.root
+        self._opened = True
+        if self._environ.get(SWITCH, "") == "0":
+            self.why_not = f"{SWITCH}=0"
+        elif (found := own_cgroup()) is None:
+            self.why_not = "no cgroup2 hierarchy"
+        elif found[1] == "/":
+            self.why_not = "hookd runs in the root cgroup (not a delegated service)"
+        else:
+            own = os.path.join(found[0], found[1].lstrip("/"))
+            root = os.path.join(own, f"hookd-{self.token}")
+            try:
+                os.mkdir(root, 0o755)
+                if not os.path.exists(os.path.join(root, "cgroup.kill")):
+                    os.rmdir(root)
+                    raise OSError("this kernel has no cgroup.kill")
+                self.root = root
+            except OSError as exc:
+                self.why_not = f"cannot make a cgroup in {own}: {exc.strerror or exc}"
+        if self.root is not None:
+            log.info("hook runs contained in cgroups", root=self.root)
+        else:
+            log.info("hook runs not in cgroups; marks and ancestry contain them", why=self.why_not)
+        return self.root
+
+    def adopt(self, pid: int, tag: str) -> bool:
+        """Move a just-started hook process into a cgroup of its own run (before it can fork much)."""
+        root = self.open()
+        if root is None or not tag:
+            return False
+        self._retry_lingering()
+        path = os.path.join(root, "run-" + tag.rpartition("/")[2])
+        try:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(path, 0o755)
+            _write(os.path.join(path, "cgroup.procs"), str(pid))
+        except OSError as exc:
+            log.warning("a hook process could not be put in its cgroup", pid=pid, error=str(exc))
+            with contextlib.suppress(OSError):
+                os.rmdir(path)
+            return False
+        self._runs[tag] = path
+        return True
+
+    def kill(self, tag: str | None) -> None:
+        path = self._runs.get(tag) if tag else None
+        if path is not None:
+            with contextlib.suppress(OSError):
+                _write(os.path.join(path, "cgroup.kill"), "1")
+
+    def release(self, tag: str | None) -> None:
+        """The run is over: remove its cgroup, or keep it for later while something still runs in it."""
+        path = self._runs.pop(tag, None) if tag else None
+        if path is None:
+            return
+        try:
+            os.rmdir(path)
+        except OSError:
+            self._lingering.append(path)
+            if len(self._lingering) > _LINGER_MAX:
+                oldest = self._lingering.pop(0)
+                with contextlib.suppress(OSError):
+                    _write(os.path.join(oldest, "cgroup.kill"), "1")
+                self._lingering.append(oldest)
+
+    def _retry_lingering(self) -> None:
+        if not self._lingering:
+            return
+        kept = []
+        for path in self._lingering:
+            try:
+                os.rmdir(path)
+            except FileNotFoundError:
+                continue
+            except OSError:
+                kept.append(path)
+        self._lingering = kept
+
+    def close(self) -> None:
+        if self.root is not None:
+            kill_tree(self.root)
+            self.root = None
+        self._runs.clear()
+        self._lingering.clear()
