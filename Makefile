@@ -95,7 +95,7 @@ e2e-deps: $(E2E_STAMPS)
 tests/e2e/%/node_modules/.hookd-installed: tests/e2e/%/package-lock.json tests/e2e/%/package.json
 	@command -v npm >/dev/null 2>&1 || { echo "==> npm not found: the tests/e2e/$* suite will be skipped" >&2; exit 0; }; \
 	echo "==> npm ci in tests/e2e/$*"; \
-	$(LOCKED) tests/e2e/$*/.npm.lock sh -c 'cd tests/e2e/$* && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.hookd-installed'
+	$(LOCKED) tests/e2e/$*/.npm.lock sh -c 'cd tests/e2e/$* && npm ci --no-audit --no-fund --loglevel=error && mkdir -p node_modules && touch node_modules/.hookd-installed'
 
 clean:
 	rm -rf $(VENV) $(TEST_VENV) $(VENV).log $(TEST_VENV).log .venv.lock .venv-test.lock .pytest_cache tests/e2e/*/node_modules tests/e2e/*/.npm.lock
