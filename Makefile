@@ -1,31 +1,101 @@
 # hookd: two commands on a fresh machine.
-#   make run   create .venv, install hookd, run the daemon in the foreground
-#   make test  create .venv, install hookd with test tools, run lint and the tests
-PYTHON ?= python3
-VENV   ?= .venv
-BIN     = $(VENV)/bin
-STAMP   = $(VENV)/.installed
+#   make run   install hookd into .venv (runtime dependencies only, not editable, byte-compiled)
+#              and run the daemon in the foreground
+#   make test  install hookd and the test tools into .venv-test (editable), the end-to-end
+#              suites' npm packages, then run ruff and the tests
+#
+# The two use separate virtualenvs, so they can start together; each venv is built under
+# a lock (two `make run` at once wait for each other), stamped only when the install
+# succeeded, and removed when a first install fails, so a failure never leaves a half
+# venv behind. Python >= 3.11 is needed: `make run PYTHON=python3.12` picks another one.
 
-.PHONY: run test lint bench clean
+# The first Python >= 3.11 found, unless PYTHON is given.
+PYTHON ?= $(firstword $(foreach p,python3 python3.13 python3.12 python3.11,$(shell command -v $(p) >/dev/null 2>&1 && $(p) -c 'import sys; print("$(p)" if sys.version_info >= (3, 11) else "")' 2>/dev/null)) python3)
 
-$(STAMP): pyproject.toml client/pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ./client -e '.[dev]'
-	touch $(STAMP)
+VENV       ?= .venv
+TEST_VENV  ?= .venv-test
+RUN_STAMP   = $(VENV)/.installed
+TEST_STAMP  = $(TEST_VENV)/.installed
+BIN         = $(TEST_VENV)/bin
+# What the run venv is built from: it holds a copy of the code, so a change to it reinstalls.
+SOURCES    := pyproject.toml client/pyproject.toml $(shell find hookd client/hookd_client systemd -type f \( -name '*.py' -o -name '*.service' -o -name '*.socket' \) 2>/dev/null)
+# Results go here unless asked otherwise (`make bench BENCH_OUT=bench/RESULTS.md` rewrites the tracked file).
+BENCH_OUT  ?= bench/out/RESULTS.md
 
-run: $(STAMP)
-	$(BIN)/hookd serve
+# Runs a command under an exclusive flock(2) on a file; Python's fcntl, so no util-linux needed.
+LOCKED = $(PYTHON) -c 'import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_CREAT | os.O_RDWR, 0o600); fcntl.flock(fd, fcntl.LOCK_EX); os.set_inheritable(fd, True); os.execvp(sys.argv[2], sys.argv[2:])'
 
-lint: $(STAMP)
+# npm suites of the end-to-end tests: every tests/e2e/*/ with a package-lock.json.
+E2E_DIRS   := $(patsubst %/package-lock.json,%,$(wildcard tests/e2e/*/package-lock.json))
+E2E_STAMPS := $(addsuffix /node_modules/.hookd-installed,$(E2E_DIRS))
+
+.PHONY: run test lint bench e2e-deps check-python clean
+
+run: $(RUN_STAMP)
+	$(VENV)/bin/hookd serve
+
+test: $(TEST_STAMP) e2e-deps lint
+	$(BIN)/pytest -q
+
+lint: $(TEST_STAMP)
 	$(BIN)/ruff check hookd client tests bench
 	$(BIN)/ruff format --check hookd client tests bench
 
-test: $(STAMP) lint
-	$(BIN)/pytest -q
+bench: $(TEST_STAMP)
+	@mkdir -p $(dir $(BENCH_OUT))
+	@if grep -q -- '"--out"' bench/run.py; then set -x; $(BIN)/python bench/run.py --out $(BENCH_OUT); \
+	else echo "==> bench/run.py has no --out: printing only, bench/RESULTS.md left as it is"; set -x; $(BIN)/python bench/run.py --no-write; fi
 
-bench: $(STAMP)
-	$(BIN)/python bench/run.py
+check-python:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
+	  echo "hookd needs Python >= 3.11; '$(PYTHON)' is $$($(PYTHON) -c 'import sys; print("Python", sys.version.split()[0])' 2>/dev/null || echo 'not a working Python')." >&2; \
+	  echo "Install Python 3.11 or newer (your package manager's python3.12, 'pyenv install 3.12' or 'uv python install 3.12')," >&2; \
+	  echo "then run: make $(or $(MAKECMDGOALS),run) PYTHON=/path/to/python3.12" >&2; exit 1; }
+	@$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || { \
+	  echo "'$(PYTHON)' has no venv/ensurepip module: install your distribution's python3-venv package (Debian, Ubuntu)." >&2; exit 1; }
+
+# The run venv: runtime dependencies only; hookd installed as a copy (no editable import
+# finder on every Python start) and byte-compiled by pip, so hooks and the Claude Code
+# bridge start from .pyc files even under PYTHONDONTWRITEBYTECODE.
+$(RUN_STAMP): $(SOURCES) | check-python
+	@$(LOCKED) .venv.lock $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) _venv \
+	  _VENV=$(VENV) _WHAT='hookd (runtime only)' _COPY=1
+
+$(TEST_STAMP): pyproject.toml client/pyproject.toml | check-python
+	@$(LOCKED) .venv-test.lock $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) _venv \
+	  _VENV=$(TEST_VENV) _WHAT='hookd (editable) and the test tools' _EDITABLE=-e _EXTRAS='[dev]'
+
+# Under the lock: whoever waited finds the stamp fresh and does nothing. A first install
+# that fails removes the venv; a reinstall that fails removes the stamp, so the next run
+# tries again. pip's output goes to a log, shown when it fails. The run venv is built from
+# a copy of the sources in a temporary directory, so its build never writes into the
+# checkout while the test venv's editable install does.
+.PHONY: _venv
+_venv:
+	@if [ -f $(_VENV)/.installed ] && [ -z "$$(find $(if $(_COPY),$(SOURCES),pyproject.toml client/pyproject.toml) -newer $(_VENV)/.installed 2>/dev/null | head -1)" ]; then exit 0; fi; \
+	log=$(_VENV).log; fresh=; src=.; \
+	if [ ! -x $(_VENV)/bin/python ] || ! $(_VENV)/bin/python -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then \
+	  rm -rf $(_VENV); fresh=1; fi; \
+	echo "==> installing $(_WHAT) into $(_VENV) (about a minute the first time; pip's log: $$log)"; \
+	if [ -n "$(_COPY)" ]; then src=$$(mktemp -d) && cp -R pyproject.toml README.md LICENSE hookd client systemd "$$src"/; fi; \
+	if { [ -z "$$fresh" ] || $(PYTHON) -m venv $(_VENV); } >$$log 2>&1 \
+	   && $(_VENV)/bin/python -m pip install --disable-pip-version-check --no-input $(_EDITABLE) "$$src$(_EXTRAS)" >>$$log 2>&1; then \
+	  ok=1; touch $(_VENV)/.installed; \
+	else \
+	  ok=; tail -n 25 $$log >&2; \
+	  if [ -n "$$fresh" ]; then rm -rf $(_VENV); else rm -f $(_VENV)/.installed; fi; \
+	  echo "==> install failed (full log: $$log); fix the cause above and run make again" >&2; \
+	fi; \
+	if [ "$$src" != . ]; then rm -rf "$$src"; fi; \
+	[ -n "$$ok" ]
+
+# `npm ci` in each suite whose node_modules is older than its lock file; no npm: those suites skip.
+e2e-deps: $(E2E_STAMPS)
+
+tests/e2e/%/node_modules/.hookd-installed: tests/e2e/%/package-lock.json tests/e2e/%/package.json
+	@command -v npm >/dev/null 2>&1 || { echo "==> npm not found: the tests/e2e/$* suite will be skipped" >&2; exit 0; }; \
+	echo "==> npm ci in tests/e2e/$*"; \
+	$(LOCKED) tests/e2e/$*/.npm.lock sh -c 'cd tests/e2e/$* && npm ci --no-audit --no-fund --loglevel=error && mkdir -p node_modules && touch node_modules/.hookd-installed'
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) $(TEST_VENV) $(VENV).log $(TEST_VENV).log .venv.lock .venv-test.lock .pytest_cache tests/e2e/*/node_modules tests/e2e/*/.npm.lock

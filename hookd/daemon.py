@@ -25,6 +25,7 @@ from .bus import make_bus
 from .engine import Engine
 from .handlers.admin import Admin
 from .handlers.calls import Calls
+from .handlers.catalog import CatalogFeature
 from .handlers.common import Handler, RequestError, Result
 from .handlers.configuration import Configuration
 from .handlers.files import HookFiles
@@ -92,7 +93,7 @@ class Daemon:
         self.registry.on_untrusted = self.files.untrusted_skipped
         self.ownership = Ownership(self.settings.session_grace, self.sessions.expire_session)
         self._handlers: dict[type[m.Request], Handler] = {}
-        for feature in (self.sessions, Configuration(self), Calls(self), Stream(self), self.admin):
+        for feature in (self.sessions, Configuration(self), Calls(self), Stream(self), self.admin, CatalogFeature()):
             self._handlers.update(feature.handlers())
 
     # ------------------------------------------------------------ connections

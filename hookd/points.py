@@ -145,3 +145,100 @@ def check_hook(name: str, hook_type: str) -> Point:
 
 def decision_points() -> list[str]:
     return [p.name for p in POINTS.values() if p.kind == "decision"]
+
+
+def observer_points() -> list[str]:
+    return [p.name for p in POINTS.values() if p.kind == "observer"]
+
+
+# --------------------------------------------------------------- internal events
+
+# Field types as the catalog spells them: str, int, float, bool, any; `T|null`; list[T]; map[K,V].
+# A field ending in `?` is present only sometimes. Every internal event may carry the session
+# and project of the call that caused it in the event's own `session` and `project`.
+
+
+@dataclass(frozen=True, slots=True)
+class InternalPoint:
+    name: str
+    meaning: str
+    payload: dict[str, str]
+
+
+_HOOK_REF = {"hook": "str", "scope": "str", "source": "str"}
+
+INTERNAL: dict[str, InternalPoint] = {
+    p.name: p
+    for p in (
+        InternalPoint("hookd.daemon.started", "the daemon started", {"pid": "int", "version": "str"}),
+        InternalPoint("hookd.daemon.stopping", "a stop began: in-flight calls drain", {"pid": "int"}),
+        InternalPoint("hookd.daemon.stopped", "the stop is done (journal only: subscribers are closed before it)", {"pid": "int"}),
+        InternalPoint("hookd.hook.error", "a hook failed", {**_HOOK_REF, "type": "str", "point": "str", "message": "str"}),
+        InternalPoint("hookd.hook.timeout", "a hook timed out", {**_HOOK_REF, "type": "str", "point": "str", "message": "str"}),
+        InternalPoint("hookd.hook.shed", "observer calls were shed under load", {**_HOOK_REF, "point": "str", "shed": "int"}),
+        InternalPoint(
+            "hookd.config.reloaded",
+            "a hook file was (re)loaded and changed the hooks",
+            {
+                "file": "str",
+                "scope": "str",
+                "project": "str|null",
+                "trusted": "bool",
+                "hooks": "int",
+                "added": "list[str]",
+                "removed": "list[str]",
+                "changed": "list[str]",
+                "untrusted?": "list[str]",
+            },
+        ),
+        InternalPoint(
+            "hookd.config.rejected",
+            "a hook file was invalid; its previous hooks stay",
+            {"file": "str", "scope": "str", "project": "str|null", "problems": "list[str]", "in_force": "str"},
+        ),
+        InternalPoint(
+            "hookd.hooks.untrusted_skipped",
+            "an untrusted project file's hooks were skipped (once per file version)",
+            {"file": "str", "project": "str", "point": "str", "hooks": "list[str]", "reason": "str"},
+        ),
+        InternalPoint(
+            "hookd.hook.toggled",
+            "enable_hook / disable_hook",
+            {"name": "str", "project": "str|null", "enabled": "bool", "hooks": "int"},
+        ),
+        InternalPoint("hookd.trust.granted", "trust: file -> the first 12 hex digits of its sha256", {"files": "map[str,str]"}),
+        InternalPoint("hookd.trust.revoked", "untrust: the files forgotten", {"files": "list[str]"}),
+        InternalPoint("hookd.session.attached", "attach_session / attach_hooks: hooks added", {"hooks": "int"}),
+        InternalPoint("hookd.session.disposed", "a session ended (reason: disposed | owner_gone)", {"reason": "str", "hooks": "int"}),
+        InternalPoint(
+            "hookd.subscriber.behind",
+            "a subscriber's queue overflowed (once per episode)",
+            {"peer": "int", "client": "str", "queued": "int", "queued_bytes": "int"},
+        ),
+        InternalPoint("hookd.subscriber.gap", "a subscriber was told of its gap", {"peer": "int", "client": "str", "missed": "int"}),
+        InternalPoint(
+            "hookd.event.unencodable",
+            "an event could not be encoded; this marker took its seq",
+            {"point": "str", "kind": "str", "reason": "str", "payload?": "any"},
+        ),
+        InternalPoint("hookd.journal.failed", "a journal write failed", {"path": "str", "error": "str"}),
+        InternalPoint(
+            "hookd.journal.lost",
+            "events that are not in the journal (reason: write failed | unclean stop | backlog)",
+            {"count?": "int", "from?": "int", "to?": "int", "reason": "str", "error?": "str", "path?": "str"},
+        ),
+        InternalPoint("hookd.journal.repaired", "a torn last line of the journal was cut off", {"path": "str", "torn_bytes": "int"}),
+        InternalPoint("hookd.journal.error", "the seq reservation file failed", {"path": "str", "error": "str", "what": "str"}),
+        InternalPoint("hookd.worker.failed", "a warm worker is no longer restarted", {"worker": "str", "failures": "int", "error": "str"}),
+        InternalPoint(
+            "hookd.plugin.loaded",
+            "a plugin directory's host loaded",
+            {"directory": "str", "scope": "str", "handlers": "map[str,list[str]]"},
+        ),
+        InternalPoint(
+            "hookd.plugin.error",
+            "a plugin could not load, install or start, or a handler raised (kind: untrusted | install | host | load | handler)",
+            {"kind": "str", "directory": "str", "scope": "str", "point": "str", "handler": "str", "message": "str"},
+        ),
+    )
+}

@@ -146,3 +146,31 @@ class Watchdog:
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None
+
+
+class ReadyFd:
+    """Readiness on a file descriptor the starter passed (``hookd serve --ready-fd N``), as s6 does it.
+
+    For a daemon started by hand, a script or a test, with no service manager:
+    when the daemon is ready it writes the same lines as the manager's READY=1
+    datagram (``READY=1``, ``STATUS=...``, ``MAINPID=...``, one per line) and
+    closes the descriptor. A starter reads until the first line: ``READY=1``
+    means ready, end of file means the daemon exited before it was ready. The
+    descriptor is made non-inheritable at once, so no hook process holds it open.
+    """
+
+    def __init__(self, fd: int | None) -> None:
+        self.fd = fd
+        if fd is not None:
+            os.set_inheritable(fd, False)
+
+    def ready(self, status: str) -> None:
+        if self.fd is None:
+            return
+        fd, self.fd = self.fd, None
+        try:
+            os.write(fd, f"READY=1\nSTATUS={status}\nMAINPID={os.getpid()}\n".encode())
+        except OSError as exc:
+            log.warning("cannot signal readiness on --ready-fd", fd=fd, error=str(exc))
+        finally:
+            os.close(fd)

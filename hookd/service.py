@@ -25,7 +25,7 @@ import structlog
 from .activation import ActivationError, inherited_listener
 from .daemon import Daemon
 from .edgelimits import raise_fd_limit
-from .sdnotify import Notifier, Watchdog, watchdog_interval
+from .sdnotify import Notifier, ReadyFd, Watchdog, watchdog_interval
 from .server import AlreadyRunning, Hub, Listener, bind_socket, start_server
 from .settings import Settings
 from .statefiles import state_home
@@ -60,11 +60,13 @@ class Service:
         notifier: Notifier | None = None,
         watchdog: float | None = None,
         status_every: float = STATUS_EVERY,
+        ready_fd: ReadyFd | None = None,
     ) -> None:
         self.settings = settings
         self.drain = drain
         self.status_every = status_every
         self.notifier = notifier or Notifier(None)
+        self.ready_fd = ready_fd or ReadyFd(None)
         self.watchdog_interval = watchdog
         self.daemon = Daemon(settings)
         self.hub = Hub(self.daemon)
@@ -112,9 +114,12 @@ class Service:
         self.daemon.start()
         server = await start_server(self.daemon, listener.sock, self.hub)
         log.info("hookd listening", socket=listener.path, pid=os.getpid(), activated=not listener.owned)
-        # Only now can a client be served: the socket is accepted on and the user hooks are loaded.
+        # Ready means: the global hook files are loaded (each in force, or rejected with its
+        # previous accepted version kept) and the socket is accepted on. Plugin installs may
+        # still run; `hookd plugins` shows them.
         self._status = self.status_line()
         self.notifier.ready(self._status)
+        self.ready_fd.ready(self._status)
         watchdog = None
         if self.notifier.enabled:
             self._status_timer = loop.call_later(self.status_every, self._report_status)
@@ -215,7 +220,9 @@ def _lock_state(settings: Settings) -> list[StateLock] | int:
     return held
 
 
-def serve(settings: Settings, drain: float = 3.0) -> int:
+def serve(settings: Settings, drain: float = 3.0, ready_fd: int | None = None) -> int:
+    # Before anything can spawn a process: the descriptor must not leak into hooks.
+    ready = ReadyFd(ready_fd)
     loop_name = install_event_loop()
     signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
     # Read (and remove) the manager's variables before anything copies the environment for hook processes.
@@ -233,7 +240,7 @@ def serve(settings: Settings, drain: float = 3.0) -> int:
         notifier.send("STATUS=another daemon holds the state directory; see the log")
         return locks
     log.debug("event loop", loop=loop_name, open_files=raise_fd_limit())
-    service = Service(settings, drain, notifier, watchdog)
+    service = Service(settings, drain, notifier, watchdog, ready_fd=ready)
     try:
         tune_gc()
         return asyncio.run(service.run(listener))

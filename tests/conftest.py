@@ -7,8 +7,8 @@ XDG_RUNTIME_DIR under tmp_path, so no test sees the developer's own hooks.
 from __future__ import annotations
 
 import os
+import select
 import signal
-import socket
 import subprocess
 import sys
 import textwrap
@@ -23,20 +23,53 @@ ROOT = Path(__file__).resolve().parent.parent
 HOOKD = [sys.executable, "-m", "hookd"]
 
 
-def wait_for_socket(path: str, proc: subprocess.Popen[bytes] | None = None, timeout: float = 15.0) -> None:
+# Bounds for a daemon to become ready: hang guards on a loaded machine, not speed checks.
+READY_TIMEOUT = 60.0
+
+
+def wait_for_socket(path: str, proc: subprocess.Popen[bytes] | None = None, timeout: float = READY_TIMEOUT) -> None:
+    """Wait until the daemon on ``path`` serves: a hello answered with a welcome.
+
+    A bare connect is not enough: the socket listens before the daemon has loaded
+    its hook files, and a connection waits in the backlog until then. The daemon
+    answers nothing before its global files are loaded, so a welcome means loaded.
+    """
+    from hookd_client import Client, HookdError
+
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc is not None and proc.poll() is not None:
-            raise RuntimeError(f"daemon exited with {proc.returncode} before listening")
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            raise RuntimeError(f"daemon exited with {proc.returncode} before it was ready")
         try:
-            s.connect(path)
+            Client(path, timeout=max(1.0, deadline - time.monotonic()), reconnect=0).close()
             return
-        except OSError:
+        except (HookdError, OSError):
             time.sleep(0.02)
-        finally:
-            s.close()
-    raise TimeoutError(f"no daemon on {path} after {timeout} s")
+    raise TimeoutError(f"no daemon ready on {path} after {timeout} s")
+
+
+def wait_ready_fd(read_end: int, proc: subprocess.Popen[bytes], timeout: float = READY_TIMEOUT) -> str:
+    """Wait for ``hookd serve --ready-fd``'s READY=1 line; end of file means the daemon exited first."""
+    deadline = time.monotonic() + timeout
+    got = b""
+    try:
+        while b"\n" not in got:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"daemon {proc.pid} not ready after {timeout} s")
+            readable, __, __ = select.select([read_end], [], [], left)
+            if not readable:
+                continue
+            chunk = os.read(read_end, 4096)
+            if not chunk:
+                code = proc.wait(timeout)
+                raise RuntimeError(f"daemon exited with {code} before it was ready")
+            got += chunk
+    finally:
+        os.close(read_end)
+    if not got.startswith(b"READY=1\n"):
+        raise RuntimeError(f"unexpected readiness line from the daemon: {got!r}")
+    return got.decode()
 
 
 @dataclass
@@ -113,9 +146,24 @@ class DaemonProcess:
 
     def start(self) -> DaemonProcess:
         log = open(self.log_path, "wb")  # noqa: SIM115 - handed to the child
-        self.proc = subprocess.Popen([*HOOKD, "serve", *self.extra], env=self.env.env, stdout=log, stderr=log, cwd=self.env.root)
-        log.close()
-        wait_for_socket(self.socket, self.proc)
+        read_end, write_end = os.pipe()
+        try:
+            self.proc = subprocess.Popen(
+                [*HOOKD, "serve", "--ready-fd", str(write_end), *self.extra],
+                env=self.env.env,
+                stdout=log,
+                stderr=log,
+                cwd=self.env.root,
+                pass_fds=(write_end,),
+            )
+        except BaseException:
+            os.close(read_end)
+            raise
+        finally:
+            os.close(write_end)
+            log.close()
+        # Ready: the global hook files are loaded and the socket is served (hookd serve --ready-fd).
+        wait_ready_fd(read_end, self.proc)
         return self
 
     def log(self) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -29,6 +30,13 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--max-sessions", type=int, metavar="N", default=100_000, help="most sessions the daemon holds (default 100000)")
     p.add_argument("--max-hooks-per-session", type=int, metavar="N", default=1000, help="most hooks one session holds (default 1000)")
     p.add_argument("--no-user-hooks", action="store_true", help="do not load the global hook files")
+    p.add_argument(
+        "--ready-fd",
+        type=int,
+        metavar="FD",
+        help="once the global hook files are loaded and the socket is served, write READY=1 (and STATUS=, MAINPID=) "
+        "lines to this inherited file descriptor and close it; end of file before that means the daemon exited",
+    )
     p.add_argument(
         "--log-level",
         default=os.environ.get("HOOKD_LOG_LEVEL", "info"),
@@ -69,6 +77,12 @@ def run(args: argparse.Namespace) -> int:
     from hookd.settings import Settings
 
     log.configure(args.log_level, args.log_json)
+    if args.ready_fd is not None:
+        try:
+            os.fstat(args.ready_fd)
+        except OSError as exc:
+            sys.stderr.write(f"hookd serve: --ready-fd {args.ready_fd} is not an open file descriptor ({exc.strerror})\n")
+            return 2
     settings = Settings(max_frame=args.max_frame, hook_timeout=args.hook_timeout, load_user_config=not args.no_user_hooks)
     settings.session_grace = args.session_grace
     settings.max_sessions = args.max_sessions
@@ -88,4 +102,4 @@ def run(args: argparse.Namespace) -> int:
     edge.max_connections = max(1, args.max_connections)
     edge.max_write_buffer = max(64 << 10, args.max_write_buffer)
     edge.max_pending_bytes = max(args.max_frame, args.max_pending_bytes)
-    return serve(settings, drain=args.drain)
+    return serve(settings, drain=args.drain, ready_fd=args.ready_fd)
