@@ -7,6 +7,7 @@ leaves a log that tools can read afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -20,7 +21,7 @@ def open_file(path: str) -> IO[str]:
     """The log file, appended to, line-buffered; its directory is created. Raises OSError."""
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
-    return open(path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115 - kept open for the daemon's life
+    return open(path, "a", encoding="utf-8", buffering=1)  # kept open for the daemon's life
 
 
 class _ToFile:
@@ -32,10 +33,8 @@ class _ToFile:
 
     def __call__(self, logger: Any, name: str, event_dict: Any) -> Any:
         entry = self.exc(logger, name, dict(event_dict))
-        try:
+        with contextlib.suppress(OSError, ValueError):  # a full disk or a closed file must not stop the daemon
             self.file.write(json.dumps(entry, default=str, ensure_ascii=False) + "\n")
-        except (OSError, ValueError):  # a full disk or a closed file must not stop the daemon
-            pass
         return event_dict
 
 

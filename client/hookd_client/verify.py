@@ -26,8 +26,13 @@ from .errors import BadSocketPath, DaemonNotRunning, DaemonNotTrusted
 _UCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid
 # sun_path is 108 bytes with its terminating NUL.
 MAX_PATH_BYTES = 107
-_KIND = {stat.S_IFDIR: "a directory", stat.S_IFREG: "a regular file", stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device",
-         stat.S_IFBLK: "a block device"}
+_KIND = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFREG: "a regular file",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+}
 _FIX = "remove it, or set XDG_RUNTIME_DIR (or HOOKD_SOCKET) to a directory only you can write"
 
 
@@ -149,7 +154,8 @@ def connect(path: str, timeout: float | None) -> socket.socket:
         raise DaemonNotRunning(path, exc.strerror or type(exc).__name__) from None
     except PermissionError as exc:
         sock.close()
-        raise BadSocketPath(path, f"connecting was refused: {exc.strerror}", f"check the permissions of {path} and its directories") from None
+        fix = f"check the permissions of {path} and its directories"
+        raise BadSocketPath(path, f"connecting was refused: {exc.strerror}", fix) from None
     except NotADirectoryError:
         sock.close()
         raise BadSocketPath(path, "a part of it before the last is not a directory", f"fix {_origin(path)}") from None

@@ -47,8 +47,8 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description="List the decision hooks and observers a call on POINT would run, in order, with scope, priority and source. "
         "With --payload, each hook is marked by what it would do with that payload: `runs`, or `skipped` with the "
         "`match` entry that does not match (and `off`, `untrusted` for hooks that do not run at all). Nothing runs.",
-        epilog="Example: hookd explain tool.approval.pre -p . --payload '{\"toolName\": \"execute_command\", "
-        "\"args\": {\"command\": \"rm -rf /\"}}'",
+        epilog='Example: hookd explain tool.approval.pre -p . --payload \'{"toolName": "execute_command", '
+        '"args": {"command": "rm -rf /"}}\'',
     )
     p.add_argument("point", help="hook point (`hookd points` lists them)")
     add_target(p)

@@ -9,7 +9,6 @@ from typing import Any
 
 import msgspec
 
-
 # Exit codes, the same for every command (docs/cli.md): a script can tell "the daemon is down"
 # from "you named something that does not exist" from "the call failed".
 OK = 0

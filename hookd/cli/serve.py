@@ -84,9 +84,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="how long a session and its command hooks outlive the connection that attached it (default 60)",
     )
     p.add_argument("--max-sessions", type=_count(1), metavar="N", default=100_000, help="most sessions the daemon holds (default 100000)")
-    p.add_argument(
-        "--max-hooks-per-session", type=_count(1), metavar="N", default=1000, help="most hooks one session holds (default 1000)"
-    )
+    p.add_argument("--max-hooks-per-session", type=_count(1), metavar="N", default=1000, help="most hooks one session holds (default 1000)")
     p.add_argument("--no-user-hooks", action="store_true", help="do not load the global hook files")
     level = os.environ.get("HOOKD_LOG_LEVEL", "info")
     p.add_argument(
@@ -118,7 +116,11 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--frame-timeout", type=_seconds(), metavar="SECONDS", default=30.0, help="close on a partial frame older than this (default 30)"
     )
     p.add_argument(
-        "--idle-timeout", type=_seconds(), metavar="SECONDS", default=900.0, help="close a silent connection that holds nothing (default 900)"
+        "--idle-timeout",
+        type=_seconds(),
+        metavar="SECONDS",
+        default=900.0,
+        help="close a silent connection that holds nothing (default 900)",
     )
     p.add_argument("--max-connections", type=_count(1), metavar="N", default=4096, help="connections served at once (default 4096)")
     p.add_argument(
