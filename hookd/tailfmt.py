@@ -58,6 +58,11 @@ def _flat(text: str) -> str:
 
 def fit(segments: list[Segment], width: int | None, colour: bool) -> str:
     """The segments as one line of at most ``width`` cells (None: no limit); a cut line ends in an ellipsis."""
+    segments = list(segments)
+    while segments and not segments[-1][0].strip(" "):  # trailing padding is not content: it never forces a cut
+        segments.pop()
+    if segments:
+        segments[-1] = (segments[-1][0].rstrip(" "), segments[-1][1])
     budget = -1  # no cut
     if width is not None and sum(cells(text) for text, _ in segments) > width:
         budget = max(0, width - len(ELLIPSIS))
