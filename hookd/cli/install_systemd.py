@@ -42,14 +42,14 @@ def run(args: argparse.Namespace) -> int:
         done = units.install(directory)
     except OSError as exc:
         return fail(f"cannot write the units into {directory}: {exc.strerror or exc}")
-    for path, what in done:
-        sys.stdout.write(f"{what}: {path}\n")
     command = " ".join(units.quote(a, executable=i == 0) for i, a in enumerate(units.hookd_command()))
     if args.json:
         files = [{"file": str(path), "what": what} for path, what in done]
         steps = ["systemctl --user daemon-reload", "systemctl --user enable --now hookd.socket"]
         print_json({"files": files, "exec_start": f"{command} serve", "next": steps})
         return 0
+    for path, what in done:
+        sys.stdout.write(f"{what}: {path}\n")
     sys.stdout.write(
         f"ExecStart runs: {command} serve\n\n"
         "Next:\n"
