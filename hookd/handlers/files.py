@@ -109,6 +109,9 @@ class HookFiles:
         d = self.d
         key = d.trust_key(path) if scope == "project" else ""
         hooks = [d.command_hook(spec, scope, owner, path, key, sha) for spec in specs]
+        # Among hooks of one priority, files run in load order (hooks.yaml, then hooks.d/ by name),
+        # also for a drop-in that appears while the daemon runs.
+        d.registry.order_files([p for p in self._siblings(scope, owner) if p == path or os.path.lexists(p)])
         removed, added = d.registry.replace_source(scope, owner, path, hooks)
         d.hooks_removed(removed, reloaded=added)
         summary = changes.diff(removed, added, lambda h: not d.registry.verdict(h).trusted)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from .test_user_config import POINT, deny_hook, hooks_file, reason, replace_file, wait_until
+from .test_user_config import POINT, deny_hook, events, hooks_file, reason, replace_file, wait_until
 
 
 def _names(daemon, project=None):  # type: ignore[no-untyped-def]
@@ -108,3 +108,19 @@ def test_project_dropins_are_trusted_and_listed_file_by_file(env, daemon_factory
     assert reason(daemon, project) == "p-extra"
     assert env.hookd("trust", str(project)).returncode == 0
     wait_until(lambda: reason(daemon, project) == "p-late")
+
+
+def test_a_dropin_added_while_running_takes_its_place_in_name_order(env, daemon_factory):
+    env.write_global_hooks(hooks_file(deny_hook("main", "main")))
+    dropins = env.config / "hookd" / "hooks.d"
+    dropins.mkdir()
+    (dropins / "20-b.yaml").write_text(hooks_file(deny_hook("b", "b")))
+    daemon = daemon_factory()
+    assert _chain(daemon) == ["main", "b"]
+    replace_file(dropins / "10-a.yaml", hooks_file(deny_hook("a", "a")))
+    wait_until(lambda: _chain(daemon) == ["main", "a", "b"])
+    replace_file(dropins / "20-b.yaml", hooks_file(deny_hook("b", "b v2")))  # an edit keeps the file's place
+    b = str(dropins / "20-b.yaml")
+    wait_until(lambda: [e for e in events(daemon, "hookd.config.reloaded") if e["file"] == b and e["changed"] == ["b"]])
+    assert _chain(daemon) == ["main", "a", "b"]
+    assert reason(daemon) == "main"
