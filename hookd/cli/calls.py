@@ -152,7 +152,8 @@ def run_explain(args: argparse.Namespace) -> int:
     try:
         with connect(args) as client:
             chain = client.explain(args.point, session=args.session, project=args.project)
-            listing = client.list_hooks(args.project) if payload is not None else None
+            # Every hook the daemon holds (sessions included): the chain above names which of them apply.
+            listing = client.list_hooks(None) if payload is not None else None
     except HookdError as exc:
         from .common import error_text
 

@@ -17,7 +17,7 @@ USAGE = 2  # bad arguments or options, as argparse
 UNREACHABLE = 3  # no daemon answers on the socket, or the socket path cannot be one
 NOT_FOUND = 4  # an unknown point, hook, session, topic...
 
-_UNREACHABLE_CODES = {"not_running", "bad_socket_path", "untrusted_daemon", "connection_lost"}
+_UNREACHABLE_CODES = {"not_running", "bad_socket_path", "untrusted_daemon", "connection_lost", "shutting_down"}
 _NOT_FOUND_CODES = {"unknown_point", "not_found"}
 
 

@@ -197,6 +197,14 @@ def test_explain_with_a_payload_marks_the_hooks_whose_match_skips_it(env, daemon
     # Without --payload: the chain as before, no verdicts.
     plain = env.hookd("explain", "tool.approval.pre").stdout
     assert "skipped" not in plain and "bash-only" in plain
+    # A session's hooks are marked too.
+    with Client(env.socket) as c:
+        spec = {"name": "writes", "point": "tool.approval.pre", "type": "decision", "command": "/bin/true"}
+        spec["match"] = {"toolName": "^Write$"}
+        c.attach_session("s1", [spec])
+        r = env.hookd("explain", "tool.approval.pre", "-s", "s1", "--payload", '{"toolName": "Bash"}')
+    rows = {line.split()[3]: line.split()[0] for line in r.stdout.splitlines() if line.startswith("  ")}
+    assert rows["writes"] == "skipped" and rows["every"] == "runs"
 
 
 def test_the_yaml_sample_files_are_yaml(env):
