@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .common import add_socket, fail
+from .common import UNREACHABLE, USAGE, add_socket, fail
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -151,9 +151,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         since_seq, since_age = parse_since(args.since)
     except ValueError as exc:
-        return fail(f"--since: {exc}", 2)
+        return fail(f"--since: {exc}", USAGE)
     if args.lines is not None and args.lines < 0:
-        return fail("-n/--lines must be 0 or more", 2)
+        return fail("-n/--lines must be 0 or more", USAGE)
     lines = args.lines if args.lines is not None else (None if args.since else 10)
     follow = sys.stdout.isatty() if args.follow is None else args.follow
     colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
@@ -181,7 +181,9 @@ def run(args: argparse.Namespace) -> int:
         sub.open()
     except HookdError as exc:
         if exc.code != "not_running":
-            return fail(str(exc))
+            from .common import error_text, exit_code_of
+
+            return fail(error_text(exc), exit_code_of(exc))
         not_running = exc.message
         sub = None  # type: ignore[assignment]
 
@@ -203,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
         printer(item)
     if sub is None:
         # The journal alone answers questions about the past; following needs the daemon.
-        return fail(not_running, 3) if follow else 0
+        return fail(not_running, UNREACHABLE) if follow else 0
     if not follow:
         sub.close()
         return 0
@@ -252,7 +254,7 @@ class Follower:
                 return 0
             except HookdError as exc:
                 if exc.code in ("untrusted_daemon", "bad_socket_path", "version_mismatch"):
-                    return fail(f"the stream ended: {exc.message}", 3)
+                    return fail(f"the stream ended: {exc.message}", UNREACHABLE)
             finally:
                 sub.close()
             sub, pid = self._resume(pid)

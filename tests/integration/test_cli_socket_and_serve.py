@@ -33,7 +33,7 @@ def _cases(env) -> dict[str, tuple[str, str]]:  # type: ignore[no-untyped-def]
 
 def test_cli_says_what_is_wrong_with_the_socket_path_and_exits_3(env):
     for what, (path, said) in _cases(env).items():
-        for args in (("status",), ("status", "--json"), ("hooks",), ("decide", "tool.approval.pre")):
+        for args in (("status",), ("status", "--json"), ("hooks",), ("decide", "tool.approval.pre"), ("tail", "--no-follow")):
             r = env.hookd(*args, "--socket", path)
             assert r.returncode == 3, (what, args, r.stderr)
             assert said in r.stderr and "Traceback" not in r.stderr, (what, r.stderr)
