@@ -207,6 +207,23 @@ class Registry:
             self._missing.setdefault((scope, owner), {})[source] = why
         self._changed()
 
+    def order_files(self, sources: list[str]) -> None:
+        """Rank these files in this order (a hooks.yaml, then its drop-ins by name), whenever each first loaded.
+
+        The files reuse the ranks they already hold, redistributed; a file never seen gets a new one.
+        """
+        held = sorted(self._ranks[s] for s in sources if s in self._ranks)
+        ranks = held + [next(self._next_rank) for s in sources if s not in self._ranks]
+        wanted = dict(zip(sources, ranks, strict=True))
+        if all(self._ranks.get(s) == r for s, r in wanted.items()):
+            return
+        self._ranks.update(wanted)
+        for layer in self._layers.values():
+            for hook in layer:
+                if hook.source in wanted:
+                    hook.rank = wanted[hook.source]
+        self._changed()
+
     def _rank(self, hook: Hook) -> int:
         if hook.scope == "session":
             return 0  # a session's hooks run in the order they were attached

@@ -1,7 +1,15 @@
 """How `hookd tail` shows an event to a human: one line, the facts that matter first.
 
-Pure functions (no I/O), so the format is tested without a terminal. Every
-string taken from an event is cleaned of control characters (hookd.cli.termsafe).
+``time  point  session  decision (reason) by HOOK  errors  not run  duration  payload``:
+the decision and its reason come before the payload, so a line cut to the
+terminal's width loses payload, not the verdict.
+
+A line is built as segments of plain text, each with its colour, and cut to the
+width (in terminal cells: wide characters count two, combining marks none)
+before any colour is added, so a cut never falls inside an escape sequence and
+every colour opened is closed. Every string taken from an event is cleaned of
+control characters first (hookd.cli.termsafe): only hookd's own colours reach
+the terminal. Pure functions (no I/O), so the format is tested without a terminal.
 """
 
 from __future__ import annotations
@@ -11,6 +19,7 @@ import json
 from typing import Any
 
 from hookd_client.messages import Event, Gap
+from wcwidth import wcwidth
 
 from hookd.cli.termsafe import clean, one_line
 
@@ -23,19 +32,64 @@ YELLOW = "\033[33m"
 BLUE = "\033[34m"
 MAGENTA = "\033[35m"
 CYAN = "\033[36m"
+COLOURS = (DIM, BOLD, RED, GREEN, YELLOW, BLUE, MAGENTA, CYAN, BOLD + RED)
 
 _DECISION_COLOUR = {"deny": RED, "allow": GREEN, "ask": YELLOW, "continue": BLUE}
 _KIND_COLOUR = {"emit": CYAN, "decide": MAGENTA, "internal": DIM}
-_SUMMARY_WIDTH = 100
+ELLIPSIS = "…"
+
+Segment = tuple[str, str]  # (text, colour); colour "" for none
 
 
-def _paint(text: str, colour: str, on: bool) -> str:
-    return f"{colour}{text}{RESET}" if on and colour else text
+def cells(text: str) -> int:
+    """Terminal cells ``text`` takes (text without escape sequences)."""
+    return sum(_cell(ch) for ch in text)
 
 
-def _clip(text: str, width: int = _SUMMARY_WIDTH) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
+def _cell(ch: str) -> int:
+    w = wcwidth(ch)
+    return 1 if w < 0 else w  # a control character (never here after cleaning) counts as one
+
+
+def _flat(text: str) -> str:
+    """One line: runs of whitespace (newlines, tabs) become one space."""
+    return " ".join(text.split())
+
+
+def fit(segments: list[Segment], width: int | None, colour: bool) -> str:
+    """The segments as one line of at most ``width`` cells (None: no limit); a cut line ends in an ellipsis."""
+    segments = list(segments)
+    while segments and not segments[-1][0].strip(" "):  # trailing padding is not content: it never forces a cut
+        segments.pop()
+    if segments:
+        segments[-1] = (segments[-1][0].rstrip(" "), segments[-1][1])
+    budget = -1  # no cut
+    if width is not None and sum(cells(text) for text, _ in segments) > width:
+        budget = max(0, width - len(ELLIPSIS))
+    out: list[str] = []
+    for text, paint in segments:
+        if not text:
+            continue
+        cut = False
+        if budget >= 0:
+            text, cut = _take(text, budget)
+            budget -= cells(text)
+        if text:
+            out.append(f"{paint}{text}{RESET}" if colour and paint else text)
+        if cut:
+            out.append(ELLIPSIS)
+            break
+    return "".join(out).rstrip(" ")
+
+
+def _take(text: str, room: int) -> tuple[str, bool]:
+    """The longest start of ``text`` that fits in ``room`` cells, and whether anything was left out."""
+    used = 0
+    for i, ch in enumerate(text):
+        used += _cell(ch)
+        if used > room:
+            return text[:i], True
+    return text, False
 
 
 def when(ts: float, today: datetime.date | None = None) -> str:
@@ -55,13 +109,13 @@ def _tool(payload: dict[str, Any]) -> str:
     parts = [str(name)] if name else []
     if command:
         parts.append(str(command) if isinstance(command, str) else json.dumps(command, ensure_ascii=False))
-    return clean(" ".join(parts))
+    return " ".join(parts)
 
 
 def _compact(payload: dict[str, Any]) -> str:
     if not payload:
         return ""
-    return clean(" ".join(f"{k}={v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}" for k, v in payload.items()))
+    return " ".join(f"{k}={v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str)}" for k, v in payload.items())
 
 
 def _not_run_name(item: Any) -> str:
@@ -72,59 +126,75 @@ def _not_run_name(item: Any) -> str:
     return f"{getattr(hook, 'name', '?')} ({getattr(item, 'reason', '?')})"
 
 
-def summary(event: Event, colour: bool = False) -> str:
-    """Tool and command, decision and reason, durations; else the payload in brief."""
+def _text(text: str) -> str:
+    return clean(_flat(text))
+
+
+def summary_segments(event: Event) -> list[Segment]:
+    """Decision, reason, who decided, errors, guards that did not run, duration; then the payload."""
     payload = event.payload
-    parts: list[str] = []
-    if event.kind == "internal":
-        parts.append(_compact(payload))
-    else:
-        tool = _tool(payload)
-        if tool:
-            parts.append(tool)
+    parts: list[Segment] = []
     if event.kind == "decide":
-        verdict = event.decision or "no decision"
-        parts.append(_paint(verdict, _DECISION_COLOUR.get(event.decision or "", ""), colour))
+        parts.append((event.decision or "no decision", _DECISION_COLOUR.get(event.decision or "", "")))
         if event.reason:
-            parts.append(f"({clean(event.reason)})")
+            parts.append((f"({_text(event.reason)})", ""))
         if event.decided_by is not None:
-            parts.append(f"by {clean(event.decided_by.name)}")
+            parts.append((f"by {_text(event.decided_by.name)}", ""))
         if event.errors:
-            parts.append(_paint(f"{event.errors} hook error{'s' if event.errors != 1 else ''}", RED, colour))
+            parts.append((f"{event.errors} hook error{'s' if event.errors != 1 else ''}", RED))
         # Guards that did not run, once the bus carries them on decide events (an Event field or the outcome summary).
         skipped = getattr(event, "not_run", None)
         outcome = payload.get("outcome")
         if not skipped and isinstance(outcome, dict):
             skipped = outcome.get("notRun")
         if skipped and isinstance(skipped, list):
-            names = ", ".join(_not_run_name(n) for n in skipped)
-            parts.append(_paint(f"not run: {clean(names)}", RED, colour))
-    elif event.kind != "internal" and not parts:
-        parts.append(_compact(payload))
+            parts.append((f"not run: {_text(', '.join(_not_run_name(n) for n in skipped))}", RED))
     took = event.duration if event.duration is not None else payload.get("duration")
     if isinstance(took, int | float) and not isinstance(took, bool):
-        parts.append(_paint(f"{took:g}ms", DIM, colour))
-    return _clip(" ".join(p for p in parts if p), _SUMMARY_WIDTH + (40 if colour else 0))
+        parts.append((f"{took:g}ms", DIM))
+    about = "" if event.kind == "internal" else _tool(payload)
+    if not about and (event.kind != "decide" or not parts):
+        about = _compact(payload)
+    if about:
+        parts.append((_text(about), ""))
+    spaced: list[Segment] = []
+    for i, seg in enumerate(parts):
+        if i:
+            spaced.append((" ", ""))
+        spaced.append(seg)
+    return spaced
 
 
-def line(event: Event, colour: bool = False, today: datetime.date | None = None) -> str:
-    """``time  point  session  summary`` for one event."""
+def summary(event: Event, colour: bool = False) -> str:
+    return fit(summary_segments(event), None, colour)
+
+
+def line(event: Event, colour: bool = False, today: datetime.date | None = None, width: int | None = None) -> str:
+    """``time  point  session  summary`` for one event, at most ``width`` cells (None: the whole line)."""
     # Everything from the event is cleaned of control characters: only our own colours reach the terminal.
     point = one_line(event.point)
     point_colour = RED if point.startswith(("hookd.hook.", "hookd.subscriber.")) else _KIND_COLOUR.get(event.kind, "")
-    return "  ".join(
-        (
-            _paint(when(event.time, today), DIM, colour),
-            _paint(f"{point:<28}", point_colour, colour),
-            f"{one_line(event.session or '-'):<12}",
-            summary(event, colour),
-        )
-    ).rstrip()
+    pad = " " * max(0, 28 - cells(point))
+    session = one_line(event.session or "-")
+    segments: list[Segment] = [
+        (when(event.time, today), DIM),
+        ("  ", ""),
+        (point, point_colour),
+        (pad + "  ", ""),
+        (session + " " * max(0, 12 - cells(session)) + "  ", ""),
+        *summary_segments(event),
+    ]
+    return fit(segments, width, colour)
 
 
-def gap_line(gap: Gap, colour: bool = False) -> str:
+def gap_line(gap: Gap, colour: bool = False, width: int | None = None) -> str:
     if gap.reason == "history":
         text = f"-- {gap.missed} events (seq {gap.first}..{gap.last}) are no longer in the daemon's memory --"
     else:
         text = f"-- missed {gap.missed} events (seq {gap.first}..{gap.last}): this reader fell behind --"
-    return _paint(text, BOLD + RED, colour)
+    return fit([(text, BOLD + RED)], width, colour)
+
+
+def marker_line(text: str, colour: bool = False, width: int | None = None) -> str:
+    """A line of hookd's own about the stream (``-- daemon restarted --``)."""
+    return fit([(f"-- {text} --", BOLD)], width, colour)

@@ -1,5 +1,10 @@
 """User hook files (seed 000, 用户钩子配置): where they are and what they say.
 
+Next to every ``hooks.yaml`` a drop-in directory ``hooks.d/`` may hold more
+files (``hooks.d/*.yaml``, as systemd's ``*.d`` and sudoers.d): they load after
+the ``hooks.yaml`` beside them, in name order, each a hook file of its own
+(validated, trusted, reloaded and kept as last accepted on its own).
+
 A file is validated as a whole (the checks live in :mod:`hookd.validator`):
 either every hook in it is valid and the file loads, or the file is rejected
 with a list of problems (file, line, column, hook, field, what is wrong) and
@@ -22,6 +27,9 @@ __all__ = ["KNOWN_KEYS", "REQUIRED", "ConfigInvalid", "HookFile", "Problem", "lo
 
 GLOBAL_FILES = ("~/.codingcode/hooks.yaml", "{config}/hookd/hooks.yaml")
 PROJECT_FILES = (".codingcode/hooks.yaml", ".hookd/hooks.yaml")
+DROPIN_DIR = "hooks.d"
+DROPIN_SUFFIX = ".yaml"
+MAX_DROPINS = 256  # per directory: a directory of thousands of files is a mistake, not a configuration
 
 
 def config_home(environ: dict[str, str] | None = None) -> str:
@@ -29,13 +37,50 @@ def config_home(environ: dict[str, str] | None = None) -> str:
     return env.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
 
 
-def global_files(environ: dict[str, str] | None = None) -> list[str]:
+def global_main_files(environ: dict[str, str] | None = None) -> list[str]:
     home = config_home(environ)
     return [os.path.expanduser(p.format(config=home)) for p in GLOBAL_FILES]
 
 
-def project_files(project: str) -> list[str]:
+def project_main_files(project: str) -> list[str]:
     return [os.path.join(project, rel) for rel in PROJECT_FILES]
+
+
+def dropin_dir(main_file: str) -> str:
+    """The drop-in directory beside a ``hooks.yaml``."""
+    return os.path.join(os.path.dirname(main_file), DROPIN_DIR)
+
+
+def dropins(directory: str) -> list[str]:
+    """The drop-in files of ``directory`` in load (name) order: ``*.yaml``, not hidden (editors' temp files)."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    wanted = sorted(n for n in names if n.endswith(DROPIN_SUFFIX) and not n.startswith("."))
+    return [os.path.join(directory, n) for n in wanted[:MAX_DROPINS]]
+
+
+def _with_dropins(mains: list[str]) -> list[str]:
+    return [f for main in mains for f in (main, *dropins(dropin_dir(main)))]
+
+
+def global_files(environ: dict[str, str] | None = None) -> list[str]:
+    """The global hook files in load order: each ``hooks.yaml``, then the drop-ins beside it (existing now)."""
+    return _with_dropins(global_main_files(environ))
+
+
+def project_files(project: str) -> list[str]:
+    """A project's hook files in load order: each ``hooks.yaml``, then the drop-ins beside it (existing now)."""
+    return _with_dropins(project_main_files(project))
+
+
+def global_dropin_dirs(environ: dict[str, str] | None = None) -> list[str]:
+    return [dropin_dir(f) for f in global_main_files(environ)]
+
+
+def project_dropin_dirs(project: str) -> list[str]:
+    return [dropin_dir(f) for f in project_main_files(project)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,8 +121,10 @@ def load(file: str) -> list[HookSpec] | None:
 def scope_of(file: str, environ: dict[str, str] | None = None) -> tuple[str, str]:
     """(scope, owner) of a hook file path: global, or project with the project directory as owner."""
     real = os.path.realpath(file)
-    if real in {os.path.realpath(p) for p in global_files(environ)}:
+    if real in {os.path.realpath(p) for p in global_main_files(environ)}:
         return "global", ""
+    if real.endswith(DROPIN_SUFFIX) and os.path.dirname(real) in {os.path.realpath(d) for d in global_dropin_dirs(environ)}:
+        return "global", ""  # a global drop-in, existing or not
     inside = projects.split(os.path.abspath(file))
     if inside is not None:
         return "project", os.path.realpath(inside[0])

@@ -7,6 +7,10 @@ same way with a few ``stat`` calls every quarter second. A change is acted on
 once the file has looked the same for one more poll, so a file caught half
 written is not loaded; an edit takes effect within about half a second.
 
+Drop-in directories (``hooks.d/``) are watched by their listing: a file that
+appears there is watched from then on as a file that did not exist before (so
+it loads once settled), and a file removed from there reads as deleted.
+
 Linux file times tick coarsely (a jiffy), so two same-size writes within one
 tick can leave the stat signature unchanged; for a file modified in the last
 two seconds the poller also compares a content hash.
@@ -61,11 +65,36 @@ class FileWatcher:
         self.on_tick = on_tick  # called before every poll
         self.interval = interval
         self.files: dict[str, Watched] = {}
+        self.dirs: dict[str, tuple[Any, Callable[[str], list[str]], tuple[str, ...]]] = {}  # dir -> (tag, lister, listing)
         self._task: asyncio.Task[None] | None = None
 
     def watch(self, path: str, tag: Any) -> None:
         if path not in self.files:
             self.files[path] = Watched(tag, signature(path), content_hash(path))
+
+    def watch_dir(self, directory: str, tag: Any, lister: Callable[[str], list[str]]) -> None:
+        """Watch the files ``lister(directory)`` names, now and as they come and go."""
+        if directory not in self.dirs:
+            listing = tuple(lister(directory))
+            self.dirs[directory] = (tag, lister, listing)
+            for path in listing:
+                self.watch(path, tag)
+
+    def forget_dirs(self, directories: list[str]) -> None:
+        for directory in directories:
+            entry = self.dirs.pop(directory, None)
+            if entry is not None:
+                self.forget(list(entry[2]))
+
+    def _scan_dirs(self) -> None:
+        for directory, (tag, lister, before) in list(self.dirs.items()):
+            now = tuple(lister(directory))
+            if now == before:
+                continue
+            self.dirs[directory] = (tag, lister, now)
+            for path in now:
+                if path not in self.files:
+                    self.files[path] = Watched(tag)  # unknown until read: its first settled look loads it
 
     def loaded(self, path: str, sig: Signature | None, sha: str | None) -> None:
         """What the loader read (its stat taken *before* reading), so only later edits count."""
@@ -82,6 +111,7 @@ class FileWatcher:
         changed = []
         if self.on_tick is not None:
             self.on_tick()
+        self._scan_dirs()
         now = time.time()
         for path, entry in list(self.files.items()):
             sig = signature(path)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .api import HookHandle
 from .callbacks import Callback, InvokeContext, callback
 from .client import Client
-from .errors import ConnectionLost, DaemonNotRunning, DaemonNotTrusted, HookdError, ProtocolMismatch
+from .errors import BadSocketPath, ConnectionLost, DaemonNotRunning, DaemonNotTrusted, HookdError, ProtocolMismatch
 from .messages import (
     PROTOCOL_VERSION,
     Chain,
@@ -54,6 +54,7 @@ __all__ = [
     "PROTOCOL_VERSION",
     "AsyncClient",
     "AsyncSubscription",
+    "BadSocketPath",
     "Block",
     "Callback",
     "Chain",

@@ -25,6 +25,16 @@ class DaemonNotRunning(HookdError):
         self.path = path
 
 
+class BadSocketPath(HookdError):
+    """The socket path cannot be a daemon's socket (too long, a directory, a regular file...): nothing was tried."""
+
+    def __init__(self, path: str, problem: str, fix: str) -> None:
+        super().__init__("bad_socket_path", f"{path!r} cannot be hookd's socket: {problem}; {fix}")
+        self.path = path
+        self.problem = problem
+        self.fix = fix
+
+
 class DaemonNotTrusted(HookdError):
     """The socket path, or the process listening on it, is not this user's: nothing was sent."""
 

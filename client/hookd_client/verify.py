@@ -21,9 +21,18 @@ import socket
 import stat
 import struct
 
-from .errors import DaemonNotRunning, DaemonNotTrusted
+from .errors import BadSocketPath, DaemonNotRunning, DaemonNotTrusted
 
 _UCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid
+# sun_path is 108 bytes with its terminating NUL.
+MAX_PATH_BYTES = 107
+_KIND = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFREG: "a regular file",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+}
 _FIX = "remove it, or set XDG_RUNTIME_DIR (or HOOKD_SOCKET) to a directory only you can write"
 
 
@@ -31,12 +40,57 @@ def _who(uid: int) -> str:
     return f"uid {uid}"
 
 
+def _origin(path: str) -> str:
+    """Where the path came from, for the fix: the variable that named it, else the option."""
+    if os.environ.get("HOOKD_SOCKET") == path:
+        return "$HOOKD_SOCKET"
+    if os.environ.get("XDG_RUNTIME_DIR") and path.startswith(os.environ["XDG_RUNTIME_DIR"]):
+        return "$XDG_RUNTIME_DIR (or set $HOOKD_SOCKET)"
+    return "--socket (or $HOOKD_SOCKET)"
+
+
+def check_shape(path: str) -> None:
+    """Refuse a path no Unix socket can have, before any system call: said plainly, with the fix."""
+    if not path:
+        raise BadSocketPath(path, "the path is empty", "set $HOOKD_SOCKET to the daemon's socket, or unset it to use the default")
+    if "\0" in path:
+        raise BadSocketPath(path, "the path contains a NUL character", f"fix {_origin(path)}")
+    size = len(os.fsencode(path))
+    if size > MAX_PATH_BYTES:
+        raise BadSocketPath(
+            path,
+            f"it is {size} bytes long and a Unix socket path holds at most {MAX_PATH_BYTES}",
+            f"use a shorter path in {_origin(path)}, e.g. /tmp/hookd-{os.getuid()}/hookd.sock",
+        )
+
+
+def check_kind(path: str) -> None:
+    """Refuse an existing path that is not a socket (a directory, a regular file...)."""
+    try:
+        st = os.stat(path)
+    except NotADirectoryError:
+        raise BadSocketPath(path, "a part of it before the last is not a directory", f"fix {_origin(path)}") from None
+    except OSError:
+        return
+    if stat.S_ISSOCK(st.st_mode):
+        return
+    kind = _KIND.get(stat.S_IFMT(st.st_mode), "not a socket")
+    if stat.S_ISDIR(st.st_mode):
+        fix = f"name the socket file, not its directory: e.g. {os.path.join(path, 'hookd.sock')}, in {_origin(path)}"
+    else:
+        fix = f"point {_origin(path)} at the daemon's socket (the daemon creates it), or move this file away if it is left over"
+    raise BadSocketPath(path, f"it is {kind}, not a socket", fix)
+
+
 def check_path(path: str) -> None:
-    """Refuse a socket path another user controls. A path that does not exist is left to connect()."""
+    """Refuse a socket path another user controls, or no socket can have. A path that does not exist is left to connect()."""
+    check_shape(path)
     me = os.getuid()
     directory = os.path.dirname(os.path.abspath(path))
     try:
         st = os.lstat(directory)
+    except NotADirectoryError:
+        raise BadSocketPath(path, "a part of it before the last is not a directory", f"fix {_origin(path)}") from None
     except OSError:
         return
     if stat.S_ISLNK(st.st_mode):
@@ -67,6 +121,7 @@ def check_path(path: str) -> None:
         raise DaemonNotTrusted(
             f"{path} is owned by {_who(sst.st_uid)}, not you ({_who(me)}): another user may be impersonating hookd; {_FIX}"
         )
+    check_kind(path)
 
 
 def check_peer(sock: socket.socket, path: str) -> None:
@@ -97,6 +152,13 @@ def connect(path: str, timeout: float | None) -> socket.socket:
     except (FileNotFoundError, ConnectionRefusedError) as exc:
         sock.close()
         raise DaemonNotRunning(path, exc.strerror or type(exc).__name__) from None
+    except PermissionError as exc:
+        sock.close()
+        fix = f"check the permissions of {path} and its directories"
+        raise BadSocketPath(path, f"connecting was refused: {exc.strerror}", fix) from None
+    except NotADirectoryError:
+        sock.close()
+        raise BadSocketPath(path, "a part of it before the last is not a directory", f"fix {_origin(path)}") from None
     except BaseException:
         sock.close()
         raise

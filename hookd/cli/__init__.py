@@ -13,7 +13,22 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 # Subcommand modules, in `hookd --help` order. Each has add(subparsers).
-COMMANDS = ("serve", "calls", "catalog", "check", "hookconf", "tail", "bridge", "importer", "install_systemd", "plugins", "doctor")
+COMMANDS = (
+    "serve",
+    "calls",
+    "catalog",
+    "check",
+    "hookconf",
+    "tail",
+    "bridge",
+    "importer",
+    "install_systemd",
+    "plugins",
+    "doctor",
+    "init",
+    "completion",
+    "helptopics",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

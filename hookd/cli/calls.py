@@ -7,7 +7,7 @@ import sys
 
 import msgspec
 
-from .common import add_socket, add_target, connect, fail, print_json, read_payload
+from .common import USAGE, add_socket, add_target, call, connect, exit_code_of, fail, print_json, read_payload
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -22,6 +22,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_target(p)
     p.add_argument("--payload", metavar="JSON", help="payload as a JSON object, or - to read it from stdin")
     p.add_argument("--wait", action="store_true", help="wait for the observers and report their errors")
+    p.add_argument("--json", action="store_true", help="print JSON (the default: emit always prints JSON)")
     add_socket(p)
     p.set_defaults(run=run_emit)
 
@@ -43,10 +44,15 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "explain",
         help="show the hooks a call would run, in order",
-        description="List the decision hooks and observers a call on POINT would run, in order, with scope, priority and source.",
+        description="List the decision hooks and observers a call on POINT would run, in order, with scope, priority and source. "
+        "With --payload, each hook is marked by what it would do with that payload: `runs`, or `skipped` with the "
+        "`match` entry that does not match (and `off`, `untrusted` for hooks that do not run at all). Nothing runs.",
+        epilog='Example: hookd explain tool.approval.pre -p . --payload \'{"toolName": "execute_command", '
+        '"args": {"command": "rm -rf /"}}\'',
     )
     p.add_argument("point", help="hook point (`hookd points` lists them)")
     add_target(p)
+    p.add_argument("--payload", metavar="JSON", help="payload as a JSON object, or - for stdin: mark the hooks whose match skips it")
     p.add_argument("--json", action="store_true", help="print JSON")
     add_socket(p)
     p.set_defaults(run=run_explain)
@@ -61,21 +67,14 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(run=run_status)
 
 
-def _call(args: argparse.Namespace, method: str, *pos: object, **kw: object) -> object:
-    from hookd_client import HookdError
-
-    try:
-        with connect(args) as client:
-            return getattr(client, method)(*pos, **kw)
-    except HookdError as exc:
-        raise SystemExit(fail(exc.message if exc.code == "not_running" else str(exc))) from None
+_call = call
 
 
 def run_emit(args: argparse.Namespace) -> int:
     try:
         payload = read_payload(args.payload)
     except ValueError as exc:
-        return fail(str(exc), 2)
+        return fail(str(exc), USAGE)
     accepted = _call(args, "emit", args.point, payload, session=args.session, project=args.project, wait=args.wait)
     out = {"observers": accepted.observers, "errors": msgspec.to_builtins(accepted.errors)}  # type: ignore[attr-defined]
     print_json(out)
@@ -86,7 +85,7 @@ def run_decide(args: argparse.Namespace) -> int:
     try:
         payload = read_payload(args.payload)
     except ValueError as exc:
-        return fail(str(exc), 2)
+        return fail(str(exc), USAGE)
     outcome = _call(args, "decide", args.point, payload, session=args.session, project=args.project)
     out = msgspec.to_builtins(outcome)
     out.pop("type", None)
@@ -101,26 +100,85 @@ def run_decide(args: argparse.Namespace) -> int:
     return 0
 
 
-def _row(e: object) -> str:
+def _row(e: object, verdict: str = "") -> str:
     d = msgspec.to_builtins(e)
     state = "" if d.get("enabled", True) else "  (disabled)"
     state += "" if d.get("trusted", True) else "  (untrusted: `hookd hooks` says why)"
-    return f"  {d['scope']:<8} {d.get('priority', 0):>5}  {d['name']:<28} {d['source']}{state}"
+    mark = f"{verdict:<8} " if verdict else ""
+    return f"  {mark}{d['scope']:<8} {d.get('priority', 0):>5}  {d['name']:<28} {d['source']}{state}"
+
+
+def verdict(entry: object, info: object | None, payload: dict[str, object]) -> tuple[str, str]:
+    """(runs | skipped | off | untrusted, why) for one hook of the chain and a payload."""
+    from hookd.matcher import Matcher, lookup
+
+    if not getattr(entry, "enabled", True):
+        return "off", "disabled"
+    if not getattr(entry, "trusted", True):
+        return "untrusted", "its file is not trusted"
+    match = dict(getattr(info, "match", {}) or {})
+    for path, pattern in match.items():
+        if not Matcher({path: pattern})(payload):
+            found = lookup(payload, tuple(path.split(".")))
+            seen = "the payload has no such field" if found is _missing() else f"got {found!r}"
+            return "skipped", f"match {path}: {pattern!r} does not match ({seen})"
+    return "runs", f"match {match}" if match else ""
+
+
+def _missing() -> object:
+    from hookd import matcher
+
+    return matcher._MISSING
+
+
+def _infos(listing: object, session: str | None) -> dict[tuple[str, str, str, str], object]:
+    """The hooks in force by (scope, name, source, point); a session's own hooks win over another session's."""
+    out: dict[tuple[str, str, str, str], object] = {}
+    for h in listing.hooks:  # type: ignore[attr-defined]
+        key = (h.scope, h.name, h.source, h.point)
+        if h.scope == "session" and key in out and h.owner != session:
+            continue
+        out[key] = h
+    return out
 
 
 def run_explain(args: argparse.Namespace) -> int:
-    chain = _call(args, "explain", args.point, session=args.session, project=args.project)
+    from hookd_client import HookdError
+
+    try:
+        payload = read_payload(args.payload) if args.payload is not None else None
+    except ValueError as exc:
+        return fail(str(exc), USAGE)
+    try:
+        with connect(args) as client:
+            chain = client.explain(args.point, session=args.session, project=args.project)
+            # Every hook the daemon holds (sessions included): the chain above names which of them apply.
+            listing = client.list_hooks(None) if payload is not None else None
+    except HookdError as exc:
+        from .common import error_text
+
+        return fail(error_text(exc), exit_code_of(exc))
+    rows: dict[str, list[tuple[object, tuple[str, str]]]] = {"decision_hooks": [], "observers": []}
+    infos = _infos(listing, args.session) if listing is not None else {}
+    for kind, entries in rows.items():
+        for e in getattr(chain, kind):
+            info = infos.get((e.scope, e.name, e.source, e.point))
+            entries.append((e, verdict(e, info, payload) if payload is not None else ("", "")))
     if args.json:
-        print_json(chain)
+        out = msgspec.to_builtins(chain)
+        if payload is not None:
+            for kind, entries in rows.items():
+                for d, (_, (state, why)) in zip(out.get(kind, []), entries, strict=True):
+                    d["verdict"], d["why"] = state, why
+        print_json(out)
         return 0
-    out = sys.stdout
-    out.write(f"{args.point}\n")
-    out.write("decision hooks, in order:\n" if chain.decision_hooks else "decision hooks: none\n")  # type: ignore[attr-defined]
-    for e in chain.decision_hooks:  # type: ignore[attr-defined]
-        out.write(_row(e) + "\n")
-    out.write("observers:\n" if chain.observers else "observers: none\n")  # type: ignore[attr-defined]
-    for e in chain.observers:  # type: ignore[attr-defined]
-        out.write(_row(e) + "\n")
+    w = sys.stdout.write
+    w(f"{args.point}\n")
+    for kind, title in (("decision_hooks", "decision hooks"), ("observers", "observers")):
+        entries = rows[kind]
+        w(f"{title}, in order:\n" if entries else f"{title}: none\n")
+        for e, (state, why) in entries:
+            w(_row(e, state) + (f"  ({why})" if why and state != "runs" else "") + "\n")
     return 0
 
 

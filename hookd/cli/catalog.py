@@ -15,12 +15,26 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "and what it means. Points under custom. are free for your own use.",
     )
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument(
+        "--example",
+        metavar="POINT",
+        help="print a sample payload of POINT as JSON (the shape a hook there sees), e.g. for `hookd decide --payload -`",
+    )
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from hookd.points import POINTS
+    from hookd.points import POINTS, UnknownPoint
 
+    if args.example is not None:
+        from .common import NOT_FOUND, fail
+        from .examples import example
+
+        try:
+            sys.stdout.write(json.dumps(example(args.example), indent=2) + "\n")
+        except UnknownPoint as exc:
+            return fail(str(exc), NOT_FOUND)
+        return 0
     if args.json:
         rows = [
             {

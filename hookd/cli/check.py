@@ -13,12 +13,14 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "check",
         help="validate hook files",
         description="Validate hook files and print each problem as FILE:LINE:COLUMN: hook, field, what is wrong "
-        "and, where obvious, what to write instead. Without FILE: the global files and the project files of "
-        "--project (default: the current directory). Exit status 0 when everything is valid, 1 otherwise.",
+        "and, where obvious, what to write instead, then the line of the file with a caret under the spot. "
+        "Without FILE: the global files and the project files of --project (default: the current directory), "
+        "each hooks.yaml and the hooks.d/*.yaml beside it. Exit status 0 when everything is valid, 1 otherwise.",
     )
     p.add_argument("files", nargs="*", metavar="FILE", help="hook files to check (default: the global and project files)")
     p.add_argument("--project", "-p", metavar="DIR", help="project whose hook files to check (default: the current directory)")
     p.add_argument("--json", action="store_true", help="print JSON: {valid, files, problems}")
+    p.add_argument("--no-source", action="store_true", help="problems only, without the source line and caret")
     p.set_defaults(run=run)
 
 
@@ -53,6 +55,7 @@ def check(files: list[str]) -> tuple[list[dict[str, Any]], list[Any]]:
             report["valid"] = False
             continue
         report["hooks"] = len(loaded.specs)
+        report["names"] = [spec.name for spec in loaded.specs]
         verdict = store.verdict(scope, path, loaded.sha256, owner)
         report["trusted"], report["trust"] = verdict.trusted, verdict.reason
         seen = names.setdefault((scope, owner), {})
@@ -92,16 +95,53 @@ def run(args: argparse.Namespace) -> int:
             f"project: {project}/.codingcode/hooks.yaml, {project}/.hookd/hooks.yaml)\n"
         )
         return 0
+    lines: dict[str, list[str]] = {}
     for problem in problems:
         sys.stdout.write(f"{problem}\n")
+        if not args.no_source and problem.line is not None:
+            if problem.file not in lines:
+                lines[problem.file] = _lines(problem.file)
+            sys.stdout.write(snippet(lines[problem.file], problem.line, problem.column))
     bad = {p.file for p in problems}
     for r in reports:
         if r["file"] in bad:
             continue
         line = f"{r['file']}: ok, {r['hooks']} hook{'s' if r['hooks'] != 1 else ''}"
+        if r.get("names"):
+            line += f" ({', '.join(r['names'])})"
         if r.get("trusted") is False:
             line += f"; {r['trust']}"
         sys.stdout.write(line + "\n")
     if problems:
         sys.stdout.write(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in {len(bad)} file{'s' if len(bad) != 1 else ''}\n")
     return 0 if valid else 1
+
+
+def _lines(path: str) -> list[str]:
+    from hookd import hookfile
+
+    try:
+        data = hookfile.read_bytes(path)
+    except (OSError, hookfile.Unreadable):
+        return []
+    return (data or b"").decode("utf-8", "replace").splitlines()
+
+
+def snippet(lines: list[str], line: int, column: int | None) -> str:
+    """The line at fault and a caret under the column, as ruff and rustc show them ("" when out of range)."""
+    from wcwidth import wcwidth
+
+    from .termsafe import one_line
+
+    if not 1 <= line <= len(lines):
+        return ""
+    raw = lines[line - 1]
+    shown = one_line(raw.expandtabs(8))
+    gutter = f"{line:>4} | "
+    out = f"{gutter}{shown}\n"
+    if column is not None and column >= 1:
+        # Cells up to the column as the terminal shows them: a wide character takes two, an escaped one its escape.
+        before = one_line(raw[: column - 1].expandtabs(8))
+        offset = sum(max(0, wcwidth(ch)) for ch in before)
+        out += f"{'':>4} | {' ' * offset}^\n"
+    return out

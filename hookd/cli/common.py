@@ -9,9 +9,51 @@ from typing import Any
 
 import msgspec
 
+# Exit codes, the same for every command (docs/cli.md): a script can tell "the daemon is down"
+# from "you named something that does not exist" from "the call failed".
+OK = 0
+ERROR = 1  # the call failed, a file is invalid, a guard denied (where a command says so)
+USAGE = 2  # bad arguments or options, as argparse
+UNREACHABLE = 3  # no daemon answers on the socket, or the socket path cannot be one
+NOT_FOUND = 4  # an unknown point, hook, session, topic...
+
+_UNREACHABLE_CODES = {"not_running", "bad_socket_path", "untrusted_daemon", "connection_lost", "shutting_down"}
+_NOT_FOUND_CODES = {"unknown_point", "not_found"}
+
+
+def exit_code_of(exc: Any) -> int:
+    """The exit code for a client error (a HookdError)."""
+    code = getattr(exc, "code", "")
+    if code in _UNREACHABLE_CODES:
+        return UNREACHABLE
+    if code in _NOT_FOUND_CODES:
+        return NOT_FOUND
+    return ERROR
+
+
+def error_text(exc: Any) -> str:
+    """What to print for a client error: the message alone when it says everything."""
+    code = getattr(exc, "code", "")
+    return str(exc.message) if code in _UNREACHABLE_CODES or code in _NOT_FOUND_CODES else str(exc)
+
+
+def call(args: argparse.Namespace, method: str, *pos: object, **kw: object) -> Any:
+    """One request on a fresh connection; a failure exits with its message and exit code."""
+    from hookd_client import HookdError
+
+    try:
+        with connect(args) as client:
+            return getattr(client, method)(*pos, **kw)
+    except HookdError as exc:
+        raise SystemExit(fail(error_text(exc), exit_code_of(exc))) from None
+
 
 def add_socket(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--socket", metavar="PATH", help="daemon socket (default: see `hookd --help`)")
+
+
+def add_json(parser: argparse.ArgumentParser, what: str = "print JSON") -> None:
+    parser.add_argument("--json", action="store_true", help=what)
 
 
 def add_target(parser: argparse.ArgumentParser) -> None:

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from .common import add_socket, connect, fail, print_json
+from .common import add_socket, call, connect, error_text, exit_code_of, fail, print_json
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -36,6 +36,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         )
         p.add_argument("name", metavar="NAME")
         p.add_argument("--project", "-p", metavar="DIR", help="project directory")
+        p.add_argument("--json", action="store_true", help="print JSON: {name, enabled, project, hooks}")
         add_socket(p)
         p.set_defaults(run=run_toggle, enabled=on)
 
@@ -49,6 +50,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "the current directory), one hook file, or a plugin directory. Global files are always trusted; HOOKD_TRUST_ALL=1 trusts all.",
     )
     p.add_argument("path", nargs="?", default=".", metavar="DIR_OR_FILE")
+    p.add_argument("--json", action="store_true", help="print JSON: [{file, sha256}]")
     add_socket(p)
     p.set_defaults(run=run_trust, trusting=True)
 
@@ -59,18 +61,12 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "the current directory, one hook file, or a plugin directory). Their hooks stay listed by `hookd hooks` but no longer run.",
     )
     p.add_argument("path", nargs="?", default=".", metavar="DIR_OR_FILE")
+    p.add_argument("--json", action="store_true", help="print JSON: [{file}]")
     add_socket(p)
     p.set_defaults(run=run_trust, trusting=False)
 
 
-def _call(args: argparse.Namespace, method: str, *pos: object) -> Any:
-    from hookd_client import HookdError
-
-    try:
-        with connect(args) as client:
-            return getattr(client, method)(*pos)
-    except HookdError as exc:
-        raise SystemExit(fail(exc.message if exc.code == "not_running" else str(exc))) from None
+_call = call
 
 
 def _state(h: Any) -> str:
@@ -106,6 +102,10 @@ def run_hooks(args: argparse.Namespace) -> int:
 def run_toggle(args: argparse.Namespace) -> int:
     method = "enable_hook" if args.enabled else "disable_hook"
     count = _call(args, method, args.name, os.path.abspath(args.project) if args.project else None)
+    if args.json:
+        project = os.path.abspath(args.project) if args.project else None
+        print_json({"name": args.name, "enabled": args.enabled, "project": project, "hooks": count})
+        return 0
     where = f" for {os.path.abspath(args.project)}" if args.project else ""
     sys.stdout.write(f"{'enabled' if args.enabled else 'disabled'} {args.name}{where} ({count} hook{'s' if count != 1 else ''})\n")
     return 0
@@ -123,12 +123,12 @@ def _offline(args: argparse.Namespace) -> list[tuple[str, str]]:
     if not args.trusting:
         gone = store.untrust(path)
         if not gone:
-            raise SystemExit(fail(f"nothing is trusted at {path}"))
+            raise SystemExit(fail(f"nothing is trusted at {path}", 4))
         return [(f, "") for f in gone]
     try:
         files = trust.targets(path)
     except trust.NothingToTrust as exc:
-        raise SystemExit(fail(str(exc))) from None
+        raise SystemExit(fail(str(exc), 4)) from None
     for f in files:
         if userconfig.scope_of(f)[0] == "global":
             raise SystemExit(fail(f"{f} is a global hook file: those are always trusted"))
@@ -144,8 +144,11 @@ def run_trust(args: argparse.Namespace) -> int:
             done = [(f.file, f.sha256) for f in method(os.path.abspath(args.path))]
     except HookdError as exc:
         if exc.code != "not_running":
-            return fail(str(exc))
+            return fail(error_text(exc), exit_code_of(exc))
         done = _offline(args)
+    if args.json:
+        print_json([{"file": f, "sha256": sha} if args.trusting else {"file": f} for f, sha in done])
+        return 0
     for file, sha in done:
         sys.stdout.write(f"trusted {file} (sha256 {sha[:12]})\n" if args.trusting else f"untrusted {file}\n")
     return 0

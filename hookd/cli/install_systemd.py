@@ -20,6 +20,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument("--unit-dir", metavar="DIR", help="write the units here instead of the user unit directory")
     p.add_argument("--print", dest="print_only", action="store_true", help="print the units to stdout, write nothing")
+    p.add_argument("--json", action="store_true", help="print JSON: {units: {name: text}} with --print; else {files, exec_start, next}")
     p.set_defaults(run=run)
 
 
@@ -27,8 +28,11 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from hookd import units
-    from hookd.cli.common import fail
+    from hookd.cli.common import fail, print_json
 
+    if args.print_only and args.json:
+        print_json({"units": {name: units.render(name) for name in units.UNITS}})
+        return 0
     if args.print_only:
         for name in units.UNITS:
             sys.stdout.write(f"# ---- {name}\n{units.render(name)}")
@@ -38,9 +42,14 @@ def run(args: argparse.Namespace) -> int:
         done = units.install(directory)
     except OSError as exc:
         return fail(f"cannot write the units into {directory}: {exc.strerror or exc}")
+    command = " ".join(units.quote(a, executable=i == 0) for i, a in enumerate(units.hookd_command()))
+    if args.json:
+        files = [{"file": str(path), "what": what} for path, what in done]
+        steps = ["systemctl --user daemon-reload", "systemctl --user enable --now hookd.socket"]
+        print_json({"files": files, "exec_start": f"{command} serve", "next": steps})
+        return 0
     for path, what in done:
         sys.stdout.write(f"{what}: {path}\n")
-    command = " ".join(units.quote(a, executable=i == 0) for i, a in enumerate(units.hookd_command()))
     sys.stdout.write(
         f"ExecStart runs: {command} serve\n\n"
         "Next:\n"

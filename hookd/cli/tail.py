@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .common import add_socket, fail
+from .common import UNREACHABLE, USAGE, add_socket, fail
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -40,6 +40,12 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     follow.add_argument("--no-follow", dest="follow", action="store_false", help="print past events and exit")
     p.add_argument("--json", action="store_true", help="print JSON lines, one event (or gap) per line, for jq")
+    p.add_argument(
+        "--full",
+        "-l",
+        action="store_true",
+        help="show whole lines on a terminal too (default there: cut to its width, ending in …); a pipe or file always gets whole lines",
+    )
     p.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour the human format (default: on a terminal)")
     p.add_argument("--journal", metavar="PATH", help="journal to read (default $XDG_STATE_HOME/hookd/events.jsonl)")
     add_socket(p)
@@ -63,7 +69,9 @@ class Matcher:
 
 
 class Printer:
-    def __init__(self, as_json: bool, colour: bool, flush: bool) -> None:
+    """Writes events, gaps and markers; remembers the newest seq written, where a reconnect resumes."""
+
+    def __init__(self, as_json: bool, colour: bool, flush: bool, fit: bool = False) -> None:
         import msgspec
 
         from hookd import tailfmt
@@ -77,17 +85,37 @@ class Printer:
         self.as_json = as_json
         self.colour = colour
         self.flush = flush
+        self.fit = fit  # cut lines to the terminal's width (asked again per line: the window may be resized)
         self.encode = msgspec.json.Encoder().encode
+        self.last_seq: int | None = None
+
+    def width(self) -> int | None:
+        import shutil
+
+        return max(1, shutil.get_terminal_size().columns) if self.fit else None
 
     def __call__(self, item: Any) -> None:
         from hookd_client.messages import Gap
 
+        self.last_seq = max(self.last_seq or 0, item.last if isinstance(item, Gap) else item.seq)
         if self.as_json:
             text = self.termsafe.json_text(self.encode(item).decode())
         elif isinstance(item, Gap):
-            text = self.fmt.gap_line(item, self.colour)
+            text = self.fmt.gap_line(item, self.colour, self.width())
         else:
-            text = self.fmt.line(item, self.colour)
+            text = self.fmt.line(item, self.colour, width=self.width())
+        self._write(text)
+
+    def marker(self, text: str, after: int | None) -> None:
+        """A line about the stream itself, as journalctl's ``-- Boot ... --``; in JSON, {"type": "marker"}."""
+        import json
+
+        if self.as_json:
+            self._write(json.dumps({"type": "marker", "text": text, "after_seq": after}))
+        else:
+            self._write(self.fmt.marker_line(text, self.colour, self.width()))
+
+    def _write(self, text: str) -> None:
         self.out.write(text + "\n")
         if self.flush:
             self.out.flush()
@@ -123,15 +151,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         since_seq, since_age = parse_since(args.since)
     except ValueError as exc:
-        return fail(f"--since: {exc}", 2)
+        return fail(f"--since: {exc}", USAGE)
     if args.lines is not None and args.lines < 0:
-        return fail("-n/--lines must be 0 or more", 2)
+        return fail("-n/--lines must be 0 or more", USAGE)
     lines = args.lines if args.lines is not None else (None if args.since else 10)
     follow = sys.stdout.isatty() if args.follow is None else args.follow
     colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
     projects = [os.path.abspath(p) for p in args.project]
     match = Matcher(args.point, args.session, projects)
-    printer = Printer(args.json, colour, flush=follow)
+    printer = Printer(args.json, colour, flush=follow, fit=sys.stdout.isatty() and not args.full)
     since_time = time.time() - since_age if since_age is not None else None
 
     path = args.journal or journal.default_path()
@@ -153,7 +181,9 @@ def run(args: argparse.Namespace) -> int:
         sub.open()
     except HookdError as exc:
         if exc.code != "not_running":
-            return fail(str(exc))
+            from .common import error_text, exit_code_of
+
+            return fail(error_text(exc), exit_code_of(exc))
         not_running = exc.message
         sub = None  # type: ignore[assignment]
 
@@ -175,16 +205,90 @@ def run(args: argparse.Namespace) -> int:
         printer(item)
     if sub is None:
         # The journal alone answers questions about the past; following needs the daemon.
-        return fail(not_running) if follow else 0
+        return fail(not_running, UNREACHABLE) if follow else 0
     if not follow:
         sub.close()
         return 0
-    try:
-        for item in sub:
-            if not isinstance(item, Live):
-                printer(item)
-    except HookdError as exc:
-        return fail(f"the stream ended: {exc.message}")
-    finally:
-        sub.close()
-    return 0
+    if printer.last_seq is None and sub.subscribed is not None:
+        printer.last_seq = sub.subscribed.last  # nothing shown yet: resume after what was published before we came
+    return Follower(args, printer, match, projects, path).run(sub)
+
+
+class Follower:
+    """Prints live events and, like ``journalctl -f``, outlives the daemon.
+
+    When the stream ends (the daemon stopped or restarted), it waits for a
+    daemon to answer on the socket again, prints what the journal got after
+    the last event shown, a ``-- daemon restarted --`` line, and goes on live
+    from there: no event twice, none lost that the journal or the new daemon has.
+    """
+
+    RETRY_MAX = 1.0  # seconds between attempts to reach the daemon again
+
+    def __init__(self, args: argparse.Namespace, printer: Printer, match: Matcher, projects: list[str], journal_path: str) -> None:
+        self.args = args
+        self.printer = printer
+        self.match = match
+        self.projects = projects
+        self.journal_path = journal_path
+
+    def _pid(self) -> int | None:
+        from hookd_client import Client, HookdError
+
+        try:
+            with Client(self.args.socket, name="hookd-tail", reconnect=0) as c:
+                return int(c.status().pid)
+        except HookdError:
+            return None
+
+    def run(self, sub: Any) -> int:
+        from hookd_client import HookdError
+        from hookd_client.messages import Live
+
+        pid = self._pid()
+        while True:
+            try:
+                for item in sub:
+                    if not isinstance(item, Live):
+                        self.printer(item)
+                return 0
+            except HookdError as exc:
+                if exc.code in ("untrusted_daemon", "bad_socket_path", "version_mismatch"):
+                    return fail(f"the stream ended: {exc.message}", UNREACHABLE)
+            finally:
+                sub.close()
+            sub, pid = self._resume(pid)
+
+    def _resume(self, old_pid: int | None) -> tuple[Any, int | None]:
+        import time
+
+        from hookd_client import Client, HookdError
+
+        told = False
+        delay = 0.05
+        while True:
+            pid = self._pid()
+            if pid is not None:
+                after = self.printer.last_seq
+                since = (after or 0) + 1
+                past, journal_last = _journal_history(self.journal_path, since, None, self.match)
+                resume = max(since, (journal_last or 0) + 1)
+                client = Client(self.args.socket, name="hookd-tail", connect=False)
+                sub = client.subscribe(
+                    self.args.point, sessions=self.args.session, projects=self.projects, since=resume, follow=True, queue=1_000_000
+                )
+                try:
+                    sub.open()
+                except HookdError:
+                    sub.close()
+                else:
+                    self.printer.marker("daemon restarted" if pid != old_pid else "stream reconnected", after)
+                    for item in past:
+                        self.printer(item)
+                    return sub, pid
+            if not told:
+                sys.stderr.write("hookd: the daemon stopped; waiting for it to come back (Ctrl-C to quit)\n")
+                sys.stderr.flush()
+                told = True
+            time.sleep(delay)
+            delay = min(self.RETRY_MAX, delay * 2)

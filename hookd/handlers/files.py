@@ -109,6 +109,9 @@ class HookFiles:
         d = self.d
         key = d.trust_key(path) if scope == "project" else ""
         hooks = [d.command_hook(spec, scope, owner, path, key, sha) for spec in specs]
+        # Among hooks of one priority, files run in load order (hooks.yaml, then hooks.d/ by name),
+        # also for a drop-in that appears while the daemon runs.
+        d.registry.order_files([p for p in self._siblings(scope, owner) if p == path or os.path.lexists(p)])
         removed, added = d.registry.replace_source(scope, owner, path, hooks)
         d.hooks_removed(removed, reloaded=added)
         summary = changes.diff(removed, added, lambda h: not d.registry.verdict(h).trusted)
@@ -206,6 +209,8 @@ class HookFiles:
     def load_global_now(self) -> Problems:
         """At start, before any client is served: the global files, read here (bounded, never blocking)."""
         problems: Problems = []
+        for directory in userconfig.global_dropin_dirs():  # hooks.d/: files that appear there later load too
+            self.d.watcher.watch_dir(directory, ("global", ""), userconfig.dropins)
         for path in userconfig.global_files():
             problems += self.apply("global", "", hookfile.read(path))
         self.d.plugins.load("global", "")
@@ -238,6 +243,8 @@ class HookFiles:
         paths = self._project_files(project)
         for path in paths:
             d.watcher.watch(path, ("project", project))
+        for directory in userconfig.project_dropin_dirs(project):
+            d.watcher.watch_dir(directory, ("project", project), userconfig.dropins)
         problems = await self._load("project", project, paths)
         if self._epochs.get(project, 0) == epoch:
             d.registry.mark_project_loaded(project)
@@ -249,6 +256,7 @@ class HookFiles:
         self._epochs[project] = self._epochs.get(project, 0) + 1
         self.loading.pop(project, None)
         self.d.watcher.forget(userconfig.project_files(project))
+        self.d.watcher.forget_dirs(userconfig.project_dropin_dirs(project))
         for path in userconfig.project_files(project):
             self.rejected.pop(path, None)
             self.in_force.pop(path, None)

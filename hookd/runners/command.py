@@ -28,6 +28,7 @@ from hookd_client.messages import Decision
 
 from .. import intake
 from ..chain import HookNotRun
+from ..hookhints import exit_status_hint
 from ..registry import CallContext, Hook
 from . import contain, spawn
 from .slots import Shed, Slots
@@ -244,7 +245,8 @@ class CommandRunner:
             raise HookNotRun("shed", f"observer shed: {exc}") from None
         if code != 0:
             detail = f"; stderr: {_tail(stderr)}" if stderr.strip() else ""
-            raise HookFailure("error", f"{spec.command} exited with status {code}{detail}")
+            hint = exit_status_hint(spec.command, code, decision)
+            raise HookFailure("error", f"{spec.command} exited with status {code}{hint}{detail}")
         if stderr.strip():
             # A working hook's diagnostics belong in the daemon's log, not in the outcome.
             log.info("hook stderr", hook=hook.name, scope=hook.scope, source=hook.source, point=ctx.point, stderr=_tail(stderr))

@@ -50,7 +50,7 @@ def test_journal_rotates_and_tail_reads_across_a_daemon_restart(env, daemon_fact
     assert r.returncode == 0, r.stderr
     assert [json.loads(line)["payload"]["i"] for line in r.stdout.splitlines()] == got
     r = env.hookd("tail", "-f", "-n", "2", "--json", "--point", "custom.j")  # following needs a daemon: history, then a clear error
-    assert r.returncode == 1 and "no hookd daemon" in r.stderr
+    assert r.returncode == 3 and "no hookd daemon" in r.stderr  # 3: the daemon is not reachable
     assert [json.loads(line)["payload"]["i"] for line in r.stdout.splitlines()] == [603, 604]
 
 
@@ -81,6 +81,7 @@ def test_tail_human_format(env, daemon, tmp_path):
     assert "tool.execute.after" in emitted and " s1 " in emitted and "execute_command ls -la" in emitted and "12ms" in emitted
     assert "tool.approval.pre" in decided and "execute_command rm -rf /" in decided
     assert "deny (no recursive force delete) by guard" in decided
+    assert decided.index("deny") < decided.index("execute_command rm -rf /")  # the verdict before the payload
     assert "\x1b[" not in r.stdout
 
     r = env.hookd("tail", "--session", "s1", "--color", "always", "-n", "1")

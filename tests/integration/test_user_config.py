@@ -254,7 +254,7 @@ def test_toggles_survive_a_restart_and_an_edit(env, daemon_factory, tmp_path):
 
 def test_toggle_of_an_unknown_hook_is_a_clear_error(env, daemon):
     r = env.hookd("disable", "nope")
-    assert r.returncode == 1 and "no hook named 'nope'" in r.stderr
+    assert r.returncode == 4 and "no hook named 'nope'" in r.stderr  # 4: an unknown name
 
 
 def test_enabling_a_hook_the_file_disables(env, daemon_factory):
@@ -298,7 +298,7 @@ def test_trust_edit_untrusted_retrust_untrust(env, daemon_factory, tmp_path):
     r = env.hookd("untrust", str(project))
     assert r.returncode == 0 and f"untrusted {path}" in r.stdout
     assert reason(daemon, project) == "global"
-    assert env.hookd("untrust", str(project)).returncode == 1
+    assert env.hookd("untrust", str(project)).returncode == 4
 
 
 def test_trust_recorded_without_a_daemon_applies_when_it_starts(env, daemon_factory, tmp_path):
@@ -325,7 +325,7 @@ def test_trust_errors_are_clear(env, daemon_factory, tmp_path):
     env.env.pop("HOOKD_TRUST_ALL")
     daemon_factory()
     r = env.hookd("trust", str(tmp_path))
-    assert r.returncode == 1 and "has no project hook file" in r.stderr
+    assert r.returncode == 4 and "has no project hook file" in r.stderr
     path = env.write_global_hooks(hooks_file(deny_hook("g", "g")))
     r = env.hookd("trust", str(path))
     assert r.returncode == 1 and "always trusted" in r.stderr

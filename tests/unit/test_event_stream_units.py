@@ -121,7 +121,7 @@ def test_human_line_for_a_decision():
         duration=12.5,
     )
     plain = tailfmt.line(ev, colour=False, today=TODAY)
-    assert "tool.approval.pre" in plain and "execute_command rm -rf / deny (no) by guard 12.5ms" in plain
+    assert "tool.approval.pre" in plain and "deny (no) by guard 12.5ms execute_command rm -rf /" in plain
     assert "\x1b" not in plain
     assert "\x1b[31mdeny" in tailfmt.line(ev, colour=True, today=TODAY)
 

@@ -1,0 +1,181 @@
+"""`hookd help [TOPIC]`: the YAML format, the points, match, files and exit codes, in the terminal.
+
+As `git help`: with a command's name it shows that command's --help; with a
+topic, a page; with nothing, the list of both. Pages are built from the same
+tables the validator and the points catalog use, so they cannot drift from
+what hookd accepts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+
+
+def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "help",
+        help="show a help topic (hooks, points, match, files, exit-codes) or a command's help",
+        description="Show a help page: " + ", ".join(f"`{t}` ({d})" for t, (d, _) in TOPICS.items()) + ". "
+        "`hookd help COMMAND` is `hookd COMMAND --help`. Without TOPIC: the topics and the commands.",
+    )
+    p.add_argument("topic", nargs="?", metavar="TOPIC", help="a topic or a command")
+    p.add_argument("--json", action="store_true", help="print JSON: {topic, text} (without TOPIC: {topics, commands})")
+    p.set_defaults(run=run)
+
+
+def _hooks() -> str:
+    from hookd.validator import HOOK_TYPES, KNOWN_KEYS, MAX_TIMEOUT, ON_ERROR, REQUIRED
+
+    rules = {
+        "name": "a unique name in its scope (global, or one project)",
+        "description": "what the hook is for (shown by `hookd hooks`)",
+        "point": "where it runs: a point of `hookd help points`, or custom.ANYTHING",
+        "type": f"{' or '.join(HOOK_TYPES)}: an observer is told, a decision hook may allow, deny, ask or rewrite",
+        "command": "the program to run (a path, or a name on the daemon's PATH); the payload is its stdin, as JSON",
+        "args": "its arguments, a list of strings",
+        "env": "extra environment variables, a mapping of strings",
+        "priority": "a whole number; higher runs first (default 0)",
+        "enabled": "true or false (`hookd enable/disable NAME` overrides it)",
+        "timeout": f"seconds, more than 0 and at most {MAX_TIMEOUT:g}",
+        "on_error": f"{', '.join(ON_ERROR)}: what a failing decision hook means (default continue)",
+        "match": "field or dotted path -> regular expression: run only when every entry matches (`hookd help match`)",
+        "cwd": "working directory, relative to the project (default: the project, or the home directory)",
+    }
+    rows = "\n".join(f"  {k:<12}{'required  ' if k in REQUIRED else '          '}{rules.get(k, '')}" for k in KNOWN_KEYS)
+    return f"""A hook file is YAML: a list of hooks under `hooks:`.
+
+hooks:
+  - name: no-rm-root
+    description: refuse rm -rf / from any agent
+    point: tool.approval.pre
+    type: decision
+    command: /bin/sh
+    args: ["-c", "echo '{{\\"decision\\": \\"deny\\", \\"reason\\": \\"not /\\"}}'"]
+    match:
+      args.command: '(^|[;&|]\\s*)rm\\s+-(rf|fr)\\s+/(\\s|$)'
+    enabled: true
+
+Fields:
+{rows}
+
+A decision hook answers on stdout with JSON: {{"decision": "allow" | "deny" | "ask", "reason": "..."}}
+(or nothing, to abstain); it may also return "args" or "output" to rewrite them. Exit 0 always:
+a non-zero exit is a hook error, handled by on_error (Claude Code's "exit 2 blocks" does not apply;
+run such scripts through `hookd bridge run-hook claude-code -- SCRIPT`).
+
+`hookd init` writes a commented file to start from; `hookd check` validates; `hookd edit` edits
+safely. Where files live: `hookd help files`."""
+
+
+def _points() -> str:
+    from hookd.points import POINTS
+
+    lines = [f"  {p.name:<38} {p.kind:<9} {p.meaning}" for p in POINTS.values()]
+    return (
+        "Hook points: where hooks run. A decision point lets decision hooks allow, deny, ask or rewrite; observers\n"
+        "may be put on any point. custom.ANYTHING is yours (both kinds); `event` sees every event.\n\n"
+        + "\n".join(lines)
+        + "\n\n`hookd points --example POINT` prints a sample payload; "
+        "`hookd explain POINT --payload JSON` shows which hooks would run."
+    )
+
+
+def _match() -> str:
+    from hookd import matcher
+
+    doc = (matcher.__doc__ or "").split("\n\n", 1)[-1].strip()
+    return f"""match: run a hook only for the payloads it cares about, decided before any process starts.
+
+{doc}
+
+  match:
+    toolName: '^(execute_command|Bash)$'
+    args.command: '\\bgit\\s+push\\b'
+
+Test it: hookd explain tool.approval.pre --payload '{{"toolName": "Bash", "args": {{"command": "git push"}}}}'"""
+
+
+def _files() -> str:
+    from hookd import userconfig
+
+    glob_files = "\n".join(f"  {f}" for f in userconfig.global_main_files())
+    proj = "\n".join(f"  <project>/{f}" for f in userconfig.PROJECT_FILES)
+    return f"""Hook files.
+
+Global (yours, always trusted):
+{glob_files}
+Project (run once trusted with `hookd trust DIR`; an edit untrusts the file until trusted again):
+{proj}
+
+Beside each hooks.yaml, a drop-in directory hooks.d/ may hold more files, *.yaml (hidden files are
+skipped): they load after that hooks.yaml, in name order (10-git.yaml before 20-net.yaml), each checked,
+trusted and reloaded on its own. Hook names are unique across all the files of a scope. A file that
+does not validate never half-loads: its last accepted version stays in force. `hookd hooks` and
+`hookd check` name the file each hook comes from."""
+
+
+def _exit_codes() -> str:
+    return """Exit codes, the same for every command:
+
+  0  ok (for `decide`, whatever the decision is)
+  1  an error: the call failed, a file is invalid (`check`), a check failed (`doctor`)
+  2  usage: a bad argument or option (a negative timeout, a payload that is not a JSON object)
+  3  the daemon is not reachable: nothing listens on the socket, the socket path cannot be one
+     (too long, a directory, a regular file), it belongs to another user, or the connection was lost
+  4  not found: an unknown point, hook, session, help topic, or nothing to trust"""
+
+
+TOPICS: dict[str, tuple[str, Callable[[], str]]] = {
+    "hooks": ("the YAML format of hook files", _hooks),
+    "points": ("every hook point", _points),
+    "match": ("run a hook only for some payloads", _match),
+    "files": ("where hook files live, drop-ins, trust", _files),
+    "exit-codes": ("what each exit status means", _exit_codes),
+}
+ALIASES = {"yaml": "hooks", "format": "hooks", "hooks.yaml": "hooks", "config": "hooks", "exit": "exit-codes", "hooks.d": "files"}
+
+
+def run(args: argparse.Namespace) -> int:
+    from . import build_parser
+    from .common import NOT_FOUND, fail, print_json
+
+    parser = build_parser()
+    commands = _commands(parser)
+    topic = ALIASES.get(args.topic or "", args.topic)
+    if topic is None:
+        if args.json:
+            print_json({"topics": {t: d for t, (d, _) in TOPICS.items()}, "commands": commands})
+            return 0
+        out = ["Topics (hookd help TOPIC):"] + [f"  {t:<12} {d}" for t, (d, _) in TOPICS.items()]
+        out += ["", "Commands (hookd help COMMAND, or hookd COMMAND --help):"] + [f"  {c:<16} {h}" for c, h in commands.items()]
+        sys.stdout.write("\n".join(out) + "\n")
+        return 0
+    if topic in TOPICS:
+        text = TOPICS[topic][1]()
+    elif topic in commands:
+        text = _subparser(parser, topic).format_help().rstrip()
+    else:
+        import difflib
+
+        near = difflib.get_close_matches(topic, [*TOPICS, *commands], n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(near)}?" if near else ""
+        return fail(f"no help topic or command {topic!r}{hint} (topics: {', '.join(TOPICS)})", NOT_FOUND)
+    if args.json:
+        print_json({"topic": topic, "text": text})
+    else:
+        sys.stdout.write(text + "\n")
+    return 0
+
+
+def _sub_action(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:  # type: ignore[type-arg]
+    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+
+
+def _commands(parser: argparse.ArgumentParser) -> dict[str, str]:
+    return {c.dest: c.help or "" for c in _sub_action(parser)._choices_actions}
+
+
+def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    return _sub_action(parser).choices[name]
