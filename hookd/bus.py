@@ -26,7 +26,9 @@ import structlog
 from hookd_client import messages as m
 
 from . import journal_files
+from .eventcodec import encode as _encode
 from .eventcodec import encoded, frame
+from .eventcodec import pack as _pack
 from .journal import Journal
 from .seqblock import SeqBlocks
 from .subscriber import Filter, Record, Subscriber
@@ -43,6 +45,7 @@ DISPATCH_DELAY = 0.001
 # What a ring entry costs besides its frame (the tuple, its seq and time), counted against history_bytes.
 RECORD_OVERHEAD = 160
 _now = time.time
+_Event = m.Event
 
 
 class BusError(Exception):
@@ -107,7 +110,31 @@ class Bus:
         if self._reserved is not None and seq > self._reserved:
             self._reserve(seq)
         when = _now()
-        data, ev = encoded(seq, when, kind, point, session, project, payload, outcome, duration)
+        # The event struct and its frame, inline (this runs for every call): eventcodec.encoded
+        # is the same with the degrade step, taken when the encoder refuses the event.
+        if outcome is None:
+            ev = _Event(seq, when, kind, point, session, project, payload, duration=duration)
+        else:
+            ev = _Event(
+                seq,
+                when,
+                kind,
+                point,
+                session,
+                project,
+                payload,
+                outcome.decision,
+                outcome.reason,
+                outcome.decided_by,
+                len(outcome.errors),
+                duration,
+            )
+        try:
+            body = _encode(ev)
+        except Exception:
+            data, ev = encoded(seq, when, kind, point, session, project, payload, outcome, duration)
+        else:
+            data = _pack(len(body)) + body
         rec = (seq, when, point, session, project, data)
         ring = self.ring
         ring.append(rec)

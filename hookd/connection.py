@@ -24,6 +24,7 @@ What holds whatever happens (docs/protocol.md, "Limits"):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import socket
 import struct
@@ -34,9 +35,10 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import structlog
 from hookd_client import messages as m
-from hookd_client.framing import BadMessage, FrameDecoder, FrameTooLarge, peek_fields, request_codec
+from hookd_client.framing import HEADER, BadMessage, FrameDecoder, FrameTooLarge, peek_fields, request_codec
 
 from . import intake
+from .deadlines import Deadline
 from .edgelimits import EdgeLimits
 
 if TYPE_CHECKING:
@@ -50,6 +52,13 @@ _PEERCRED = struct.Struct("3i")
 # A connection that sent one of these holds something (a session, served hooks, a
 # subscription): it is never closed for being silent.
 _HOLDING = (m.AttachSession, m.AttachHooks, m.Register, m.Subscribe)
+# Requests answered on the fast path of a read (the calls agents make before and after every
+# tool): decoded, handled and encoded inline, with every check of the general path that can
+# apply to them. Anything unusual about one (not greeted yet, stopping, a reply that cannot be
+# encoded) takes the general path.
+_CALLS = frozenset({m.Decide, m.Emit})
+_NO_HEADER = bytes(HEADER.size)
+_pack_header = HEADER.pack_into
 
 
 def peer_credentials(sock: socket.socket) -> tuple[int, int, int]:
@@ -76,10 +85,13 @@ class Connection(asyncio.Protocol):
         self.pending_bytes = 0
         self._paused_reading = False
         self._paused_writing = False
-        self._deadline: asyncio.TimerHandle | None = None
-        self._deadline_kind = ""
+        self._deadline: Deadline | None = None
         self.stream: Any = None  # the event-bus subscriber on this connection, if any
         self.log = log
+        self._max_inflight = daemon.settings.max_inflight
+        self._decode = self.codec.decoder.decode  # the fast path's; errors are named by codec.decode
+        self._encode_into = self.codec.encoder.encode_into
+        self._handle = daemon.handle
 
     # ----------------------------------------------------------- lifecycle
 
@@ -109,7 +121,8 @@ class Connection(asyncio.Protocol):
             return
         self.daemon.connections += 1
         self.daemon.on_connect(self)
-        self._arm("hello", self.limits.hello_timeout)
+        self._deadline = Deadline(asyncio.get_running_loop(), self._expired)
+        self._deadline.arm("hello", self.limits.hello_timeout)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
@@ -138,34 +151,28 @@ class Connection(asyncio.Protocol):
 
     # ------------------------------------------------------------ deadlines
 
-    def _arm(self, kind: str, seconds: float) -> None:
-        self._disarm()
-        if seconds > 0:
-            self._deadline_kind = kind
-            self._deadline = asyncio.get_running_loop().call_later(seconds, self._expired, kind, seconds)
-
     def _disarm(self) -> None:
         if self._deadline is not None:
-            self._deadline.cancel()
-            self._deadline = None
-            self._deadline_kind = ""
+            self._deadline.disarm()
 
     def _rearm(self, frame_completed: bool) -> None:
         """After a read or a finished request: which deadline runs now, if any."""
-        if not self.greeted or self.transport is None:
+        deadline = self._deadline
+        if not self.greeted or self.transport is None or deadline is None:
             return  # the hello deadline runs from accept until the hello
         if self.decoder.buffered and not self._paused_reading:
-            if frame_completed or self._deadline_kind != "frame":
-                self._arm("frame", self.limits.frame_timeout)
+            kind, seconds = "frame", self.limits.frame_timeout
         elif not self.holds and not self.inflight and not self.pending and self.stream is None:
-            if frame_completed or self._deadline_kind != "idle":
-                self._arm("idle", self.limits.idle_timeout)
+            kind, seconds = "idle", self.limits.idle_timeout
         else:
-            self._disarm()
+            deadline.disarm()
+            return
+        if deadline.kind != kind:
+            deadline.arm(kind, seconds)
+        elif frame_completed:
+            deadline.restart()
 
     def _expired(self, kind: str, seconds: float) -> None:
-        self._deadline = None
-        self._deadline_kind = ""
         what = {
             "hello": f"no hello within {seconds:g} s of connecting",
             "frame": f"a frame was not completed within {seconds:g} s",
@@ -192,7 +199,36 @@ class Connection(asyncio.Protocol):
             self.close()
             return
         for body in bodies:
-            self._one(body, out)
+            # The fast path: a call on a greeted connection with room to run it, answered at once.
+            if self.pending or self._paused_writing or len(self.inflight) >= self._max_inflight or not self.greeted:
+                self._one(body, out)
+                continue
+            try:
+                request = self._decode(body)
+            except Exception:  # the general path names what is wrong with it
+                self._request(body, out)
+                continue
+            if type(request) not in _CALLS or self.daemon.closing:
+                self._dispatch(request, out)
+                continue
+            rid = request.id
+            try:
+                result = self._handle(self, request)
+            except Exception as exc:  # the daemon answers its own errors; this is the last net
+                self.log.exception("request failed", request=type(request).__name__)
+                result = m.Error(rid, m.ErrorCode.INTERNAL, f"internal error: {type(exc).__name__}: {exc}")
+            if not isinstance(result, m.Reply):
+                self._later(result, rid)
+                continue
+            start = len(out)
+            out += _NO_HEADER
+            try:
+                self._encode_into(result, out, start + 4)
+            except Exception:
+                del out[start:]
+                self.encode(result, out, rid)  # names what could not be encoded
+            else:
+                _pack_header(out, start, len(out) - start - 4)
         if out:
             self._write(out)
         self._rearm(bool(bodies))
@@ -217,7 +253,7 @@ class Connection(asyncio.Protocol):
             return False
 
     def _may_dispatch(self) -> bool:
-        return not self._paused_writing and len(self.inflight) < self.daemon.settings.max_inflight
+        return not self._paused_writing and len(self.inflight) < self._max_inflight
 
     def _request(self, body: bytes, out: bytearray) -> None:
         try:
@@ -225,6 +261,9 @@ class Connection(asyncio.Protocol):
         except BadMessage as exc:
             self._bad(exc, out)
             return
+        self._dispatch(request, out)
+
+    def _dispatch(self, request: Any, out: bytearray) -> None:
         if not self.greeted:
             self.encode(self._hello(request), out)
             return
@@ -333,7 +372,7 @@ class Connection(asyncio.Protocol):
         if transport is not None and not transport.is_closing():
             self._paused_reading = True
             transport.pause_reading()
-            if self._deadline_kind == "frame":
+            if self._deadline is not None and self._deadline.kind == "frame":
                 self._disarm()  # a frame cannot complete while the daemon does not read
 
     def _resume_reading(self) -> None:
@@ -343,13 +382,22 @@ class Connection(asyncio.Protocol):
             transport.resume_reading()
 
     def wind_up(self) -> int:
-        """At the end of a shutdown drain: every request not answered yet gets its error now."""
+        """At the end of a shutdown drain: every request not answered yet gets its error now,
+        including those still unread in the socket (see :func:`last_read`)."""
         out = bytearray()
         count = 0
         for task, rid in list(self.inflight.items()):
             del self.inflight[task]
             self.encode(_unfinished(rid), out, rid)
             count += 1
+        rest = last_read(self.transport)
+        if rest:
+            try:
+                bodies = self.decoder.feed(rest)
+            except FrameTooLarge as exc:
+                bodies = exc.complete
+            for body in bodies:
+                self.pending.append(body)
         while self.pending:
             body = self.pending.popleft()
             self._request(body, out)  # daemon.closing: each gets shutting_down (hello, results: as usual)
@@ -404,6 +452,45 @@ class Connection(asyncio.Protocol):
     def close(self) -> None:
         if self.transport is not None:
             self.transport.close()
+
+
+def last_read(transport: asyncio.Transport | None) -> bytes:
+    """What the peer sent that was not read yet, with the receiving side shut first.
+
+    After ``shutdown(SHUT_RD)`` of a Unix stream socket, a peer's further writes fail
+    at once (EPIPE, so a client knows its request never left), and what was already
+    sent stays readable. Reading that to its end, then answering it, leaves no
+    request the peer thinks was sent without a reply when the connection closes.
+    """
+    if transport is None:
+        return b""
+    raw = transport.get_extra_info("socket")
+    try:
+        fd = raw.fileno() if raw is not None else -1
+    except (OSError, ValueError):
+        return b""
+    if fd < 0:
+        return b""
+    try:
+        sock = socket.socket(fileno=os.dup(fd))
+    except OSError:
+        return b""
+    chunks: list[bytes] = []
+    try:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RD)
+        sock.setblocking(False)  # already so (the loop's), shared by both descriptors
+        while True:
+            try:
+                data = sock.recv(1 << 16)
+            except OSError:  # nothing more (EAGAIN), or the peer is gone
+                break
+            if not data:
+                break
+            chunks.append(data)
+    finally:
+        sock.close()
+    return b"".join(chunks)
 
 
 def _unfinished(rid: int) -> m.Error:

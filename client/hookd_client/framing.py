@@ -64,6 +64,11 @@ class FrameDecoder:
 
     def feed(self, data: bytes) -> list[bytes]:
         buf = self._buf
+        if not buf and len(data) > HEADER_SIZE:
+            # The common case, one whole frame in one read: no copy through the buffer.
+            (length,) = HEADER.unpack_from(data)
+            if length + HEADER_SIZE == len(data) and length <= self.max_frame:
+                return [data[HEADER_SIZE:]]
         buf += data
         bodies: list[bytes] = []
         pos = 0
@@ -105,6 +110,15 @@ class Codec:
     def __init__(self, receives: Any) -> None:
         self._decoder = msgspec.msgpack.Decoder(receives)
         self._encoder = msgspec.msgpack.Encoder()
+
+    @property
+    def decoder(self) -> msgspec.msgpack.Decoder[Any]:
+        """The body decoder itself, for a caller's fast path (its errors are msgspec's; :meth:`decode` names them)."""
+        return self._decoder
+
+    @property
+    def encoder(self) -> msgspec.msgpack.Encoder:
+        return self._encoder
 
     def encode(self, msg: Request | Reply) -> bytes:
         """One message as a complete frame (header included)."""
