@@ -24,30 +24,25 @@ What holds whatever happens (docs/protocol.md, "Limits"):
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import socket
-import struct
 from collections import deque
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
-import msgspec
 import structlog
 from hookd_client import messages as m
-from hookd_client.framing import HEADER, BadMessage, FrameDecoder, FrameTooLarge, peek_fields, request_codec
+from hookd_client.framing import HEADER, BadMessage, FrameDecoder, FrameTooLarge, request_codec
 
 from . import intake
 from .deadlines import Deadline
 from .edgelimits import EdgeLimits
+from .edgewire import bad_invoke_result, encode_degraded, hello, invoke_result, is_invoke_result, last_read, peer_credentials, unfinished
 
 if TYPE_CHECKING:
     from .daemon import Daemon
     from .server import Hub
 
 log = structlog.get_logger("hookd.server")
-
-_PEERCRED = struct.Struct("3i")
 
 # A connection that sent one of these holds something (a session, served hooks, a
 # subscription): it is never closed for being silent.
@@ -59,13 +54,6 @@ _HOLDING = (m.AttachSession, m.AttachHooks, m.Register, m.Subscribe)
 _CALLS = frozenset({m.Decide, m.Emit})
 _NO_HEADER = bytes(HEADER.size)
 _pack_header = HEADER.pack_into
-
-
-def peer_credentials(sock: socket.socket) -> tuple[int, int, int]:
-    """(pid, uid, gid) of the process at the other end of a Unix socket."""
-    raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _PEERCRED.size)
-    pid, uid, gid = _PEERCRED.unpack(raw)
-    return pid, uid, gid
 
 
 class Connection(asyncio.Protocol):
@@ -236,7 +224,7 @@ class Connection(asyncio.Protocol):
     def _one(self, body: bytes, out: bytearray) -> None:
         if self.pending or not self._may_dispatch():
             # Requests wait their turn in order; an invoke result never waits.
-            if self._is_invoke_result(body):
+            if is_invoke_result(body):
                 self._request(body, out)
                 return
             self.pending.append(body)
@@ -245,12 +233,6 @@ class Connection(asyncio.Protocol):
                 self._pause_reading()
             return
         self._request(body, out)
-
-    def _is_invoke_result(self, body: bytes) -> bool:
-        try:
-            return peek_fields(body, ("type",)).get("type") == "invoke_result"
-        except (IndexError, ValueError, UnicodeDecodeError):
-            return False
 
     def _may_dispatch(self) -> bool:
         return not self._paused_writing and len(self.inflight) < self._max_inflight
@@ -265,7 +247,7 @@ class Connection(asyncio.Protocol):
 
     def _dispatch(self, request: Any, out: bytearray) -> None:
         if not self.greeted:
-            self.encode(self._hello(request), out)
+            self.encode(hello(self, request), out)
             return
         if isinstance(request, m.Hello):
             self.encode(m.Error(request.id, m.ErrorCode.BAD_REQUEST, "hello was already sent"), out)
@@ -291,42 +273,12 @@ class Connection(asyncio.Protocol):
 
     def _bad(self, exc: BadMessage, out: bytearray) -> None:
         if exc.kind == "invoke_result":
-            # An answer the daemon cannot read: the invocation it names fails now, as a hook
-            # error saying why, instead of waiting out its timeout. Invoke results get no reply.
-            if exc.call is None or not self.daemon.invocations.fail(self, exc.call, f"invalid invoke_result: {exc}"):
-                self.log.warning("dropped an invalid invoke_result", call=exc.call, error=str(exc))
+            bad_invoke_result(self, exc)  # invoke results get no reply
             return
         self.encode(m.Error(exc.request_id, m.ErrorCode.BAD_REQUEST, str(exc)), out)
 
     def _invoke_result(self, result: m.InvokeResult) -> None:
-        decision = result.decision
-        if decision is not None:
-            try:
-                intake.check(decision, "invoke_result.decision")
-            except intake.Unfit as exc:
-                self.daemon.invocations.fail(self, result.call, f"invalid invoke_result: {exc}")
-                return
-        self.daemon.invoke_result(self, result)
-
-    def _hello(self, request: m.Request) -> m.Reply:
-        rid = getattr(request, "id", 0)
-        if not isinstance(request, m.Hello):
-            return m.Error(rid, m.ErrorCode.HELLO_REQUIRED, "the first request on a connection must be hello")
-        if request.protocol != m.PROTOCOL_VERSION:
-            self.log.warning("protocol version mismatch", client=request.client, protocol=request.protocol)
-            reply = m.Error(
-                rid,
-                m.ErrorCode.VERSION_MISMATCH,
-                f"this daemon speaks protocol {m.PROTOCOL_VERSION}, the client {request.client!r} "
-                f"speaks {request.protocol}; upgrade the older side",
-            )
-            asyncio.get_running_loop().call_soon(self.close)
-            return reply
-        self.greeted = True
-        self._disarm()
-        self.client = request.client
-        self.log = self.log.bind(client=request.client)
-        return self.daemon.welcome(rid)
+        invoke_result(self, result)
 
     # ----------------------------------------------------- work that waits
 
@@ -341,7 +293,7 @@ class Connection(asyncio.Protocol):
             return  # already answered (the connection was wound up at shutdown)
         out = bytearray()
         if task.cancelled():
-            reply: m.Reply = _unfinished(rid)
+            reply: m.Reply = unfinished(rid)
         elif (exc := task.exception()) is not None:
             self.log.error("request failed", error=repr(exc))
             reply = m.Error(rid, m.ErrorCode.INTERNAL, f"internal error: {type(exc).__name__}: {exc}")
@@ -388,7 +340,7 @@ class Connection(asyncio.Protocol):
         count = 0
         for task, rid in list(self.inflight.items()):
             del self.inflight[task]
-            self.encode(_unfinished(rid), out, rid)
+            self.encode(unfinished(rid), out, rid)
             count += 1
         rest = last_read(self.transport)
         if rest:
@@ -411,19 +363,8 @@ class Connection(asyncio.Protocol):
 
     def encode(self, reply: m.Reply, out: bytearray, rid: int | None = None) -> None:
         """Append ``reply`` to ``out``; a reply that cannot be encoded becomes an error naming why."""
-        problem = self.codec.encode_or_none(reply, out)
-        if problem is None:
-            return
-        rid = getattr(reply, "id", 0) if rid is None else rid
-        what = f"the {type(reply).__name__.lower()} reply to request {rid}"
-        try:
-            intake.check(_plain(reply), what)
-        except intake.Unfit as exc:
-            problem = str(exc)
-        else:
-            problem = f"{what}: {problem}"
-        self.log.error("reply could not be encoded", request=rid, problem=problem)
-        self.codec.encode_into(m.Error(rid, m.ErrorCode.INTERNAL, f"the reply could not be sent: {problem}"), out)
+        if self.codec.encode_or_none(reply, out) is not None:
+            encode_degraded(self.codec, reply, out, rid, self.log)
 
     def send(self, reply: m.Reply) -> None:
         """Send one frame now (invokes); raises intake.Unfit when it cannot be encoded."""
@@ -452,54 +393,3 @@ class Connection(asyncio.Protocol):
     def close(self) -> None:
         if self.transport is not None:
             self.transport.close()
-
-
-def last_read(transport: asyncio.Transport | None) -> bytes:
-    """What the peer sent that was not read yet, with the receiving side shut first.
-
-    After ``shutdown(SHUT_RD)`` of a Unix stream socket, a peer's further writes fail
-    at once (EPIPE, so a client knows its request never left), and what was already
-    sent stays readable. Reading that to its end, then answering it, leaves no
-    request the peer thinks was sent without a reply when the connection closes.
-    """
-    if transport is None:
-        return b""
-    raw = transport.get_extra_info("socket")
-    try:
-        fd = raw.fileno() if raw is not None else -1
-    except (OSError, ValueError):
-        return b""
-    if fd < 0:
-        return b""
-    try:
-        sock = socket.socket(fileno=os.dup(fd))
-    except OSError:
-        return b""
-    chunks: list[bytes] = []
-    try:
-        with contextlib.suppress(OSError):
-            sock.shutdown(socket.SHUT_RD)
-        sock.setblocking(False)  # already so (the loop's), shared by both descriptors
-        while True:
-            try:
-                data = sock.recv(1 << 16)
-            except OSError:  # nothing more (EAGAIN), or the peer is gone
-                break
-            if not data:
-                break
-            chunks.append(data)
-    finally:
-        sock.close()
-    return b"".join(chunks)
-
-
-def _unfinished(rid: int) -> m.Error:
-    return m.Error(rid, m.ErrorCode.SHUTTING_DOWN, "the daemon stopped before this request finished; it was not completed")
-
-
-def _plain(reply: m.Reply) -> Any:
-    """The reply as plain values, for intake.check to say where a problem is."""
-    try:
-        return msgspec.to_builtins(reply)
-    except Exception:
-        return reply
