@@ -31,7 +31,7 @@ from .eventcodec import encoded, frame
 from .eventcodec import pack as _pack
 from .journal import Journal
 from .seqblock import SeqBlocks
-from .subscriber import Filter, Record, Subscriber
+from .subscriber import Filter, Record, Selection, Subscriber
 
 __all__ = ["Bus", "BusError", "Filter", "Record", "make_bus"]
 
@@ -209,11 +209,17 @@ class Bus:
         # Loops because a fan-out can itself publish (hookd.subscriber.behind).
         while self._live:
             batch, self._live = self._live, []
+            # Subscribers that want the same events share one selection and one joined write:
+            # each event was encoded once at publication, and each keeping-up subscriber gets
+            # the pass's events in one transport write, not one per event.
+            shared: dict[tuple[Any, ...], Selection] = {}
             for sub in list(self.subscribers.values()):
-                match = sub.filter
-                for rec in batch:
-                    if match(rec):
-                        sub.offer(rec[0], rec[5])
+                flt = sub.filter
+                selection = shared.get(flt.key)
+                if selection is None:
+                    selection = shared[flt.key] = Selection(batch if flt.everything else [rec for rec in batch if flt(rec)])
+                if selection.records:
+                    sub.offer_all(selection)
                 sub.pump()
 
     # --------------------------------------------------------- subscribing
