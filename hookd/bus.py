@@ -140,7 +140,10 @@ class Bus:
         ring.append(rec)
         self.ring_bytes += len(data) + RECORD_OVERHEAD
         if len(ring) > self.history or self.ring_bytes > self.history_bytes:
-            self._trim()
+            if len(ring) == self.history + 1 and self.ring_bytes <= self.history_bytes:
+                self.ring_bytes -= len(ring.popleft()[5]) + RECORD_OVERHEAD  # a full ring: one in, one out
+            else:
+                self._trim()
         journal = self.journal
         if journal is not None:
             journal.put(seq, data, ev)

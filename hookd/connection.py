@@ -219,7 +219,16 @@ class Connection(asyncio.Protocol):
                 _pack_header(out, start, len(out) - start - 4)
         if out:
             self._write(out)
-        self._rearm(bool(bodies))
+        deadline = self._deadline
+        if (
+            bodies
+            and deadline is not None
+            and deadline.kind == "idle"
+            and not (self.decoder.buffered or self.holds or self.inflight or self.pending or self.stream is not None)
+        ):
+            deadline.restart()  # the common case of _rearm: still idle-bound, counting from now
+        else:
+            self._rearm(bool(bodies))
 
     def _one(self, body: bytes, out: bytearray) -> None:
         if self.pending or not self._may_dispatch():
