@@ -196,7 +196,7 @@ class Client(Api):
                     raise ConnectionLost()
                 for body in self._decoder.feed(data):  # decoded before the next read reuses the buffer
                     msg = self._codec.decode(body)
-                    self._pending[msg.id] = msg
+                    self._pending[msg.id] = msg  # the reply to this request, or to an earlier one's
         except (ConnectionLost, ConnectionResetError, FrameTooLarge, BadMessage) as exc:
             self._drop_socket()
             if isinstance(exc, ConnectionLost):

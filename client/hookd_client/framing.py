@@ -122,10 +122,8 @@ class Codec:
 
     def encode(self, msg: Request | Reply) -> bytes:
         """One message as a complete frame (header included)."""
-        buf = bytearray(HEADER_SIZE)
-        self._encoder.encode_into(msg, buf, HEADER_SIZE)
-        HEADER.pack_into(buf, 0, len(buf) - HEADER_SIZE)
-        return bytes(buf)
+        body = self._encoder.encode(msg)
+        return HEADER.pack(len(body)) + body  # measured cheaper than encode_into a bytearray and copying it out
 
     def encode_into(self, msg: Request | Reply, out: bytearray) -> None:
         """Append one message as a frame to ``out`` (for batching many replies)."""
