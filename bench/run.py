@@ -1,8 +1,10 @@
-"""Run every benchmark row, print the tables and write bench/RESULTS.md.
+"""Run every benchmark row, print the tables and write them to a results file.
 
-    python bench/run.py            # all rows, full counts (several minutes)
-    python bench/run.py --quick    # fewer round trips, for a smoke run
-    python bench/run.py --rows 1,3 # some rows only
+    python bench/run.py                     # all rows, full counts; writes bench/out/RESULTS.md
+    python bench/run.py --quick             # fewer round trips, for a smoke run
+    python bench/run.py --rows 1,3          # some rows only
+    python bench/run.py --out PATH          # write the results there instead
+    python bench/run.py --update-results    # also replace the tracked bench/RESULTS.md (deliberately)
 
 Each row measures its baseline in the same run and reports medians, p99 and the
 ratio. Rows that need a feature another part of hookd provides (session
@@ -24,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench import client_cost, core, memory, throughput, warm
-from bench.common import ROOT, table
+from bench import client_cost, core, guarantees, memory, throughput, warm
+from bench.common import ROOT
 
 BENCH = ROOT / "bench"
 
@@ -45,9 +47,7 @@ def external(script: str, title: str, needs: str, quick: bool) -> str:
 
 
 def row1(quick: bool) -> str:
-    n = 5000 if quick else 20000
-    rows = core.measure(n, None) + core.measure(n, {0})
-    return table("Row 1: decide (no hooks) vs raw uvloop msgpack echo", rows)
+    return core.row(3000 if quick else 20000, 2 if quick else 7)
 
 
 ROWS: dict[int, Callable[[bool], str]] = {
@@ -62,6 +62,7 @@ ROWS: dict[int, Callable[[bool], str]] = {
     ),
     6: lambda q: memory.measure(2000 if q else 10_000),
     7: lambda q: client_cost.measure(15 if q else 40),
+    8: guarantees.measure,
 }
 
 
@@ -85,27 +86,37 @@ def machine() -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer round trips (a smoke run; noisier)")
-    ap.add_argument("--rows", default="1,2,3,4,5,6,7", help="comma-separated row numbers (default: all)")
-    ap.add_argument("--no-write", action="store_true", help="print only; do not write bench/RESULTS.md")
+    ap.add_argument("--rows", default="1,2,3,4,5,6,7,8", help="comma-separated row numbers (default: all)")
+    ap.add_argument("--out", default=str(BENCH / "out" / "RESULTS.md"), help="results file (default bench/out/RESULTS.md, not tracked)")
+    ap.add_argument("--update-results", action="store_true", help="also write the tracked bench/RESULTS.md")
+    ap.add_argument("--no-write", action="store_true", help="print only; write no file")
     args = ap.parse_args()
     wanted = [int(r) for r in args.rows.split(",") if r.strip()]
     started = datetime.datetime.now(datetime.UTC)
     header = f"# hookd benchmark results\n\nRun {started:%Y-%m-%d %H:%M} UTC{' (--quick)' if args.quick else ''}.\n\n{machine()}\n"
     print(header)
     sections = []
+    begun = time.monotonic()
     for number in wanted:
         t0 = time.monotonic()
         section = ROWS[number](args.quick)
         section += f"\n_row {number} took {time.monotonic() - t0:.0f} s_\n"
         print(section, flush=True)
         sections.append(section)
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    footer = f"\n_Load average at the end: {load}; the whole run took {time.monotonic() - begun:.0f} s._\n"
+    print(footer)
+    sections.append(footer)
     if not args.no_write:
         analysis = BENCH / "analysis.md"
         text = header + "\n".join(sections)
         if analysis.exists():
             text += "\n" + analysis.read_text()
-        (BENCH / "RESULTS.md").write_text(text)
-        print(f"written: {BENCH / 'RESULTS.md'}")
+        targets = [Path(args.out)] + ([BENCH / "RESULTS.md"] if args.update_results else [])
+        for target in targets:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+            print(f"written: {target}")
     return 0
 
 

@@ -26,10 +26,12 @@ import structlog
 from hookd_client import messages as m
 
 from . import journal_files
+from .eventcodec import encode as _encode
 from .eventcodec import encoded, frame
+from .eventcodec import pack as _pack
 from .journal import Journal
 from .seqblock import SeqBlocks
-from .subscriber import Filter, Record, Subscriber
+from .subscriber import Filter, Record, Selection, Subscriber
 
 __all__ = ["Bus", "BusError", "Filter", "Record", "make_bus"]
 
@@ -43,6 +45,7 @@ DISPATCH_DELAY = 0.001
 # What a ring entry costs besides its frame (the tuple, its seq and time), counted against history_bytes.
 RECORD_OVERHEAD = 160
 _now = time.time
+_Event = m.Event
 
 
 class BusError(Exception):
@@ -107,13 +110,40 @@ class Bus:
         if self._reserved is not None and seq > self._reserved:
             self._reserve(seq)
         when = _now()
-        data, ev = encoded(seq, when, kind, point, session, project, payload, outcome, duration)
+        # The event struct and its frame, inline (this runs for every call): eventcodec.encoded
+        # is the same with the degrade step, taken when the encoder refuses the event.
+        if outcome is None:
+            ev = _Event(seq, when, kind, point, session, project, payload, duration=duration)
+        else:
+            ev = _Event(
+                seq,
+                when,
+                kind,
+                point,
+                session,
+                project,
+                payload,
+                outcome.decision,
+                outcome.reason,
+                outcome.decided_by,
+                len(outcome.errors),
+                duration,
+            )
+        try:
+            body = _encode(ev)
+        except Exception:
+            data, ev = encoded(seq, when, kind, point, session, project, payload, outcome, duration)
+        else:
+            data = _pack(len(body)) + body
         rec = (seq, when, point, session, project, data)
         ring = self.ring
         ring.append(rec)
         self.ring_bytes += len(data) + RECORD_OVERHEAD
         if len(ring) > self.history or self.ring_bytes > self.history_bytes:
-            self._trim()
+            if len(ring) == self.history + 1 and self.ring_bytes <= self.history_bytes:
+                self.ring_bytes -= len(ring.popleft()[5]) + RECORD_OVERHEAD  # a full ring: one in, one out
+            else:
+                self._trim()
         journal = self.journal
         if journal is not None:
             journal.put(seq, data, ev)
@@ -182,11 +212,17 @@ class Bus:
         # Loops because a fan-out can itself publish (hookd.subscriber.behind).
         while self._live:
             batch, self._live = self._live, []
+            # Subscribers that want the same events share one selection and one joined write:
+            # each event was encoded once at publication, and each keeping-up subscriber gets
+            # the pass's events in one transport write, not one per event.
+            shared: dict[tuple[Any, ...], Selection] = {}
             for sub in list(self.subscribers.values()):
-                match = sub.filter
-                for rec in batch:
-                    if match(rec):
-                        sub.offer(rec[0], rec[5])
+                flt = sub.filter
+                selection = shared.get(flt.key)
+                if selection is None:
+                    selection = shared[flt.key] = Selection(batch if flt.everything else [rec for rec in batch if flt(rec)])
+                if selection.records:
+                    sub.offer_all(selection)
                 sub.pump()
 
     # --------------------------------------------------------- subscribing

@@ -25,19 +25,18 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
-import struct
 from collections import deque
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
-import msgspec
 import structlog
 from hookd_client import messages as m
-from hookd_client.framing import BadMessage, FrameDecoder, FrameTooLarge, peek_fields, request_codec
+from hookd_client.framing import HEADER, BadMessage, FrameDecoder, FrameTooLarge, request_codec
 
 from . import intake
+from .deadlines import Deadline
 from .edgelimits import EdgeLimits
+from .edgewire import bad_invoke_result, encode_degraded, hello, invoke_result, is_invoke_result, last_read, peer_credentials, unfinished
 
 if TYPE_CHECKING:
     from .daemon import Daemon
@@ -45,18 +44,16 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("hookd.server")
 
-_PEERCRED = struct.Struct("3i")
-
 # A connection that sent one of these holds something (a session, served hooks, a
 # subscription): it is never closed for being silent.
 _HOLDING = (m.AttachSession, m.AttachHooks, m.Register, m.Subscribe)
-
-
-def peer_credentials(sock: socket.socket) -> tuple[int, int, int]:
-    """(pid, uid, gid) of the process at the other end of a Unix socket."""
-    raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _PEERCRED.size)
-    pid, uid, gid = _PEERCRED.unpack(raw)
-    return pid, uid, gid
+# Requests answered on the fast path of a read (the calls agents make before and after every
+# tool): decoded, handled and encoded inline, with every check of the general path that can
+# apply to them. Anything unusual about one (not greeted yet, stopping, a reply that cannot be
+# encoded) takes the general path.
+_CALLS = frozenset({m.Decide, m.Emit})
+_NO_HEADER = bytes(HEADER.size)
+_pack_header = HEADER.pack_into
 
 
 class Connection(asyncio.Protocol):
@@ -76,10 +73,13 @@ class Connection(asyncio.Protocol):
         self.pending_bytes = 0
         self._paused_reading = False
         self._paused_writing = False
-        self._deadline: asyncio.TimerHandle | None = None
-        self._deadline_kind = ""
+        self._deadline: Deadline | None = None
         self.stream: Any = None  # the event-bus subscriber on this connection, if any
         self.log = log
+        self._max_inflight = daemon.settings.max_inflight
+        self._decode = self.codec.decoder.decode  # the fast path's; errors are named by codec.decode
+        self._encode_into = self.codec.encoder.encode_into
+        self._handle = daemon.handle
 
     # ----------------------------------------------------------- lifecycle
 
@@ -109,7 +109,8 @@ class Connection(asyncio.Protocol):
             return
         self.daemon.connections += 1
         self.daemon.on_connect(self)
-        self._arm("hello", self.limits.hello_timeout)
+        self._deadline = Deadline(asyncio.get_running_loop(), self._expired)
+        self._deadline.arm("hello", self.limits.hello_timeout)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
@@ -138,34 +139,28 @@ class Connection(asyncio.Protocol):
 
     # ------------------------------------------------------------ deadlines
 
-    def _arm(self, kind: str, seconds: float) -> None:
-        self._disarm()
-        if seconds > 0:
-            self._deadline_kind = kind
-            self._deadline = asyncio.get_running_loop().call_later(seconds, self._expired, kind, seconds)
-
     def _disarm(self) -> None:
         if self._deadline is not None:
-            self._deadline.cancel()
-            self._deadline = None
-            self._deadline_kind = ""
+            self._deadline.disarm()
 
     def _rearm(self, frame_completed: bool) -> None:
         """After a read or a finished request: which deadline runs now, if any."""
-        if not self.greeted or self.transport is None:
+        deadline = self._deadline
+        if not self.greeted or self.transport is None or deadline is None:
             return  # the hello deadline runs from accept until the hello
         if self.decoder.buffered and not self._paused_reading:
-            if frame_completed or self._deadline_kind != "frame":
-                self._arm("frame", self.limits.frame_timeout)
+            kind, seconds = "frame", self.limits.frame_timeout
         elif not self.holds and not self.inflight and not self.pending and self.stream is None:
-            if frame_completed or self._deadline_kind != "idle":
-                self._arm("idle", self.limits.idle_timeout)
+            kind, seconds = "idle", self.limits.idle_timeout
         else:
-            self._disarm()
+            deadline.disarm()
+            return
+        if deadline.kind != kind:
+            deadline.arm(kind, seconds)
+        elif frame_completed:
+            deadline.restart()
 
     def _expired(self, kind: str, seconds: float) -> None:
-        self._deadline = None
-        self._deadline_kind = ""
         what = {
             "hello": f"no hello within {seconds:g} s of connecting",
             "frame": f"a frame was not completed within {seconds:g} s",
@@ -192,15 +187,53 @@ class Connection(asyncio.Protocol):
             self.close()
             return
         for body in bodies:
-            self._one(body, out)
+            # The fast path: a call on a greeted connection with room to run it, answered at once.
+            if self.pending or self._paused_writing or len(self.inflight) >= self._max_inflight or not self.greeted:
+                self._one(body, out)
+                continue
+            try:
+                request = self._decode(body)
+            except Exception:  # the general path names what is wrong with it
+                self._request(body, out)
+                continue
+            if type(request) not in _CALLS or self.daemon.closing:
+                self._dispatch(request, out)
+                continue
+            rid = request.id
+            try:
+                result = self._handle(self, request)
+            except Exception as exc:  # the daemon answers its own errors; this is the last net
+                self.log.exception("request failed", request=type(request).__name__)
+                result = m.Error(rid, m.ErrorCode.INTERNAL, f"internal error: {type(exc).__name__}: {exc}")
+            if not isinstance(result, m.Reply):
+                self._later(result, rid)
+                continue
+            start = len(out)
+            out += _NO_HEADER
+            try:
+                self._encode_into(result, out, start + 4)
+            except Exception:
+                del out[start:]
+                self.encode(result, out, rid)  # names what could not be encoded
+            else:
+                _pack_header(out, start, len(out) - start - 4)
         if out:
             self._write(out)
-        self._rearm(bool(bodies))
+        deadline = self._deadline
+        if (
+            bodies
+            and deadline is not None
+            and deadline.kind == "idle"
+            and not (self.decoder.buffered or self.holds or self.inflight or self.pending or self.stream is not None)
+        ):
+            deadline.restart()  # the common case of _rearm: still idle-bound, counting from now
+        else:
+            self._rearm(bool(bodies))
 
     def _one(self, body: bytes, out: bytearray) -> None:
         if self.pending or not self._may_dispatch():
             # Requests wait their turn in order; an invoke result never waits.
-            if self._is_invoke_result(body):
+            if is_invoke_result(body):
                 self._request(body, out)
                 return
             self.pending.append(body)
@@ -210,14 +243,8 @@ class Connection(asyncio.Protocol):
             return
         self._request(body, out)
 
-    def _is_invoke_result(self, body: bytes) -> bool:
-        try:
-            return peek_fields(body, ("type",)).get("type") == "invoke_result"
-        except (IndexError, ValueError, UnicodeDecodeError):
-            return False
-
     def _may_dispatch(self) -> bool:
-        return not self._paused_writing and len(self.inflight) < self.daemon.settings.max_inflight
+        return not self._paused_writing and len(self.inflight) < self._max_inflight
 
     def _request(self, body: bytes, out: bytearray) -> None:
         try:
@@ -225,8 +252,11 @@ class Connection(asyncio.Protocol):
         except BadMessage as exc:
             self._bad(exc, out)
             return
+        self._dispatch(request, out)
+
+    def _dispatch(self, request: Any, out: bytearray) -> None:
         if not self.greeted:
-            self.encode(self._hello(request), out)
+            self.encode(hello(self, request), out)
             return
         if isinstance(request, m.Hello):
             self.encode(m.Error(request.id, m.ErrorCode.BAD_REQUEST, "hello was already sent"), out)
@@ -252,42 +282,12 @@ class Connection(asyncio.Protocol):
 
     def _bad(self, exc: BadMessage, out: bytearray) -> None:
         if exc.kind == "invoke_result":
-            # An answer the daemon cannot read: the invocation it names fails now, as a hook
-            # error saying why, instead of waiting out its timeout. Invoke results get no reply.
-            if exc.call is None or not self.daemon.invocations.fail(self, exc.call, f"invalid invoke_result: {exc}"):
-                self.log.warning("dropped an invalid invoke_result", call=exc.call, error=str(exc))
+            bad_invoke_result(self, exc)  # invoke results get no reply
             return
         self.encode(m.Error(exc.request_id, m.ErrorCode.BAD_REQUEST, str(exc)), out)
 
     def _invoke_result(self, result: m.InvokeResult) -> None:
-        decision = result.decision
-        if decision is not None:
-            try:
-                intake.check(decision, "invoke_result.decision")
-            except intake.Unfit as exc:
-                self.daemon.invocations.fail(self, result.call, f"invalid invoke_result: {exc}")
-                return
-        self.daemon.invoke_result(self, result)
-
-    def _hello(self, request: m.Request) -> m.Reply:
-        rid = getattr(request, "id", 0)
-        if not isinstance(request, m.Hello):
-            return m.Error(rid, m.ErrorCode.HELLO_REQUIRED, "the first request on a connection must be hello")
-        if request.protocol != m.PROTOCOL_VERSION:
-            self.log.warning("protocol version mismatch", client=request.client, protocol=request.protocol)
-            reply = m.Error(
-                rid,
-                m.ErrorCode.VERSION_MISMATCH,
-                f"this daemon speaks protocol {m.PROTOCOL_VERSION}, the client {request.client!r} "
-                f"speaks {request.protocol}; upgrade the older side",
-            )
-            asyncio.get_running_loop().call_soon(self.close)
-            return reply
-        self.greeted = True
-        self._disarm()
-        self.client = request.client
-        self.log = self.log.bind(client=request.client)
-        return self.daemon.welcome(rid)
+        invoke_result(self, result)
 
     # ----------------------------------------------------- work that waits
 
@@ -302,7 +302,7 @@ class Connection(asyncio.Protocol):
             return  # already answered (the connection was wound up at shutdown)
         out = bytearray()
         if task.cancelled():
-            reply: m.Reply = _unfinished(rid)
+            reply: m.Reply = unfinished(rid)
         elif (exc := task.exception()) is not None:
             self.log.error("request failed", error=repr(exc))
             reply = m.Error(rid, m.ErrorCode.INTERNAL, f"internal error: {type(exc).__name__}: {exc}")
@@ -333,7 +333,7 @@ class Connection(asyncio.Protocol):
         if transport is not None and not transport.is_closing():
             self._paused_reading = True
             transport.pause_reading()
-            if self._deadline_kind == "frame":
+            if self._deadline is not None and self._deadline.kind == "frame":
                 self._disarm()  # a frame cannot complete while the daemon does not read
 
     def _resume_reading(self) -> None:
@@ -343,13 +343,22 @@ class Connection(asyncio.Protocol):
             transport.resume_reading()
 
     def wind_up(self) -> int:
-        """At the end of a shutdown drain: every request not answered yet gets its error now."""
+        """At the end of a shutdown drain: every request not answered yet gets its error now,
+        including those still unread in the socket (see :func:`last_read`)."""
         out = bytearray()
         count = 0
         for task, rid in list(self.inflight.items()):
             del self.inflight[task]
-            self.encode(_unfinished(rid), out, rid)
+            self.encode(unfinished(rid), out, rid)
             count += 1
+        rest = last_read(self.transport)
+        if rest:
+            try:
+                bodies = self.decoder.feed(rest)
+            except FrameTooLarge as exc:
+                bodies = exc.complete
+            for body in bodies:
+                self.pending.append(body)
         while self.pending:
             body = self.pending.popleft()
             self._request(body, out)  # daemon.closing: each gets shutting_down (hello, results: as usual)
@@ -363,19 +372,8 @@ class Connection(asyncio.Protocol):
 
     def encode(self, reply: m.Reply, out: bytearray, rid: int | None = None) -> None:
         """Append ``reply`` to ``out``; a reply that cannot be encoded becomes an error naming why."""
-        problem = self.codec.encode_or_none(reply, out)
-        if problem is None:
-            return
-        rid = getattr(reply, "id", 0) if rid is None else rid
-        what = f"the {type(reply).__name__.lower()} reply to request {rid}"
-        try:
-            intake.check(_plain(reply), what)
-        except intake.Unfit as exc:
-            problem = str(exc)
-        else:
-            problem = f"{what}: {problem}"
-        self.log.error("reply could not be encoded", request=rid, problem=problem)
-        self.codec.encode_into(m.Error(rid, m.ErrorCode.INTERNAL, f"the reply could not be sent: {problem}"), out)
+        if self.codec.encode_or_none(reply, out) is not None:
+            encode_degraded(self.codec, reply, out, rid, self.log)
 
     def send(self, reply: m.Reply) -> None:
         """Send one frame now (invokes); raises intake.Unfit when it cannot be encoded."""
@@ -404,15 +402,3 @@ class Connection(asyncio.Protocol):
     def close(self) -> None:
         if self.transport is not None:
             self.transport.close()
-
-
-def _unfinished(rid: int) -> m.Error:
-    return m.Error(rid, m.ErrorCode.SHUTTING_DOWN, "the daemon stopped before this request finished; it was not completed")
-
-
-def _plain(reply: m.Reply) -> Any:
-    """The reply as plain values, for intake.check to say where a problem is."""
-    try:
-        return msgspec.to_builtins(reply)
-    except Exception:
-        return reply

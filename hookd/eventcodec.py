@@ -37,8 +37,8 @@ def frame(msg: m.Reply) -> bytes:
     return _pack(len(body)) + body  # measured cheaper than encode_into a bytearray and copying it out
 
 
-_encode = _encoder.encode
-_pack = HEADER.pack
+_encode = encode = _encoder.encode
+_pack = pack = HEADER.pack
 
 
 def event(

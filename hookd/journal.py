@@ -44,7 +44,7 @@ BATCH = 512  # events encoded in one call
 # only while little is waiting: a stuck disk must not hold decoded payloads (many times their
 # frames' size) in memory. Past this many queued frame bytes, or for a frame this large, the
 # writer decodes the frame itself.
-KEEP_DECODED = 256 * 1024
+KEEP_DECODED = 2 << 20
 
 
 class Journal:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("hookd.server")
 
-__all__ = ["AlreadyRunning", "Connection", "Hub", "Listener", "bind_socket", "peer_credentials", "start_server"]
+__all__ = ["AlreadyRunning", "Connection", "Hub", "Listener", "bind_socket", "peer_credentials", "start_server", "stop_listening"]
 
 
 class Hub:
@@ -172,3 +172,36 @@ async def start_server(daemon: Daemon, sock: socket.socket, hub: Hub | None = No
         # Listener.remove() alone decides whether the file goes: an inherited socket belongs to the service manager.
         extra["cleanup_socket"] = False
     return await loop.create_unix_server(lambda: Connection(daemon, hub), sock=sock, **extra)
+
+
+async def stop_listening(server: asyncio.Server, listener: Listener, daemon: Daemon, hub: Hub) -> int:
+    """Take no more connections, without dropping those already made; how many were taken here.
+
+    A client's connect succeeds as soon as the kernel queues it on the listening socket,
+    so it may already have sent its hello and a request; closing the listener would reset
+    it unanswered. So the socket file goes first (a new client finds no daemon and knows
+    its request never left), then every queued connection is accepted and served like any
+    other (each request answered ``shutting_down``), and only then does the listener close.
+    """
+    listener.remove()
+    loop = asyncio.get_running_loop()
+    taken = 0
+    with contextlib.suppress(OSError):
+        listener.sock.setblocking(False)
+    # Bounded: an inherited socket keeps its file (its service manager's), so clients may still come.
+    for _ in range(hub.cap):
+        try:
+            sock, _ = listener.sock.accept()
+        except OSError:  # nothing queued (EAGAIN), or the listener is gone
+            break
+        sock.setblocking(False)
+        try:
+            await loop.connect_accepted_socket(lambda: Connection(daemon, hub), sock)
+        except OSError:
+            sock.close()
+            continue
+        taken += 1
+    server.close()
+    if taken:
+        log.info("connections queued at the stop were taken to be answered", connections=taken)
+    return taken

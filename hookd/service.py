@@ -26,7 +26,7 @@ from .activation import ActivationError, inherited_listener
 from .daemon import Daemon
 from .edgelimits import raise_fd_limit
 from .sdnotify import Notifier, ReadyFd, Watchdog, watchdog_interval
-from .server import AlreadyRunning, Hub, Listener, bind_socket, start_server
+from .server import AlreadyRunning, Hub, Listener, bind_socket, start_server, stop_listening
 from .settings import Settings
 from .statefiles import state_home
 from .statelock import StateLock, StateLocked, acquire
@@ -131,8 +131,7 @@ class Service:
         finally:
             self.notifier.stopping(f"stopping: draining {self.status_line()}")
             self.daemon.begin_shutdown()
-            server.close()
-            listener.remove()
+            await stop_listening(server, listener, self.daemon, self.hub)
             await self._drain()
             # Whatever the drain could not finish is answered now, before the connections close.
             await self.hub.wind_up(UNWIND)

@@ -39,7 +39,7 @@ WRITE_CHUNK = 64 * 1024  # bytes joined into one transport write
 class Filter:
     """Which events a subscription wants: point globs, sessions, projects (AND; empty = all)."""
 
-    __slots__ = ("_point", "points", "projects", "sessions")
+    __slots__ = ("_point", "everything", "key", "points", "projects", "sessions")
 
     def __init__(self, points: Iterable[str] = (), sessions: Iterable[str] = (), projects: Iterable[str] = ()) -> None:
         self.points = tuple(points)
@@ -48,6 +48,9 @@ class Filter:
         self._point: Callable[[str], Any] | None = None
         if self.points:
             self._point = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in self.points)).match
+        # Equal filters select equal events: the fan-out selects once per key, not per subscriber.
+        self.key = (tuple(sorted(set(self.points))), self.sessions, self.projects)
+        self.everything = not self.points and self.sessions is None and self.projects is None
 
     def __call__(self, rec: Record) -> bool:
         if self._point is not None and self._point(rec[2]) is None:
@@ -55,6 +58,28 @@ class Filter:
         if self.sessions is not None and rec[3] not in self.sessions:
             return False
         return self.projects is None or rec[4] in self.projects
+
+
+class Selection:
+    """One fan-out pass's events for one filter, and (made once, when first wanted) their frames
+    joined for a single write, shared by every subscriber with that filter."""
+
+    __slots__ = ("_joined", "records")
+
+    def __init__(self, records: list[Record]) -> None:
+        self.records = records
+        self._joined: bytes | None = None
+
+    def joined(self) -> bytes | None:
+        """All frames as one bytes object; None when that would pass WRITE_CHUNK (sent frame by frame)."""
+        if self._joined is None:
+            size = 0
+            for rec in self.records:
+                size += len(rec[5])
+                if size > WRITE_CHUNK:
+                    return None
+            self._joined = b"".join([rec[5] for rec in self.records])
+        return self._joined
 
 
 class Subscriber:
@@ -101,6 +126,21 @@ class Subscriber:
             {"peer": getattr(self.conn, "peer", 0), "client": getattr(self.conn, "client", ""), "missed": self.missed},
         )
         self.missed = 0
+
+    def offer_all(self, selection: Selection) -> None:
+        """A fan-out pass's events for this subscriber: one write when it keeps up, else one by one."""
+        if not self.paused and not self.held and not self.queue and not self.replay and not self.missed:
+            joined = selection.joined()
+            if joined is not None:
+                if self._out:
+                    self.flush()
+                transport = self._transport()
+                if transport is not None:
+                    self.delivered += len(selection.records)
+                    transport.write(joined)  # may call pause_writing: later passes queue, bounded
+                return
+        for rec in selection.records:
+            self.offer(rec[0], rec[5])
 
     def offer(self, seq: int, frame: bytes) -> None:
         """A live event for this subscriber: written now if the transport takes it, else queued or lost."""

@@ -74,6 +74,11 @@ def expect(kind: type[Reply]) -> Callable[[Reply], Any]:
     return check
 
 
+# The checks of the calls made before and after every tool, made once.
+_ACCEPTED = expect(Accepted)
+_OUTCOME = expect(Outcome)
+
+
 def build(request: Request | Callable[[], Request]) -> Request:
     """A request, or the one a factory builds now (once connected, after a restore)."""
     return request() if callable(request) else request
@@ -137,7 +142,7 @@ class Api:
     ) -> Any:
         """Fire observer hooks. Returns once accepted (or, with ``wait``, once observers ran)."""
         req = Emit(self._next_id(), point, dict(payload or {}), session, _abs(project), wait)
-        return self._call(req, expect(Accepted))
+        return self._call(req, _ACCEPTED)
 
     def decide(
         self,
@@ -149,7 +154,7 @@ class Api:
     ) -> Any:
         """Run the decision chain; returns an :class:`Outcome`."""
         req = Decide(self._next_id(), point, dict(payload or {}), session, _abs(project))
-        return self._call(req, expect(Outcome))
+        return self._call(req, _OUTCOME)
 
     def attach_session(
         self,

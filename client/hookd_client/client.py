@@ -23,12 +23,11 @@ from .errors import ConnectionLost, DaemonNotRunning, HookdError, NotSent, Proto
 from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
 from .messages import PROTOCOL_VERSION, Error, Hello, Reply, Request, Subscribe, Welcome
 from .paths import default_socket_path
+from .receive import Receiver
 from .stream import Subscription
 
 if TYPE_CHECKING:
     from .serving import ServeLoop
-
-_RECV = 256 * 1024
 
 
 def _send(sock: socket.socket, data: bytes, path: str) -> None:
@@ -65,6 +64,7 @@ class Client(Api):
         self._sock: socket.socket | None = None
         self._codec = reply_codec()
         self._decoder = FrameDecoder(1 << 30)
+        self._receiver = Receiver()
         self._pending: dict[int, Reply] = {}
         self.reconnect = reconnect
         self.handler_threads = handler_threads
@@ -191,12 +191,12 @@ class Client(Api):
                 reply = self._pending.pop(rid, None)
                 if reply is not None:
                     return reply
-                data = sock.recv(_RECV)
+                data = self._receiver.recv(sock)
                 if not data:
                     raise ConnectionLost()
-                for body in self._decoder.feed(data):
+                for body in self._decoder.feed(data):  # decoded before the next read reuses the buffer
                     msg = self._codec.decode(body)
-                    self._pending[msg.id] = msg
+                    self._pending[msg.id] = msg  # the reply to this request, or to an earlier one's
         except (ConnectionLost, ConnectionResetError, FrameTooLarge, BadMessage) as exc:
             self._drop_socket()
             if isinstance(exc, ConnectionLost):

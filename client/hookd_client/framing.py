@@ -64,6 +64,11 @@ class FrameDecoder:
 
     def feed(self, data: bytes) -> list[bytes]:
         buf = self._buf
+        if not buf and len(data) > HEADER_SIZE:
+            # The common case, one whole frame in one read: no copy through the buffer.
+            (length,) = HEADER.unpack_from(data)
+            if length + HEADER_SIZE == len(data) and length <= self.max_frame:
+                return [data[HEADER_SIZE:]]
         buf += data
         bodies: list[bytes] = []
         pos = 0
@@ -106,12 +111,19 @@ class Codec:
         self._decoder = msgspec.msgpack.Decoder(receives)
         self._encoder = msgspec.msgpack.Encoder()
 
+    @property
+    def decoder(self) -> msgspec.msgpack.Decoder[Any]:
+        """The body decoder itself, for a caller's fast path (its errors are msgspec's; :meth:`decode` names them)."""
+        return self._decoder
+
+    @property
+    def encoder(self) -> msgspec.msgpack.Encoder:
+        return self._encoder
+
     def encode(self, msg: Request | Reply) -> bytes:
         """One message as a complete frame (header included)."""
-        buf = bytearray(HEADER_SIZE)
-        self._encoder.encode_into(msg, buf, HEADER_SIZE)
-        HEADER.pack_into(buf, 0, len(buf) - HEADER_SIZE)
-        return bytes(buf)
+        body = self._encoder.encode(msg)
+        return HEADER.pack(len(body)) + body  # measured cheaper than encode_into a bytearray and copying it out
 
     def encode_into(self, msg: Request | Reply, out: bytearray) -> None:
         """Append one message as a frame to ``out`` (for batching many replies)."""

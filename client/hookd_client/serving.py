@@ -30,11 +30,11 @@ from .callbacks import Served, label, raised, run_async, run_sync, unknown
 from .errors import ConnectionLost, DaemonNotRunning, HookdError
 from .framing import BadMessage, FrameTooLarge, reply_codec
 from .messages import Invoke, InvokeResult, Reply, Request, Welcome
+from .receive import Receiver
 
 if TYPE_CHECKING:
     from .client import Client
 
-_RECV = 256 * 1024
 _MAX_BACKOFF = 0.25
 
 
@@ -118,6 +118,7 @@ class ServeLoop:
         self._state = threading.Condition(self._lock)
         self._send_codec = reply_codec()
         self._codec = reply_codec()
+        self._receiver = Receiver()  # the reader thread's alone
         self._waiters: dict[int, _Waiter] = {}
         self._sock: socket.socket | None = client._sock
         self._gen = 1
@@ -212,7 +213,7 @@ class ServeLoop:
             data = b""
             if sock is not None:
                 with contextlib.suppress(OSError):
-                    data = sock.recv(_RECV)
+                    data = self._receiver.recv(sock)
             if data:
                 try:
                     for body in self.client._decoder.feed(data):
@@ -284,7 +285,7 @@ class ServeLoop:
             for req in requests:
                 sock.sendall(self._send_codec.encode(req))
             while wanted - replies.keys():
-                data = sock.recv(_RECV)
+                data = self._receiver.recv(sock)
                 if not data:
                     raise ConnectionLost()
                 for body in self.client._decoder.feed(data):

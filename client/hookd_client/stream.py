@@ -30,6 +30,7 @@ from . import verify
 from .errors import ConnectionLost, DaemonNotRunning, HookdError, ProtocolMismatch
 from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
 from .messages import PROTOCOL_VERSION, Done, Error, Event, Gap, Hello, Live, Reply, Subscribe, Subscribed, Unsubscribe, Welcome
+from .receive import Receiver
 
 if TYPE_CHECKING:
     import asyncio
@@ -197,6 +198,7 @@ class Subscription(_Stream):
         super().__init__(path, name, request)
         self.timeout = timeout
         self._sock: socket.socket | None = None
+        self._receiver = Receiver(256 * 1024)
 
     def open(self) -> Subscription:
         if self._sock is not None:
@@ -224,7 +226,7 @@ class Subscription(_Stream):
         if sock is None:
             raise ConnectionLost("the subscription is closed")
         try:
-            data = sock.recv(256 * 1024)
+            data = self._receiver.recv(sock)
         except TimeoutError:
             raise HookdError("timeout", f"no event within {self.timeout} s") from None
         except OSError as exc:

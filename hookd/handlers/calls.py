@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from hookd_client import messages as m
 
 from ..engine import Leases
+from ..points import POINTS
 from ..registry import CallContext, Plan
 from .common import Handler, RequestError, Result, point_arg, project_arg
 
@@ -35,8 +36,13 @@ class Calls:
 
     def emit(self, conn: Any, req: m.Emit) -> Result:
         d = self.d
-        point_arg(req.point)
-        project = d.registry.project_for(req.session, project_arg(req.project))
+        if req.point not in POINTS:
+            point_arg(req.point)  # a custom point, or an unknown one (an error naming it)
+        project = req.project
+        if project is not None:
+            project = project_arg(project)
+        elif req.session is not None:
+            project = d.registry.project_for(req.session, None)
         if project is not None and not d.registry.is_loaded(project):
             return self._emit_later(req, project)
         plan = d.registry.plan(req.point, req.session, project)
@@ -80,13 +86,17 @@ class Calls:
 
     def decide(self, conn: Any, req: m.Decide) -> Result:
         d = self.d
-        point = point_arg(req.point)
+        point = POINTS.get(req.point) or point_arg(req.point)
         if point.kind != "decision":
             raise RequestError(
                 m.ErrorCode.WRONG_KIND,
                 f"{req.point!r} is an observer point; use emit (decision points: `hookd points`)",
             )
-        project = d.registry.project_for(req.session, project_arg(req.project))
+        project = req.project
+        if project is not None:
+            project = project_arg(project)
+        elif req.session is not None:
+            project = d.registry.project_for(req.session, None)
         if project is not None and not d.registry.is_loaded(project):
             return self._decide_later(req, project)
         plan = d.registry.plan(req.point, req.session, project)
