@@ -29,7 +29,7 @@ from hookd_client.messages import Decision
 from .. import intake
 from ..chain import HookNotRun
 from ..registry import CallContext, Hook
-from . import contain, spawn
+from . import claude, contain, spawn
 from .slots import Shed, Slots
 
 log = structlog.get_logger("hookd.hooks")
@@ -229,6 +229,8 @@ class CommandRunner:
     async def __call__(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Decision | None:
         spec = hook.spec
         assert spec is not None, "a command hook always has a spec"
+        if spec.format == "claude-code":
+            return await claude.call(self, hook, payload, ctx)
         decision = hook.type == "decision"
         try:
             stdout, stderr, code = await self.run(
