@@ -4,8 +4,8 @@ No wrapper process: the daemon starts the hook's own command, as Claude Code wou
 same process slots, containment and output caps as every command hook (hookd/runners/command.py):
 
 - stdin: Claude Code's hook input, rebuilt from the payload (hookd/bridges/claude_hooks.py);
-- environment: the agent's, as the bridge forwarded it (the payload's ``agentEnv``; hookd's own
-  when a call carries none), plus ``CLAUDE_PROJECT_DIR``, the hook's ``env`` (an imported plugin's
+- environment: the agent's, as the bridge forwarded it (the payload's ``agentEnv``, over hookd's
+  own, which stands alone when a call carries none), plus ``CLAUDE_PROJECT_DIR``, the hook's ``env`` (an imported plugin's
   ``CLAUDE_PLUGIN_ROOT``) and the ``HOOKD_*`` variables;
 - working directory: the agent's (the input's ``cwd``), else the project directory;
 - the answer: exit codes and JSON read as Claude Code's hooks reference says
@@ -35,11 +35,12 @@ _json = msgspec.json.Encoder()
 
 
 def environment(runner: CommandRunner, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> dict[str, str]:
+    # The agent's variables over hookd's own: a bridge may forward only the variables hooks read
+    # (PATH, HOME, CLAUDE_*...), and the rest (locale, terminal) is the same user's session anyway.
+    env = dict(runner.base_env)
     forwarded = payload.get(AGENT_ENV)
-    if isinstance(forwarded, dict) and forwarded:
-        env = {k: v for k, v in forwarded.items() if isinstance(k, str) and isinstance(v, str)}
-    else:
-        env = dict(runner.base_env)
+    if isinstance(forwarded, dict):
+        env.update((k, v) for k, v in forwarded.items() if isinstance(k, str) and isinstance(v, str))
     if ctx.project:
         env.setdefault("CLAUDE_PROJECT_DIR", ctx.project)
     if hook.spec is not None:
