@@ -69,6 +69,13 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "the state directory, else a free one; off: not at all",
     )
     p.add_argument("--http-max-body", type=int, metavar="BYTES", default=32 << 20, help="largest HTTP hook input read (default 32 MiB)")
+    p.add_argument(
+        "--http-request-timeout",
+        type=float,
+        metavar="SECONDS",
+        default=10.0,
+        help="close an HTTP hook connection whose request head has not arrived by then, or whose body takes 3x as long (default 10)",
+    )
     p.set_defaults(run=run)
 
 
@@ -79,11 +86,11 @@ def http_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     value = str(args.http_port).strip().lower()
     if value in ("off", "no", "none"):
         return None
-    if value == "auto":
-        return Options(port=None, max_body=max(1 << 20, args.http_max_body))
-    if not value.isdigit() or int(value) > 65535:
+    if value != "auto" and (not value.isdigit() or int(value) > 65535):
         raise SystemExit(f"hookd serve: --http-port must be a port number, auto or off, not {args.http_port!r}")
-    return Options(port=int(value), max_body=max(1 << 20, args.http_max_body))
+    wait = max(0.1, args.http_request_timeout)
+    port = None if value == "auto" else int(value)
+    return Options(port=port, max_body=max(1 << 20, args.http_max_body), head_timeout=wait, body_timeout=3 * wait)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -190,23 +190,16 @@ class HttpConnection(asyncio.Protocol):
 
     async def _answer(self, accepted: checks.Accepted, body: bytes, size: int) -> None:
         ep = self.endpoint
-        limit = ep.options.max_body
-        status, out = 200, b""
         try:
-            if size > limit:
-                log.warning("HTTP hook input over the limit: answered without its hooks", event=accepted.event, size=size, limit=limit)
-                out = answer.too_large(accepted.event, size, limit)
-            else:
-                out = await answer.answer(ep.daemon, accepted.event, body, accepted.environ)
-        except (msgspec.DecodeError, cc.BadInput) as exc:
-            status, out = 400, f"bad hook input: {exc}".encode()
-        except answer.Unavailable as exc:
-            status, out = 503, str(exc).encode()
-        except Exception as exc:
-            log.exception("HTTP hook failed", event=accepted.event)
-            status, out = 500, f"internal error: {type(exc).__name__}: {exc}".encode()
-        finally:
+            status, out = await self._outcome(accepted, body, size)
+        except BaseException:
+            # Cancelled (the daemon stops) or worse: the request still gets its one reply.
+            status, out = 503, b"hookd is stopping"
             self.busy = False
+            self._respond(status, out, "text/plain; charset=utf-8")
+            self.idle_close()
+            raise
+        self.busy = False
         self._respond(status, out, "application/json" if status == 200 else "text/plain; charset=utf-8")
         if self.transport is None:
             return
@@ -218,6 +211,21 @@ class HttpConnection(asyncio.Protocol):
             self._advance()
         else:
             self.idle_close()
+
+    async def _outcome(self, accepted: checks.Accepted, body: bytes, size: int) -> tuple[int, bytes]:
+        limit = self.endpoint.options.max_body
+        try:
+            if size > limit:
+                log.warning("HTTP hook input over the limit: answered without its hooks", hook_event=accepted.event, size=size, limit=limit)
+                return 200, answer.too_large(accepted.event, size, limit)
+            return 200, await answer.answer(self.endpoint.daemon, accepted.event, body, accepted.environ)
+        except (msgspec.DecodeError, cc.BadInput) as exc:
+            return 400, f"bad hook input: {exc}".encode()
+        except answer.Unavailable as exc:
+            return 503, str(exc).encode()
+        except Exception as exc:
+            log.exception("HTTP hook failed", hook_event=accepted.event)
+            return 500, f"internal error: {type(exc).__name__}: {exc}".encode()
 
     # ------------------------------------------------------------- replying
 
@@ -250,11 +258,12 @@ class HttpConnection(asyncio.Protocol):
         body = message.encode()
         headers = [("content-type", "text/plain; charset=utf-8"), ("content-length", str(len(body))), ("connection", "close")]
         try:
-            out = self.h11.send(h11.Response(status_code=status, headers=headers, reason=REASONS.get(status, b"Error"))) + self.h11.send(h11.Data(data=body))
-            out += self.h11.send(h11.EndOfMessage())
+            out = self.h11.send(h11.Response(status_code=status, headers=headers, reason=REASONS.get(status, b"Error")))
+            out += self.h11.send(h11.Data(data=body)) + self.h11.send(h11.EndOfMessage())
         except h11.LocalProtocolError:
             # h11 only answers a request it has read; a head it could not parse gets a plain line.
-            out = f"HTTP/1.1 {status} {REASONS.get(status, b'Error').decode()}\r\ncontent-length: {len(body)}\r\nconnection: close\r\n\r\n".encode() + body
+            reason = REASONS.get(status, b"Error").decode()
+            out = f"HTTP/1.1 {status} {reason}\r\ncontent-length: {len(body)}\r\nconnection: close\r\n\r\n".encode() + body
         self.transport.write(out)
 
     def idle_close(self) -> None:
