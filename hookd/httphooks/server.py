@@ -45,7 +45,7 @@ REASONS = {
 class Options:
     port: int | None = None  # None: the recorded port (or a free one, then recorded); 0: any free port
     max_body: int = 32 << 20
-    max_head: int = 16 << 10
+    max_head: int = 64 << 10
     head_timeout: float = 10.0
     body_timeout: float = 30.0
     max_connections: int = 256
