@@ -25,6 +25,9 @@ import structlog
 from .activation import ActivationError, inherited_listener
 from .daemon import Daemon
 from .edgelimits import raise_fd_limit
+from .httphooks.server import Endpoint
+from .httphooks.server import Options as HttpOptions
+from .httphooks.server import start as start_http
 from .sdnotify import Notifier, Watchdog, watchdog_interval
 from .server import AlreadyRunning, Hub, Listener, bind_socket, start_server
 from .settings import Settings
@@ -60,6 +63,7 @@ class Service:
         notifier: Notifier | None = None,
         watchdog: float | None = None,
         status_every: float = STATUS_EVERY,
+        http: HttpOptions | None = None,
     ) -> None:
         self.settings = settings
         self.drain = drain
@@ -72,6 +76,8 @@ class Service:
         self._signals = 0
         self._status = ""
         self._status_timer: asyncio.TimerHandle | None = None
+        self.http_options = http
+        self.http: Endpoint | None = None
 
     def status_line(self) -> str:
         d = self.daemon
@@ -110,6 +116,11 @@ class Service:
         self.daemon.start()
         server = await start_server(self.daemon, listener.sock, self.hub)
         log.info("hookd listening", socket=listener.path, pid=os.getpid(), activated=not listener.owned)
+        if self.http_options is not None:
+            try:
+                self.http = await start_http(self.daemon, self.http_options, state_home())
+            except OSError as exc:
+                log.error("cannot serve HTTP hooks; Claude Code's HTTP hooks fail until this is fixed", error=str(exc))
         # Only now can a client be served: the socket is accepted on and the user hooks are loaded.
         self._status = self.status_line()
         self.notifier.ready(self._status)
@@ -125,6 +136,8 @@ class Service:
             self.notifier.stopping(f"stopping: draining {self.status_line()}")
             self.daemon.begin_shutdown()
             server.close()
+            if self.http is not None:
+                self.http.close()
             listener.remove()
             await self._drain()
             # Whatever the drain could not finish is answered now, before the connections close.
@@ -213,7 +226,7 @@ def _lock_state(settings: Settings) -> list[StateLock] | int:
     return held
 
 
-def serve(settings: Settings, drain: float = 3.0) -> int:
+def serve(settings: Settings, drain: float = 3.0, http: HttpOptions | None = None) -> int:
     loop_name = install_event_loop()
     signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
     # Read (and remove) the manager's variables before anything copies the environment for hook processes.
@@ -231,7 +244,7 @@ def serve(settings: Settings, drain: float = 3.0) -> int:
         notifier.send("STATUS=another daemon holds the state directory; see the log")
         return locks
     log.debug("event loop", loop=loop_name, open_files=raise_fd_limit())
-    service = Service(settings, drain, notifier, watchdog)
+    service = Service(settings, drain, notifier, watchdog, http=http)
     try:
         tune_gc()
         return asyncio.run(service.run(listener))

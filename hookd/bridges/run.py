@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
 
-DEFAULT_TIMEOUT = 10.0
+# Claude Code waits 600 s for a hook by default: the bridge never gives up before the hooks behind it would.
+DEFAULT_TIMEOUT = 600.0
 # Claude Code gives all SessionEnd hooks 1.5 s together; stay well inside it.
 SESSION_END_TIMEOUT = 1.0
 

@@ -60,7 +60,37 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument(
         "--max-pending-bytes", type=int, metavar="BYTES", default=16 << 20, help="queued requests before reading stops (default 16 MiB)"
     )
+    # --- Claude Code's HTTP hooks (docs/bridges.md)
+    p.add_argument(
+        "--http-port",
+        metavar="PORT|auto|off",
+        default=os.environ.get("HOOKD_HTTP_PORT", "auto"),
+        help="answer Claude Code's HTTP hooks on 127.0.0.1:PORT; auto (default, or $HOOKD_HTTP_PORT): the port recorded in "
+        "the state directory, else a free one; off: not at all",
+    )
+    p.add_argument("--http-max-body", type=int, metavar="BYTES", default=32 << 20, help="largest HTTP hook input read (default 32 MiB)")
+    p.add_argument(
+        "--http-request-timeout",
+        type=float,
+        metavar="SECONDS",
+        default=10.0,
+        help="close an HTTP hook connection whose request head has not arrived by then, or whose body takes 3x as long (default 10)",
+    )
     p.set_defaults(run=run)
+
+
+def http_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """The HTTP hook endpoint's options; None when it is off. Raises SystemExit for a bad port."""
+    from hookd.httphooks.server import Options
+
+    value = str(args.http_port).strip().lower()
+    if value in ("off", "no", "none"):
+        return None
+    if value != "auto" and (not value.isdigit() or int(value) > 65535):
+        raise SystemExit(f"hookd serve: --http-port must be a port number, auto or off, not {args.http_port!r}")
+    wait = max(0.1, args.http_request_timeout)
+    port = None if value == "auto" else int(value)
+    return Options(port=port, max_body=max(1 << 20, args.http_max_body), head_timeout=wait, body_timeout=3 * wait)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -88,4 +118,4 @@ def run(args: argparse.Namespace) -> int:
     edge.max_connections = max(1, args.max_connections)
     edge.max_write_buffer = max(64 << 10, args.max_write_buffer)
     edge.max_pending_bytes = max(args.max_frame, args.max_pending_bytes)
-    return serve(settings, drain=args.drain)
+    return serve(settings, drain=args.drain, http=http_options(args))
