@@ -78,6 +78,11 @@ def rule_match(rule: str) -> dict[str, str] | None:
     return out
 
 
+def _uses_plugin_root(handler: Mapping[str, Any]) -> bool:
+    args = handler.get("args")
+    return PLUGIN_ROOT in str(handler.get("command", "")) or any(PLUGIN_ROOT in str(a) for a in (args if isinstance(args, list) else ()))
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", re.sub(r"([a-z])([A-Z])", r"\1-\2", text).lower()).strip("-")
 
@@ -115,6 +120,14 @@ def convert(settings: Mapping[str, Any], source: str, hookd_command: list[str] |
                 if not isinstance(handler, dict) or handler.get("type") != "command" or not isinstance(handler.get("command"), str):
                     htype = handler.get("type") if isinstance(handler, dict) else type(handler).__name__
                     result.notes.append(f"{event}: a {htype!r} handler was not imported and stays in {source}; Claude Code runs it")
+                    continue
+                if plugin_root is None and _uses_plugin_root(handler):
+                    # Run without it, the hook would fail (a Python exit 2 on the missing script would
+                    # even block every call): it stays where Claude Code runs it with the right root.
+                    result.notes.append(
+                        f"{event}: {handler['command']!r} uses ${{{PLUGIN_ROOT}}} and no plugin root is known, so it was "
+                        f"not imported and stays in {source}; pass --plugin-root DIR to import it"
+                    )
                     continue
                 counts[event] = counts.get(event, 0) + 1
                 name = f"claude-{_slug(event)}-{counts[event]}"
@@ -174,11 +187,8 @@ def _hook(
         hook["timeout"] = min(int(timeout), MAX_TIMEOUT) if float(timeout).is_integer() else min(float(timeout), float(MAX_TIMEOUT))
     else:
         hook["timeout"] = SHORT_TIMEOUTS.get(event, DEFAULT_TIMEOUT)
-    if PLUGIN_ROOT in command or any(PLUGIN_ROOT in str(a) for a in args or ()):
-        if plugin_root:
-            hook["env"] = {PLUGIN_ROOT: plugin_root}
-        else:
-            notes.append(f"{name}: uses ${{{PLUGIN_ROOT}}} but no plugin root is known; pass --plugin-root DIR")
+    if plugin_root and _uses_plugin_root(handler):
+        hook["env"] = {PLUGIN_ROOT: plugin_root}
     hook["enabled"] = True
     if kind == "observer" and ROUTES.get(event, ("", False))[1]:
         notes.append(f"{name}: {point} is an observer point in hookd's catalog, so this {event} hook can observe but not block")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -215,6 +216,14 @@ def test_plugin_root_is_kept_on_import(env: Env, daemon_factory, tmp_path: Path)
     prompt = {"session_id": "s1", "cwd": str(tmp_path), "hook_event_name": "UserPromptSubmit", "prompt": "hi"}
     r = _bridge(env, prompt)
     assert json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"] == "from the plugin"
+
+
+def test_a_hook_needing_an_unknown_plugin_root_stays_where_claude_code_runs_it(env: Env, tmp_path: Path) -> None:
+    needs_root = {"type": "command", "command": "python3 ${CLAUDE_PLUGIN_ROOT}/x.py"}
+    settings = _settings(tmp_path, {"Stop": [{"hooks": [needs_root, {"type": "command", "command": "true"}]}]})
+    out = _import(env, settings)
+    assert [h["command"] for h in yaml.safe_load(out.read_text())["hooks"]] == [shutil.which("bash")]
+    assert json.loads(settings.read_text())["hooks"] == {"Stop": [{"hooks": [needs_root]}]}
 
 
 def test_errors_and_agent_fields_reach_the_agent(env: Env, daemon_factory, tmp_path: Path) -> None:
