@@ -106,6 +106,8 @@ class Bus:
         duration: float | None = None,
     ) -> None:
         """Put one event on the bus: number it, encode it once, no I/O, no await."""
+        if "agentEnv" in payload:  # the agent's environment (secrets included) is for its hooks, not the journal
+            payload = {k: v for k, v in payload.items() if k != "agentEnv"}
         self.seq = seq = self.seq + 1
         if self._reserved is not None and seq > self._reserved:
             self._reserve(seq)

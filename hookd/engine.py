@@ -1,8 +1,9 @@
 """The hook engine: runs a call's plan.
 
 ``decide`` walks the decision hooks one after another and folds each answer
-into a :class:`ChainState`; then the point's observers see the event with the
-outcome attached. ``emit`` starts the observers concurrently and, unless asked
+into a :class:`ChainState`; the members of a ``strictest`` group are one step,
+run at once on the same payload and folded together. Then the point's
+observers see the event with the outcome attached. ``emit`` starts the observers concurrently and, unless asked
 to wait, returns at once. A failing observer never reaches the emitter.
 """
 
@@ -16,7 +17,7 @@ from typing import Any
 import structlog
 from hookd_client.messages import Decision, HookError, NotRun
 
-from .chain import ChainState, HookNotRun
+from .chain import Answer, ChainState, Failed, HookNotRun, Skipped
 from .registry import CallContext, Hook, Plan
 from .runners.command import HookFailure
 
@@ -131,7 +132,20 @@ class Engine:
         state = ChainState(payload)
         try:
             decided = bool(plan.not_run) and self._not_run(state, plan)
-            for hook in () if decided else plan.decisions:
+            steps = () if decided else plan.decisions
+            index = 0
+            while index < len(steps):
+                hook = steps[index]
+                index += 1
+                group = hook.group
+                if group is not None and group.parallel:
+                    members = [hook]
+                    while index < len(steps) and steps[index].group == group:
+                        members.append(steps[index])
+                        index += 1
+                    if await self._group(state, members, ctx):
+                        break
+                    continue
                 if hook.matcher is not None and not hook.matcher(state.payload):
                     self.counters.match_skips += 1
                     continue
@@ -157,6 +171,33 @@ class Engine:
         finally:
             self.release(leases)
         return state
+
+    async def _group(self, state: ChainState, members: list[Hook], ctx: CallContext) -> bool:
+        """Run a strictest group's matching members at once on one payload; fold them as one step."""
+        payload = state.payload
+        running = []
+        for hook in members:
+            if hook.matcher is not None and not hook.matcher(payload):
+                self.counters.match_skips += 1
+            else:
+                running.append(hook)
+        if not running:
+            return False
+        answers = await asyncio.gather(*(self._member(hook, payload, ctx) for hook in running))
+        for answer in answers:
+            if answer is not None and type(answer) not in (Decision, Failed, Skipped):
+                state.errors.extend(getattr(answer, "handler_errors", ()))
+        return state.fold_group(list(zip(running, answers, strict=True)))
+
+    async def _member(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Answer:
+        try:
+            return await self.invoke(hook, payload, ctx)
+        except HookNotRun as skipped:
+            log.warning("hook did not run", hook=hook.name, source=hook.source, reason=skipped.reason, error=skipped.message)
+            return Skipped(skipped.reason, skipped.message)
+        except HookFailure as failure:
+            self._failed(hook, ctx, failure)
+            return Failed(failure.code, failure.message)
 
     def decided_without_hooks(self, plan: Plan, payload: dict[str, Any], ctx: CallContext) -> ChainState:
         """``decide`` for a plan with no decision hooks, without an await (the hot path)."""

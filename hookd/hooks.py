@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from hookd_client.messages import ChainEntry, Decision, HookRef, HookSpec, HookType, NotRunReason, OnError, Scope
+from hookd_client.messages import ChainEntry, Combine, Decision, HookRef, HookSpec, HookType, NotRunReason, OnError, Scope
 
 from .trust import Verdict
 
@@ -27,6 +27,21 @@ class Runner(Protocol):
     """Runs one hook. Raises HookFailure (or anything) when the hook fails."""
 
     def __call__(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Awaitable[Decision | None]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """A named group of decision hooks from one file; equal groups are the same group."""
+
+    scope: Scope
+    owner: str
+    source: str
+    name: str
+    combine: Combine = "first"
+
+    @property
+    def parallel(self) -> bool:
+        return self.combine == "strictest"
 
 
 @dataclass(slots=True, eq=False)
@@ -52,9 +67,15 @@ class Hook:
     sha: str = ""
     matcher: Callable[[dict[str, Any]], bool] | None = None  # the `match` filter; None runs on every payload
     ref: HookRef = field(init=False)
+    # The group this hook belongs to (from its spec): hooks of one file with one group name run as
+    # one step of the chain, combined the group's way. None: a step of its own.
+    group: Group | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.ref = HookRef(self.name, self.scope, self.source)
+        spec = self.spec
+        if spec is not None and spec.group and self.type == "decision":
+            self.group = Group(self.scope, self.owner, self.source, spec.group, spec.combine or "first")
 
     def entry(self, enabled: bool, trusted: bool = True) -> ChainEntry:
         return ChainEntry(self.name, self.type, self.scope, self.priority, self.source, self.point, enabled, trusted)

@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterable
 from hookd_client.messages import ChainEntry, HookRef, NotRunReason, Scope
 
 from . import points
-from .hooks import CallContext, Hook, NotRunEntry, Plan, Runner, Session, TrustGate
+from .hooks import CallContext, Group, Hook, NotRunEntry, Plan, Runner, Session, TrustGate
 from .trust import ALWAYS, Verdict
 
-__all__ = ["CallContext", "Hook", "NotRunEntry", "Plan", "Registry", "Runner", "Session", "TrustGate"]
+__all__ = ["CallContext", "Group", "Hook", "NotRunEntry", "Plan", "Registry", "Runner", "Session", "TrustGate"]
 
 SCOPE_ORDER: dict[Scope, int] = {"session": 0, "project": 1, "global": 2}
 
@@ -30,6 +30,26 @@ def _order(hook: Hook) -> tuple[int, int, int, int]:
     # registered (so a reloaded file keeps its place among the files of its scope), then by
     # position. A session's hooks have no rank: they run in the order they were attached.
     return (SCOPE_ORDER[hook.scope], -hook.priority, hook.rank, hook.seq)
+
+
+def _gathered(hooks: list[Hook]) -> list[Hook]:
+    """``hooks`` with each group's members brought together at the place of its first member.
+
+    A group is one step of the chain: it runs where its best-placed member would (scope order,
+    then priority, then file order), and its members keep their own order inside it."""
+    if not any(h.group is not None for h in hooks):
+        return hooks
+    members: dict[object, list[Hook]] = {}
+    for hook in hooks:
+        if hook.group is not None:
+            members.setdefault(hook.group, []).append(hook)
+    out: list[Hook] = []
+    for hook in hooks:
+        if hook.group is None:
+            out.append(hook)
+        elif hook is members[hook.group][0]:
+            out.extend(members[hook.group])
+    return out
 
 
 class Registry:
@@ -120,7 +140,7 @@ class Registry:
                 if hook.point == point or (hook.point == points.CATCH_ALL and hook.type == "observer"):
                     hooks.append(hook)
         hooks.sort(key=_order)
-        return hooks
+        return _gathered(hooks)
 
     def plan(self, point: str, session: str | None, project: str | None) -> Plan:
         """The enabled hooks of a call, split by kind. Cached until the registry or the trust record changes."""

@@ -25,6 +25,9 @@ import structlog
 from .activation import ActivationError, inherited_listener
 from .daemon import Daemon
 from .edgelimits import raise_fd_limit
+from .httphooks.server import Endpoint
+from .httphooks.server import Options as HttpOptions
+from .httphooks.server import start as start_http
 from .sdnotify import Notifier, ReadyFd, Watchdog, watchdog_interval
 from .server import AlreadyRunning, Hub, Listener, bind_socket, start_server, stop_listening
 from .settings import Settings
@@ -61,6 +64,7 @@ class Service:
         watchdog: float | None = None,
         status_every: float = STATUS_EVERY,
         ready_fd: ReadyFd | None = None,
+        http: HttpOptions | None = None,
     ) -> None:
         self.settings = settings
         self.drain = drain
@@ -74,6 +78,8 @@ class Service:
         self._signals = 0
         self._status = ""
         self._status_timer: asyncio.TimerHandle | None = None
+        self.http_options = http
+        self.http: Endpoint | None = None
 
     def status_line(self) -> str:
         d = self.daemon
@@ -114,9 +120,14 @@ class Service:
         self.daemon.start()
         server = await start_server(self.daemon, listener.sock, self.hub)
         log.info("hookd listening", socket=listener.path, pid=os.getpid(), activated=not listener.owned)
+        if self.http_options is not None:
+            try:
+                self.http = await start_http(self.daemon, self.http_options, state_home())
+            except OSError as exc:
+                log.error("cannot serve HTTP hooks; Claude Code's HTTP hooks fail until this is fixed", error=str(exc))
         # Ready means: the global hook files are loaded (each in force, or rejected with its
-        # previous accepted version kept) and the socket is accepted on. Plugin installs may
-        # still run; `hookd plugins` shows them.
+        # previous accepted version kept), the socket is accepted on and HTTP hooks are served.
+        # Plugin installs may still run; `hookd plugins` shows them.
         self._status = self.status_line()
         self.notifier.ready(self._status)
         self.ready_fd.ready(self._status)
@@ -131,6 +142,8 @@ class Service:
         finally:
             self.notifier.stopping(f"stopping: draining {self.status_line()}")
             self.daemon.begin_shutdown()
+            if self.http is not None:
+                self.http.close()
             await stop_listening(server, listener, self.daemon, self.hub)
             await self._drain()
             # Whatever the drain could not finish is answered now, before the connections close.
@@ -219,7 +232,7 @@ def _lock_state(settings: Settings) -> list[StateLock] | int:
     return held
 
 
-def serve(settings: Settings, drain: float = 3.0, ready_fd: int | None = None) -> int:
+def serve(settings: Settings, drain: float = 3.0, ready_fd: int | None = None, http: HttpOptions | None = None) -> int:
     # Before anything can spawn a process: the descriptor must not leak into hooks.
     ready = ReadyFd(ready_fd)
     loop_name = install_event_loop()
@@ -239,7 +252,7 @@ def serve(settings: Settings, drain: float = 3.0, ready_fd: int | None = None) -
         notifier.send("STATUS=another daemon holds the state directory; see the log")
         return locks
     log.debug("event loop", loop=loop_name, open_files=raise_fd_limit())
-    service = Service(settings, drain, notifier, watchdog, ready_fd=ready)
+    service = Service(settings, drain, notifier, watchdog, ready_fd=ready, http=http)
     try:
         tune_gc()
         return asyncio.run(service.run(listener))

@@ -25,6 +25,12 @@ RequestId = Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
 NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
 Timeout = Annotated[float, msgspec.Meta(gt=0, le=3600)]
 HookMode = Literal["spawn", "persistent"]  # a fresh process per call, or one warm worker
+# How a group of hooks combines: seed 000's chain (the first final answer ends it) or every member at
+# once with the most restrictive answer winning (deny > defer > ask > allow). docs/protocol.md.
+Combine = Literal["first", "strictest"]
+# How a command hook reads its input and answers: hookd's HookDecision JSON, or Claude Code's hook
+# contract (its hook input on stdin; exit codes and output JSON as Claude Code's hooks reference says).
+HookFormat = Literal["hookd", "claude-code"]
 Concurrency = Annotated[int, msgspec.Meta(ge=1, le=1024)]
 
 
@@ -36,6 +42,10 @@ class Decision(msgspec.Struct, omit_defaults=True):
     injection: str | None = None
     modified_input: dict[str, Any] | None = msgspec.field(default=None, name="modifiedInput")
     modified_output: Any = msgspec.field(default=None, name="modifiedOutput")
+    # Fields for the agent that have no HookDecision equivalent (Claude Code's systemMessage,
+    # continue/stopReason, suppressOutput, defer, updatedPermissions, interrupt, retry...), passed
+    # through to the agent's bridge. docs/protocol.md, "How a set of hooks combines".
+    agent_output: dict[str, Any] | None = msgspec.field(default=None, name="agentOutput")
 
 
 class HookSpec(msgspec.Struct, omit_defaults=True, forbid_unknown_fields=True):
@@ -56,6 +66,9 @@ class HookSpec(msgspec.Struct, omit_defaults=True, forbid_unknown_fields=True):
     cwd: str | None = None  # None: the project directory (project hooks) or the home directory
     mode: HookMode = "spawn"  # docs/warm-hooks.md
     concurrency: Concurrency = 1  # persistent mode: requests outstanding at once per worker
+    group: str | None = None  # hooks of one file sharing a group run as one step of the chain
+    combine: Combine | None = None  # how the group combines (None: the group's stated way, else first)
+    format: HookFormat = "hookd"
 
 
 # --------------------------------------------------------------------- requests
@@ -300,6 +313,7 @@ class Outcome(Reply, tag="outcome"):
     decided_by: HookRef | None = None
     errors: list[HookError] = []
     not_run: list[NotRun] = []
+    agent_output: dict[str, Any] | None = msgspec.field(default=None, name="agentOutput")
 
 
 class Attached(Reply, tag="attached"):

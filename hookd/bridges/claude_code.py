@@ -14,8 +14,16 @@ from typing import Any, NamedTuple
 
 AGENT = "claude-code"
 UNMAPPED_PREFIX = "custom.claude."
+# The payload field holding the environment the agent gave its hook (the bridge forwards it), so a
+# hook imported from Claude Code runs with the agent's PATH, CLAUDE_ENV_FILE and settings `env`.
+AGENT_ENV = "agentEnv"
+ENV_MEMORY = 256  # sessions whose last forwarded environment is kept for calls that carry none
 
-# Claude Code event -> (hookd point, whether the bridge asks for a decision).
+# Claude Code event -> (hookd point, whether the bridge asks for a decision). Every event of the
+# hooks reference is here, so every hook imported from Claude Code has a point to run on. Events
+# with no point of their own in hookd's catalog go to ``custom.claude.<Event>`` (custom points take
+# both kinds): a decision there when Claude Code lets a hook decide or add context on that event,
+# an emit when its hooks only have side effects.
 # A decision on a point the catalog lists as an observer point is refused by
 # the daemon (wrong_kind); the bridge then emits instead, so these rows start
 # deciding by themselves the day the catalog lets them (see docs/bridges.md).
@@ -32,6 +40,37 @@ ROUTES: dict[str, tuple[str, bool]] = {
     "PreCompact": ("experimental.session.compacting", True),
     "Notification": ("custom.claude.Notification", False),
     "SessionEnd": ("chat.finished", False),
+    **{
+        event: (UNMAPPED_PREFIX + event, True)
+        for event in (
+            "UserPromptExpansion",
+            "PostToolBatch",
+            "PermissionDenied",
+            "TaskCreated",
+            "TaskCompleted",
+            "TeammateIdle",
+            "ConfigChange",
+            "PreModelSwitch",
+            "PostModelSwitch",
+            "Elicitation",
+            "ElicitationResult",
+            "MessageDisplay",
+            "Setup",
+        )
+    },
+    **{
+        event: (UNMAPPED_PREFIX + event, False)
+        for event in (
+            "PostCompact",
+            "StopFailure",
+            "InstructionsLoaded",
+            "CwdChanged",
+            "DirectoryAdded",
+            "FileChanged",
+            "WorktreeCreate",
+            "WorktreeRemove",
+        )
+    },
 }
 SESSION_END = "SessionEnd"
 INSTALLED_EVENTS: tuple[str, ...] = tuple(ROUTES)
@@ -48,6 +87,9 @@ MATCHER_FIELDS = {
     "ConfigChange": "source",
     "StopFailure": "error",
     "InstructionsLoaded": "load_reason",
+    "Setup": "trigger",
+    "Elicitation": "mcp_server_name",
+    "ElicitationResult": "mcp_server_name",
 }
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"})
 
@@ -87,6 +129,7 @@ class Verdict(NamedTuple):
     decided_by: str | None = None
     errors: tuple[str, ...] = ()
     not_run: tuple[str, ...] = ()  # one line per configured guard that did not run, for the user
+    agent_output: dict[str, Any] | None = None  # the outcome's agentOutput: fields only the agent knows
 
 
 def camel(name: str) -> str:
@@ -117,7 +160,7 @@ def payload_of(hook_input: Mapping[str, Any]) -> dict[str, Any]:
     kept: dict[str, Any] = {}
     for key, value in hook_input.items():
         name = camel(key)
-        if key in COMMON_FIELDS or name == HOOK_INPUT or name in payload or snake(name) != key:
+        if key in COMMON_FIELDS or name in (HOOK_INPUT, AGENT_ENV) or name in payload or snake(name) != key:
             kept[key] = value
         else:
             payload[name] = value
@@ -125,8 +168,31 @@ def payload_of(hook_input: Mapping[str, Any]) -> dict[str, Any]:
     return payload
 
 
+_envs: dict[str, dict[str, str]] = {}
+
+
+def _agent_env(session: str | None, environ: Mapping[str, str]) -> dict[str, str] | None:
+    """The agent's environment for this call: the one forwarded with it, else (an HTTP hook carries
+    none) the last one forwarded for its session, else None (hooks then run with hookd's)."""
+    if environ:
+        env = {k: v for k, v in environ.items() if isinstance(k, str) and isinstance(v, str)}
+        if session is not None:
+            _envs.pop(session, None)
+            _envs[session] = env
+            while len(_envs) > ENV_MEMORY:
+                del _envs[next(iter(_envs))]
+        return env
+    return _envs.get(session) if session is not None else None
+
+
 def route(hook_input: Any, environ: Mapping[str, str]) -> Call:
-    """The hookd call for one hook input. Raises BadInput."""
+    """The hookd call for one hook input. Raises BadInput.
+
+    ``environ`` is the environment the agent started its hook with, as the bridge received it
+    (all of it: Claude Code gives a hook its own environment plus CLAUDE_PROJECT_DIR, and
+    CLAUDE_ENV_FILE on SessionStart, CLAUDE_PLUGIN_ROOT for a plugin's hooks); it travels in the
+    payload under ``agentEnv``. Empty when the call carries none (an HTTP hook): the last
+    environment forwarded for the same session stands in."""
     if not isinstance(hook_input, dict):
         raise BadInput(f"hook input must be a JSON object, got {type(hook_input).__name__}")
     event = hook_input.get("hook_event_name")
@@ -139,11 +205,17 @@ def route(hook_input: Any, environ: Mapping[str, str]) -> Call:
     project = project if isinstance(project, str) and project.startswith("/") else None
     point, decide = ROUTES.get(event, (UNMAPPED_PREFIX + event, False))
     has_session = session is not None
+    payload = payload_of(hook_input)
+    env = _agent_env(session, environ)
+    if env is not None:
+        payload[AGENT_ENV] = env
+    if event == SESSION_END and session is not None:
+        _envs.pop(session, None)
     return Call(
         event,
         point,
         decide,
-        payload_of(hook_input),
+        payload,
         session,
         project,
         attach=event == "SessionStart" and has_session,
@@ -163,51 +235,144 @@ def _specific(event: str, **fields: Any) -> dict[str, Any] | None:
     return {"hookEventName": event, **present} if present else None
 
 
-def render(event: str, verdict: Verdict | None) -> dict[str, Any] | None:
-    """Claude Code's output JSON for ``verdict``; None when there is nothing to say (exit 0, no stdout)."""
-    if verdict is None:
-        return None
-    v = verdict
-    out: dict[str, Any] = {}
+# Events whose answer is a top-level `decision: "block"` + `reason`.
+TOP_LEVEL_BLOCK = frozenset(
+    {
+        "PostToolUse",
+        "PostToolUseFailure",
+        "UserPromptSubmit",
+        "UserPromptExpansion",
+        "Stop",
+        "SubagentStop",
+        "PreCompact",
+        "PostToolBatch",
+        "ConfigChange",
+        "TaskCreated",
+    }
+)
+# Events that take hookSpecificOutput.additionalContext.
+CONTEXT_EVENTS = frozenset(
+    {
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PostToolBatch",
+        "UserPromptSubmit",
+        "UserPromptExpansion",
+        "Stop",
+        "SubagentStop",
+        "SessionStart",
+        "SubagentStart",
+        "Setup",
+        "PostModelSwitch",
+    }
+)
+# Events Claude Code lets block only through exit code 2 (JSON has no field for it).
+EXIT_2_ONLY = frozenset({"TeammateIdle", "TaskCompleted"})
+_UNIVERSAL = ("continue", "stopReason", "suppressOutput", "terminalSequence")
+
+
+def verdict(outcome: Any, not_run_line: Any = None) -> Verdict:
+    """The Verdict of a hookd Outcome; ``not_run_line(name, reason, message)`` words a guard that did not run."""
+    by = outcome.decided_by.name if outcome.decided_by is not None else None
+    errors = tuple(f"{e.hook.name}: {e.code}: {e.message}" for e in outcome.errors)
+    line = not_run_line or (lambda name, reason, message: f"hookd: guard {name!r} did not run: {reason} ({message})")
+    skipped = tuple(line(n.hook.name, n.reason, n.message) for n in getattr(outcome, "not_run", ()))
+    return Verdict(
+        outcome.decision,
+        outcome.reason,
+        outcome.injection,
+        outcome.modified_input,
+        outcome.modified_output,
+        by,
+        errors,
+        skipped,
+        getattr(outcome, "agent_output", None),
+    )
+
+
+def _specific_for(event: str, v: Verdict, agent: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """(hookSpecificOutput, top-level fields) for the event's decision fields."""
+    top: dict[str, Any] = {}
     specific: dict[str, Any] | None = None
-    if event == "PreToolUse":
+    context = v.injection if event in CONTEXT_EVENTS else None
+    if event in ("PreToolUse", "PreModelSwitch"):
         final = v.decision if v.decision in ("allow", "deny", "ask") else None
+        if final == "ask" and agent.get("defer") is True and event == "PreToolUse":
+            final = "defer"
         reason = _why(v, "denied") if final == "deny" else v.reason if final else None
+        updated = v.modified_input if event == "PreToolUse" else None
         specific = _specific(
-            event,
-            permissionDecision=final,
-            permissionDecisionReason=reason,
-            updatedInput=v.modified_input,
-            additionalContext=v.injection,
+            event, permissionDecision=final, permissionDecisionReason=reason, updatedInput=updated, additionalContext=context
         )
     elif event == "PermissionRequest":
         if v.decision == "allow":
             allow: dict[str, Any] = {"behavior": "allow"}
             if v.modified_input is not None:
                 allow["updatedInput"] = v.modified_input
+            if isinstance(agent.get("updatedPermissions"), list):
+                allow["updatedPermissions"] = agent["updatedPermissions"]
             specific = {"hookEventName": event, "decision": allow}
         elif v.decision == "deny":
-            specific = {"hookEventName": event, "decision": {"behavior": "deny", "message": _why(v, "denied")}}
-    elif event in ("PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact"):
+            deny: dict[str, Any] = {"behavior": "deny", "message": _why(v, "denied")}
+            if agent.get("interrupt") is True:
+                deny["interrupt"] = True
+            specific = {"hookEventName": event, "decision": deny}
+    elif event == "PermissionDenied":
+        specific = _specific(event, retry=True if agent.get("retry") is True else None)
+    elif event in TOP_LEVEL_BLOCK:
         if v.decision == "deny":
-            out["decision"] = "block"
-            out["reason"] = _why(v, "blocked")
-        if event == "PostToolUse":
-            specific = _specific(event, additionalContext=v.injection, updatedToolOutput=v.modified_output)
-        elif event != "PreCompact":
-            specific = _specific(event, additionalContext=v.injection)
-    elif event in ("SessionStart", "SubagentStart"):
-        specific = _specific(event, additionalContext=v.injection)
+            top["decision"] = "block"
+            top["reason"] = _why(v, "blocked")
+        output = v.modified_output if event == "PostToolUse" else None
+        specific = _specific(event, additionalContext=context, updatedToolOutput=output)
+    elif event in CONTEXT_EVENTS:
+        specific = _specific(event, additionalContext=context)
         if event == "SubagentStart" and v.decision == "deny":
             # Claude Code cannot stop a subagent from starting; tell the user rather than drop it.
-            out["systemMessage"] = f"hookd: {_why(v, 'denied')} (Claude Code cannot block SubagentStart)"
+            top["systemMessage"] = f"hookd: {_why(v, 'denied')} (Claude Code cannot block SubagentStart)"
+    extra = agent.get("specific")
+    if isinstance(extra, dict) and extra:
+        specific = {**(specific or {"hookEventName": event}), **{k: x for k, x in extra.items() if k != "hookEventName"}}
+    return specific, top
+
+
+def render(event: str, verdict: Verdict | None) -> dict[str, Any] | None:
+    """Claude Code's output JSON for ``verdict``; None when there is nothing to say (exit 0, no stdout).
+
+    Every field Claude Code reads comes across: the decision in the event's own form, the context,
+    the rewrites, and the agent fields hooks gave (``systemMessage``, ``continue: false`` with
+    ``stopReason``, ``suppressOutput``, ``defer``, ``updatedPermissions``, ``interrupt``, ``retry``,
+    other hookSpecificOutput fields). Hooks that failed, and guards that did not run, are named in
+    ``systemMessage``, as Claude Code shows a hook error notice."""
+    if verdict is None:
+        return None
+    v = verdict
+    agent = v.agent_output if isinstance(v.agent_output, dict) else {}
+    specific, out = _specific_for(event, v, agent)
+    for key in _UNIVERSAL:
+        if key in agent:
+            out[key] = agent[key]
+    if out.get("continue") is not False:
+        out.pop("continue", None)
+        out.pop("stopReason", None)
+    messages = [m for m in (out.pop("systemMessage", None), agent.get("systemMessage")) if isinstance(m, str) and m]
+    messages += [f"hookd: hook {e}" for e in v.errors]
+    messages += list(v.not_run)
+    if messages:
+        # Shown to the user: a guard that did not run must never pass for one that allowed.
+        out["systemMessage"] = "\n".join(messages)
     if specific is not None:
         out["hookSpecificOutput"] = specific
-    if v.not_run:
-        # Shown to the user: a guard that did not run must never pass for one that allowed.
-        notice = "\n".join(v.not_run)
-        out["systemMessage"] = f"{out['systemMessage']}\n{notice}" if "systemMessage" in out else notice
     return out or None
+
+
+def exit_status(event: str, verdict: Verdict | None) -> tuple[int, str]:
+    """(exit code, stderr) for the bridge's answer: 2 with the reason where Claude Code blocks an
+    event only through exit code 2 (TeammateIdle, TaskCompleted); else 0 and nothing."""
+    if verdict is not None and verdict.decision == "deny" and event in EXIT_2_ONLY:
+        return 2, _why(verdict, "blocked")
+    return 0, ""
 
 
 def fail_closed(event: str, why: str) -> dict[str, Any] | None:

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
 
-DEFAULT_TIMEOUT = 10.0
+# Claude Code waits 600 s for a hook by default: the bridge never gives up before the hooks behind it would.
+DEFAULT_TIMEOUT = 600.0
 # Claude Code gives all SessionEnd hooks 1.5 s together; stay well inside it.
 SESSION_END_TIMEOUT = 1.0
 
@@ -112,12 +113,7 @@ def not_run_line(name: str, reason: str, message: str) -> str:
 
 
 def _verdict(outcome: Any) -> cc.Verdict:
-    by = outcome.decided_by.name if outcome.decided_by is not None else None
-    errors = tuple(f"{e.hook.name}: {e.code}: {e.message}" for e in outcome.errors)
-    skipped = tuple(not_run_line(n.hook.name, n.reason, n.message) for n in getattr(outcome, "not_run", ()))
-    return cc.Verdict(
-        outcome.decision, outcome.reason, outcome.injection, outcome.modified_input, outcome.modified_output, by, errors, skipped
-    )
+    return cc.verdict(outcome, not_run_line)
 
 
 def _unsendable(client: Any, call: cc.Call, what: str) -> cc.Verdict | None:

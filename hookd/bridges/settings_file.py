@@ -1,5 +1,13 @@
 """Add the bridge to a Claude Code settings file, and take it out again.
 
+By default every Claude Code event reaches hookd with no process per event: an
+HTTP hook to the daemon's loopback endpoint wherever Claude Code accepts one,
+the compiled shim (or, with no C compiler, the Python bridge) for the events
+that take only commands. The endpoint's secret goes in the file's ``env``
+block, which Claude Code hands to its HTTP hooks through ``$HOOKD_BRIDGE_TOKEN``
+(``allowedEnvVars``); the file is then made readable by its owner alone.
+``--command`` installs the Python bridge as a command for every mapped event instead.
+
 The file belongs to the user: every other setting and hook stays, the file
 keeps its indentation, and a backup of the original bytes is written before
 the first change, readable only by its owner. A settings file that is a
@@ -22,12 +30,39 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .claude_code import INSTALLED_EVENTS
 
 BRIDGE_ARGS = "bridge claude-code"
 BACKUP_SUFFIX = ".hookd-backup"
+SHIM_NAME = "claude-shim"
+TOKEN_ENV = "HOOKD_BRIDGE_TOKEN"
+# Claude Code's default hook timeout: the bridge never gives up before the hooks behind it would.
+DEFAULT_TIMEOUT = 600
+# Every event Claude Code fires (its settings schema lists them), in its order.
+CLAUDE_EVENTS = (
+    "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification", "UserPromptSubmit",
+    "UserPromptExpansion", "SessionStart", "SessionEnd", "Stop", "StopFailure", "SubagentStart", "SubagentStop",
+    "PreCompact", "PostCompact", "PreModelSwitch", "PostModelSwitch", "PermissionRequest", "PermissionDenied", "Setup",
+    "TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange", "WorktreeCreate",
+    "WorktreeRemove", "InstructionsLoaded", "CwdChanged", "FileChanged", "DirectoryAdded", "MessageDisplay",
+    "PreSkillShellCommand",
+)  # fmt: skip
+# A hook on these replaces what Claude Code does itself (creating and removing git worktrees), so the
+# bridge is not installed there: it would break worktrees for everyone who has no hook of their own.
+NOT_INSTALLED = {
+    "WorktreeCreate": "a WorktreeCreate hook replaces Claude Code's own worktree creation",
+    "WorktreeRemove": "a WorktreeRemove hook replaces Claude Code's own worktree removal",
+}
+EVENTS = tuple(e for e in dict.fromkeys((*CLAUDE_EVENTS, *INSTALLED_EVENTS)) if e not in NOT_INSTALLED)
+# Claude Code skips HTTP hooks on these ("HTTP hooks are not supported for SessionStart"): they get a command.
+COMMAND_ONLY = frozenset({"SessionStart", "Setup"})
+# The agent's environment the HTTP hooks forward to hookd (Claude Code fills only the variables listed).
+FORWARDED_ENV = ("CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "PATH", "HOME")
+_OUR_URL = re.compile(r"http://127\.0\.0\.1:[0-9]{1,5}/claude-code/[A-Za-z0-9]{1,64}")
+_HTTP_KEYS = frozenset({"type", "url", "headers", "allowedEnvVars", "timeout", "onFailure"})
+_COMMAND_KEYS = frozenset({"type", "command", "timeout"})
 SCOPES = {"user": "~/.claude/settings.json", "project": ".claude/settings.json", "local": ".claude/settings.local.json"}
 
 
@@ -59,18 +94,69 @@ def group_for(command: str) -> dict[str, Any]:
     return {"hooks": [{"type": "command", "command": command}]}
 
 
+class Route(NamedTuple):
+    """How the installed hooks reach hookd: HTTP on ``port`` where Claude Code accepts it, else ``command_for``."""
+
+    port: int
+    token: str
+    token_file: str
+    shim: str | None  # the compiled shim; None: the Python bridge (``fallback``) runs the command-only events
+    fallback: str
+    timeout: int = DEFAULT_TIMEOUT
+    fail_closed: bool = False
+
+    def http_hook(self, event: str) -> dict[str, Any]:
+        headers = {"Authorization": f"Bearer ${TOKEN_ENV}"}
+        headers.update({f"X-Hookd-Env-{name}": f"${name}" for name in FORWARDED_ENV})
+        hook: dict[str, Any] = {
+            "type": "http",
+            "url": f"http://127.0.0.1:{self.port}/claude-code/{event}",
+            "headers": headers,
+            "allowedEnvVars": [TOKEN_ENV, *FORWARDED_ENV],
+            "timeout": self.timeout,
+        }
+        if self.fail_closed and event == "PreToolUse":
+            # Claude Code blocks the tool call when the request fails (hookd down): --fail-closed for HTTP.
+            hook["onFailure"] = "block"
+        return hook
+
+    def command_for(self, event: str) -> str:
+        closed = " --fail-closed" if self.fail_closed else ""
+        if self.shim:
+            return f"{shlex.quote(self.shim)} {event} {self.port} {shlex.quote(self.token_file)} --timeout {self.timeout}{closed}"
+        return f"{self.fallback} {BRIDGE_ARGS} --timeout {self.timeout}{closed}"
+
+    def group(self, event: str) -> dict[str, Any]:
+        if event in COMMAND_ONLY:
+            return {"hooks": [{"type": "command", "command": self.command_for(event), "timeout": self.timeout}]}
+        return {"hooks": [self.http_hook(event)]}
+
+
+def _our_command(command: Any) -> bool:
+    if not isinstance(command, str):
+        return False
+    if re.search(r"(^|\s)" + re.escape(BRIDGE_ARGS) + r"(\s|$)", command):
+        return True
+    try:
+        argv0 = shlex.split(command)[0]
+    except (ValueError, IndexError):
+        return False
+    return os.path.basename(argv0) == SHIM_NAME
+
+
 def is_ours(group: Any) -> bool:
     """A matcher group exactly as install writes it."""
     if not isinstance(group, dict) or set(group) != {"hooks"} or not isinstance(group["hooks"], list) or len(group["hooks"]) != 1:
         return False
     hook = group["hooks"][0]
-    return (
-        isinstance(hook, dict)
-        and set(hook) == {"type", "command"}
-        and hook["type"] == "command"
-        and isinstance(hook["command"], str)
-        and re.search(r"(^|\s)" + re.escape(BRIDGE_ARGS) + r"(\s|$)", hook["command"]) is not None
-    )
+    if not isinstance(hook, dict):
+        return False
+    if hook.get("type") == "command":
+        return set(hook) <= _COMMAND_KEYS and _our_command(hook.get("command"))
+    if hook.get("type") == "http":
+        url = hook.get("url")
+        return set(hook) <= _HTTP_KEYS and isinstance(url, str) and _OUR_URL.fullmatch(url) is not None
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,12 +225,13 @@ def _replace(target: Path, data: bytes, mode: int) -> None:
         raise
 
 
-def _write(path: str, data: bytes) -> None:
+def _write(path: str, data: bytes, mode: int | None = None) -> None:
     target = _target(path)
-    try:
-        mode = target.stat().st_mode & 0o777
-    except FileNotFoundError:
-        mode = 0o644 & ~_umask()
+    if mode is None:
+        try:
+            mode = target.stat().st_mode & 0o777
+        except FileNotFoundError:
+            mode = 0o644 & ~_umask()
     _replace(target, data, mode)
 
 
@@ -169,20 +256,61 @@ def _ours(doc: dict[str, Any]) -> int:
     return sum(1 for groups in doc.get("hooks", {}).values() for g in groups if is_ours(g))
 
 
-def install(path: str, command: str) -> str:
+def _strip(doc: dict[str, Any], before: dict[str, Any] | None) -> None:
+    """Take out of ``doc`` what install put in: our groups, the secret, and the containers install created."""
+    before_hooks = before.get("hooks", {}) if before is not None and "hooks" in before else None
+    hooks = doc.get("hooks", {})
+    for event in list(hooks):
+        hooks[event] = [g for g in hooks[event] if not is_ours(g)]
+        if not hooks[event] and (before_hooks is None or event not in before_hooks):
+            del hooks[event]
+    if "hooks" in doc and not hooks and before_hooks is None:
+        del doc["hooks"]
+    env = doc.get("env")
+    if isinstance(env, dict) and TOKEN_ENV in env:
+        del env[TOKEN_ENV]
+        if not env and (before is None or "env" not in before):
+            del doc["env"]
+
+
+def install(path: str, command: str | None = None, route: Route | None = None) -> str:
+    """Install ``route`` (HTTP hooks + shim), or with ``command`` the Python bridge command for every mapped event."""
     original = _read(path)
     doc = _parse(original, path)
-    if found := _ours(doc):
-        return f"the hookd bridge is already in {path} ({found} events); nothing changed"
+    if command is None and route is None:
+        raise SettingsError("nothing to install: no command and no route")
+    backup_path = path + BACKUP_SUFFIX
+    installed = _ours(doc)
+    wanted = json.loads(json.dumps(doc))
+    if installed:
+        # Installed before: replaced by this install's hooks (a new port, secret or shim).
+        earlier = _read(backup_path)
+        _strip(wanted, _parse(earlier, backup_path) if earlier is not None else None)
+    hooks = wanted.setdefault("hooks", {})
+    events = INSTALLED_EVENTS if route is None else EVENTS
+    for event in events:
+        hooks.setdefault(event, []).append(group_for(command) if route is None else route.group(event))
+    if route is not None:
+        env = wanted.setdefault("env", {})
+        if not isinstance(env, dict):
+            raise SettingsError(f"{path}: 'env' must be an object; nothing was changed")
+        env[TOKEN_ENV] = route.token
+    if installed and wanted == doc:
+        return f"the hookd bridge is already in {path} ({installed} events); nothing changed"
     style = Style.of(original.decode("utf-8")) if original and original.strip() else Style()
-    if original is not None:
+    if original is not None and not (installed and os.path.exists(backup_path)):
         _backup(path, original)
-    hooks = doc.setdefault("hooks", {})
-    for event in INSTALLED_EVENTS:
-        hooks.setdefault(event, []).append(group_for(command))
-    _write(path, style.dump(doc).encode("utf-8"))
-    backup = f"; backup of the previous file: {path + BACKUP_SUFFIX}" if original is not None else ""
-    return f"installed the hookd bridge in {path} for {len(INSTALLED_EVENTS)} events ({command}){backup}"
+    # The file now holds the endpoint's secret: readable by its owner alone.
+    _write(path, style.dump(wanted).encode("utf-8"), 0o600 if route is not None else None)
+    backup = f"; backup of the previous file: {backup_path}" if original is not None else ""
+    how = command if route is None else _describe(route)
+    return f"installed the hookd bridge in {path} for {len(events)} events ({how}){backup}"
+
+
+def _describe(route: Route) -> str:
+    commands = ", ".join(sorted(COMMAND_ONLY))
+    runner = f"the shim {route.shim}" if route.shim else f"the Python bridge ({route.fallback} {BRIDGE_ARGS})"
+    return f"HTTP hooks on 127.0.0.1:{route.port}; {runner} for {commands}; timeout {route.timeout} s"
 
 
 def uninstall(path: str) -> str:
@@ -195,17 +323,10 @@ def uninstall(path: str) -> str:
         return f"the hookd bridge is not in {path}; nothing changed"
     backup_path = path + BACKUP_SUFFIX
     backup = _read(backup_path)
-    before = _parse(backup, backup_path) if backup is not None else {}
-    before_hooks = before.get("hooks", {}) if "hooks" in before else None
-    hooks = doc["hooks"]
-    for event in list(hooks):
-        hooks[event] = [g for g in hooks[event] if not is_ours(g)]
-        if not hooks[event] and (before_hooks is None or event not in before_hooks):
-            del hooks[event]
-    if not hooks and before_hooks is None:
-        del doc["hooks"]
+    before = _parse(backup, backup_path) if backup is not None else None
+    _strip(doc, before)
     if backup is not None and doc == before:
-        _write(path, backup)
+        _write(path, backup, Path(backup_path).stat().st_mode & 0o777)
         os.unlink(backup_path)
         return f"removed the hookd bridge from {path} ({removed} events); the file is as it was before install"
     if backup is None and not doc:

@@ -55,8 +55,26 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         where.add_argument("--local", dest="scope", action="store_const", const="local", help="./.claude/settings.local.json")
         where.add_argument("--settings", metavar="FILE", help="this settings file")
         if verb == "install":
-            i.add_argument("--command", metavar="CMD", help="how the agent runs hookd (default: this hookd's absolute path)")
-            i.add_argument("--bridge-args", metavar="ARGS", default="", help="extra bridge options, e.g. '--fail-closed --timeout 5'")
+            i.add_argument(
+                "--command",
+                metavar="CMD",
+                help="run the Python bridge as this command for every mapped event, instead of HTTP hooks and the shim",
+            )
+            i.add_argument("--bridge-args", metavar="ARGS", default="", help="extra bridge options with --command, e.g. '--fail-closed'")
+            i.add_argument(
+                "--fail-closed",
+                action="store_true",
+                help="when hookd is down or cannot answer, deny tool calls (PreToolUse) instead of letting them run",
+            )
+            i.add_argument(
+                "--timeout",
+                type=int,
+                metavar="SECONDS",
+                default=600,
+                help="how long Claude Code waits for hookd per event (default 600, Claude Code's own hook default; "
+                "keep it no shorter than your longest hook's)",
+            )
+            i.add_argument("--no-shim", action="store_true", help="use the Python bridge, not the compiled shim, where a command is needed")
         i.set_defaults(run=run_install if verb == "install" else run_uninstall, scope=None)
 
     p.set_defaults(run=lambda args: (p.print_help(sys.stderr), 2)[1])
@@ -81,16 +99,43 @@ def _settings_path(args: argparse.Namespace) -> str:
     return args.settings or settings_file.path_for(args.scope or "user")
 
 
+def route(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """How the installed hooks reach hookd: the daemon's HTTP endpoint, and the shim where a command is needed."""
+    from hookd.bridges import settings_file, shim
+    from hookd.httphooks import files
+    from hookd.statefiles import state_home
+
+    state = state_home()
+    token = files.token(state)
+    port = files.recorded_or_new_port(state)
+    built = shim.Built(None, "--no-shim") if args.no_shim else shim.build()
+    if built.path is None:
+        sys.stderr.write(f"hookd bridge install: the shim was not built ({built.why}); the Python bridge runs instead\n")
+    return settings_file.Route(
+        port=port,
+        token=token,
+        token_file=files.token_path(state),
+        shim=built.path,
+        fallback=settings_file.default_hookd(),
+        timeout=max(1, args.timeout),
+        fail_closed=args.fail_closed,
+    )
+
+
 def run_install(args: argparse.Namespace) -> int:
     from hookd.bridges import settings_file
+    from hookd.httphooks.files import EndpointFileError
 
     from .common import fail
 
     path = _settings_path(args)
-    command = settings_file.bridge_command(args.command, args.bridge_args)
     try:
-        result = settings_file.install(path, command)
-    except settings_file.SettingsError as exc:
+        if args.command is not None:
+            extra = " ".join(x for x in (args.bridge_args, "--fail-closed" if args.fail_closed else "") if x)
+            result = settings_file.install(path, settings_file.bridge_command(args.command, extra))
+        else:
+            result = settings_file.install(path, route=route(args))
+    except (settings_file.SettingsError, EndpointFileError) as exc:
         return fail(str(exc))
     sys.stdout.write(result + "\n")
     return 0

@@ -381,7 +381,7 @@ def bridge_checks(cwd: str) -> Iterator[Check]:
             for groups in (hooks or {}).values()
             if isinstance(groups, list)
             for g in groups
-            if settings_file.is_ours(g)
+            if settings_file.is_ours(g) and "command" in g["hooks"][0]
         }
         for command in sorted(commands):
             found += 1

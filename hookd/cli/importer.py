@@ -13,47 +13,73 @@ from .common import fail
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "import",
-        help="convert an agent's settings hooks into hookd YAML hooks",
-        description="Read the hooks of a Claude Code settings file and print them as a hookd hooks file: each command "
-        "hook lands on the hookd point its event maps to (see docs/bridges.md), its matcher becomes `match`, its "
-        "timeout is kept, and it runs through `hookd bridge run-hook claude-code`, which speaks Claude Code's hook "
-        "format, so the script works unchanged. Review the output, then put it in ~/.config/hookd/hooks.yaml or "
-        "<project>/.hookd/hooks.yaml.",
+        help="move an agent's settings hooks into a hookd hooks file",
+        description="Read the hooks of a Claude Code settings file (or a plugin's hooks/hooks.json) and write them as "
+        "hookd hooks: each command hook lands on the hookd point its event maps to (see docs/bridges.md) with "
+        "`format: claude-code`, so the daemon runs the command itself with Claude Code's rules (input, exit codes, "
+        "JSON, working directory, the agent's environment, timeouts); the decision hooks form one group combined "
+        "`strictest`, as Claude Code combines them. With -o the imported hooks are moved: the settings file is "
+        "rewritten without them (its original bytes kept beside it) so that they do not run twice; --undo puts it "
+        "back byte for byte. Without -o the YAML is printed and nothing is changed.",
     )
     p.add_argument("agent", choices=("claude-code",), help="the agent whose settings format SETTINGS uses")
     p.add_argument("settings", metavar="SETTINGS.json", help="the settings file to read, e.g. ~/.claude/settings.json")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the YAML here instead of stdout (refuses to overwrite)")
-    p.add_argument("--hookd", metavar="CMD", help="how hookd runs the run-hook adapter (default: this hookd's absolute path)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the hooks here (refuses to overwrite) and move them out of SETTINGS")
+    p.add_argument("--keep", action="store_true", help="with -o: leave SETTINGS as it is (the hooks then run twice)")
+    p.add_argument("--undo", action="store_true", help="put SETTINGS back as it was before an import moved its hooks")
+    p.add_argument("--plugin-root", metavar="DIR", help="the plugin directory, for hooks that use ${CLAUDE_PLUGIN_ROOT}")
+    p.add_argument("--hookd", metavar="CMD", help=argparse.SUPPRESS)  # hooks no longer run through a wrapper
     p.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    import shlex
+def plugin_root_of(settings: str) -> str | None:
+    """A plugin's directory when ``settings`` is its hooks/hooks.json (next to .claude-plugin/)."""
+    hooks_dir = os.path.dirname(os.path.abspath(settings))
+    root = os.path.dirname(hooks_dir)
+    if os.path.basename(hooks_dir) == "hooks" and os.path.isdir(os.path.join(root, ".claude-plugin")):
+        return root
+    return None
 
+
+def run(args: argparse.Namespace) -> int:
     import yaml
 
+    from hookd.bridges import import_move
     from hookd.bridges.importer import convert
-    from hookd.bridges.settings_file import default_hookd
 
+    if args.undo:
+        try:
+            for line in import_move.undo(args.settings):
+                sys.stderr.write(f"hookd: {line}\n")
+        except (import_move.MoveError, OSError) as exc:
+            return fail(str(exc))
+        return 0
     try:
-        with open(args.settings, encoding="utf-8") as f:
-            settings = json.load(f)
+        with open(args.settings, "rb") as f:
+            original = f.read()
+        settings = json.loads(original.decode("utf-8"))
     except OSError as exc:
         return fail(f"cannot read {args.settings}: {exc.strerror or exc}")
-    except ValueError as exc:
+    except (UnicodeDecodeError, ValueError) as exc:
         return fail(f"{args.settings} is not valid JSON: {exc}")
     if not isinstance(settings, dict):
         return fail(f"{args.settings} must hold a JSON object")
-    hookd_command = shlex.split(args.hookd or default_hookd())
-    result = convert(settings, os.path.basename(args.settings), hookd_command)
+    plugin_root = os.path.abspath(args.plugin_root) if args.plugin_root else plugin_root_of(args.settings)
+    result = convert(settings, os.path.basename(args.settings), plugin_root=plugin_root)
     lines = [
         f"# hookd hooks imported from {os.path.abspath(args.settings)} by `hookd import claude-code`.",
-        "# Each hook runs its original command through `hookd bridge run-hook claude-code`.",
-        "# `match` skips other tools without starting a process; run-hook --matcher applies Claude Code's exact rule too.",
+        "# format: claude-code runs each command as Claude Code would; the decision hooks combine strictest, as in Claude Code.",
     ]
     lines += [f"# note: {n}" for n in result.notes]
     text = "\n".join(lines) + "\n" + yaml.safe_dump({"hooks": result.hooks}, sort_keys=False, allow_unicode=True, width=1000)
-    if args.output:
+    if not args.output:
+        sys.stdout.write(text)
+    else:
+        if not args.keep and os.path.lexists(args.settings + import_move.SAVED):
+            return fail(
+                f"{args.settings + import_move.SAVED} exists: an earlier import from this file was not undone; run "
+                f"`hookd import claude-code --undo {args.settings}` first (or pass --keep)"
+            )
         try:
             os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
             with open(args.output, "x", encoding="utf-8") as f:
@@ -63,8 +89,16 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             return fail(f"cannot write {args.output}: {exc.strerror or exc}")
         sys.stderr.write(f"hookd: wrote {len(result.hooks)} hooks to {args.output}\n")
-    else:
-        sys.stdout.write(text)
+        if result.taken and not args.keep:
+            try:
+                saved = import_move.move(args.settings, original, result.taken, args.output, text)
+            except (import_move.MoveError, OSError) as exc:
+                os.unlink(args.output)
+                return fail(f"{exc}; {args.output} was not kept")
+            sys.stderr.write(
+                f"hookd: moved them out of {args.settings} (the original is kept in {saved}; "
+                f"`hookd import claude-code --undo {args.settings}` puts it back)\n"
+            )
     for note in result.notes:
         sys.stderr.write(f"hookd: note: {note}\n")
     return 0

@@ -145,6 +145,22 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=16 << 20,
         help="queued requests before reading stops (default 16 MiB, at least --max-frame)",
     )
+    # --- Claude Code's HTTP hooks (docs/bridges.md)
+    p.add_argument(
+        "--http-port",
+        metavar="PORT|auto|off",
+        default=os.environ.get("HOOKD_HTTP_PORT", "auto"),
+        help="answer Claude Code's HTTP hooks on 127.0.0.1:PORT; auto (default, or $HOOKD_HTTP_PORT): the port recorded in "
+        "the state directory, else a free one; off: not at all",
+    )
+    p.add_argument("--http-max-body", type=_count(MIB, "bytes"), metavar="BYTES", default=32 << 20, help="largest HTTP hook input read (default 32 MiB)")
+    p.add_argument(
+        "--http-request-timeout",
+        type=_seconds(),
+        metavar="SECONDS",
+        default=10.0,
+        help="close an HTTP hook connection whose request head has not arrived by then, or whose body takes 3x as long (default 10)",
+    )
     p.set_defaults(run=run, parser=p)
 
 
@@ -171,12 +187,30 @@ def problems(args: argparse.Namespace) -> list[str]:
     return out
 
 
+def http_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """The HTTP hook endpoint's options; None when it is off. Raises ValueError for a bad port."""
+    from hookd.httphooks.server import Options
+
+    value = str(args.http_port).strip().lower()
+    if value in ("off", "no", "none"):
+        return None
+    if value != "auto" and (not value.isdigit() or int(value) > 65535):
+        raise ValueError(f"--http-port must be a port number, auto or off, not {args.http_port!r}")
+    wait = args.http_request_timeout
+    port = None if value == "auto" else int(value)
+    return Options(port=port, max_body=args.http_max_body, head_timeout=wait, body_timeout=3 * wait)
+
+
 def run(args: argparse.Namespace) -> int:
     from hookd import log
     from hookd.service import serve
     from hookd.settings import Settings
 
     wrong = problems(args)
+    try:
+        http = http_options(args)
+    except ValueError as exc:
+        wrong.append(str(exc))
     if wrong:
         args.parser.error("; ".join(wrong))
     if args.socket is None:
@@ -217,7 +251,7 @@ def run(args: argparse.Namespace) -> int:
     edge.max_write_buffer = args.max_write_buffer
     edge.max_pending_bytes = args.max_pending_bytes
     try:
-        return serve(settings, drain=args.drain, ready_fd=args.ready_fd)
+        return serve(settings, drain=args.drain, ready_fd=args.ready_fd, http=http)
     finally:
         if log_file is not None:
             log_file.close()

@@ -30,7 +30,7 @@ from .. import intake
 from ..chain import HookNotRun
 from ..hookhints import exit_status_hint
 from ..registry import CallContext, Hook
-from . import contain, spawn
+from . import claude, contain, spawn
 from .slots import Shed, Slots
 
 log = structlog.get_logger("hookd.hooks")
@@ -231,6 +231,8 @@ class CommandRunner:
     async def __call__(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Decision | None:
         spec = hook.spec
         assert spec is not None, "a command hook always has a spec"
+        if spec.format == "claude-code":
+            return await claude.call(self, hook, payload, ctx)
         decision = hook.type == "decision"
         try:
             stdout, stderr, code = await self.run(

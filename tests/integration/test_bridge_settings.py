@@ -7,8 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import yaml
-
 from hookd.bridges.claude_code import INSTALLED_EVENTS
 
 from ..conftest import Env, write_script
@@ -114,90 +112,7 @@ def test_invalid_settings_are_left_alone(env: Env, tmp_path: Path) -> None:
     assert not Path(str(settings) + ".hookd-backup").exists()
 
 
-def test_import_converts_matchers_timeouts_and_commands(env: Env, tmp_path: Path) -> None:
-    settings = tmp_path / "settings.json"
-    settings.write_text(USER_SETTINGS)
-    r = env.hookd("import", "claude-code", str(settings), "--hookd", "/opt/hookd/bin/hookd")
-    assert r.returncode == 0, r.stderr
-    hooks = yaml.safe_load(r.stdout)["hooks"]
-    run_hook = ["bridge", "run-hook", "claude-code"]
-    assert hooks == [
-        {
-            "name": "claude-pre-tool-use-1",
-            "description": "imported from settings.json: PreToolUse matcher 'Bash': python3 .claude/hooks/check.py",
-            "point": "tool.approval.pre",
-            "type": "decision",
-            "command": "/opt/hookd/bin/hookd",
-            "args": [*run_hook, "--matcher", "Bash", "--", "/bin/sh", "-c", "python3 .claude/hooks/check.py"],
-            "match": {"toolName": "^(?:Bash)$"},
-            "timeout": 30,
-            "enabled": True,
-        },
-        {
-            "name": "claude-pre-tool-use-2",
-            "description": "imported from settings.json: PreToolUse matcher 'Edit|Write': jq . >/dev/null",
-            "point": "tool.approval.pre",
-            "type": "decision",
-            "command": "/opt/hookd/bin/hookd",
-            "args": [*run_hook, "--matcher", "Edit|Write", "--", "/bin/sh", "-c", "jq . >/dev/null"],
-            "match": {"toolName": "^(?:Edit|Write)$"},
-            "enabled": True,
-        },
-        {
-            "name": "claude-post-tool-use-1",
-            "description": "imported from settings.json: PostToolUse matcher 'mcp__memory__.*': echo done",
-            "point": "tool.execute.after",
-            "type": "decision",
-            "command": "/opt/hookd/bin/hookd",
-            "args": [*run_hook, "--matcher", "mcp__memory__.*", "--", "/bin/sh", "-c", "echo done"],
-            "match": {"toolName": "mcp__memory__.*"},
-            "timeout": 5,
-            "enabled": True,
-        },
-    ]
-    assert "a 'prompt' handler was not imported" in r.stderr
-
-
-def test_imported_claude_hook_denies_through_hookd_and_the_bridge(env: Env, daemon_factory, tmp_path: Path) -> None:
-    # A hook written for Claude Code (exit 2 + stderr blocks), moved under hookd with `hookd import`.
-    check = write_script(
-        tmp_path / "block-rm.py",
-        """
-        import json, sys
-        data = json.load(sys.stdin)
-        if data["tool_name"] == "Bash" and data["tool_input"]["command"].startswith("rm"):
-            print("Blocked: rm commands are not allowed", file=sys.stderr)
-            sys.exit(2)
-        """,
-    )
-    settings = tmp_path / "settings.json"
-    settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": str(check), "timeout": 10}]}]}}))
-    out = env.config / "hookd" / "hooks.yaml"  # its directory does not exist yet: -o creates it
-    hookd = f"{sys.executable} -m hookd"
-    r = env.hookd("import", "claude-code", str(settings), "-o", str(out), "--hookd", hookd)
-    assert r.returncode == 0, r.stderr
-    again = env.hookd("import", "claude-code", str(settings), "-o", str(out), "--hookd", hookd)
-    assert again.returncode == 1 and "never overwrites" in again.stderr
-    daemon_factory()
-    data = {
-        "session_id": "s1",
-        "cwd": str(tmp_path),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "rm -rf build"},
-    }
-    r = env.hookd("bridge", "claude-code", input=json.dumps(data))
-    assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout) == {
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "deny",
-            "permissionDecisionReason": "Blocked: rm commands are not allowed",
-        }
-    }
-    data["tool_input"] = {"command": "ls"}
-    r = env.hookd("bridge", "claude-code", input=json.dumps(data))
-    assert (r.returncode, r.stdout) == (0, ""), r.stderr
+# `hookd import claude-code` is tested in test_claude_import.py.
 
 
 def test_run_hook_abstains_when_the_matcher_does_not_match(env: Env, tmp_path: Path) -> None:

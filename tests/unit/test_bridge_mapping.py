@@ -48,7 +48,14 @@ def test_route_builds_payload_session_and_project() -> None:
     assert call.session == "s1" and call.project == "/repo"
     common = {k: data[k] for k in ("session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name")}
     # Each field travels once: the tool input is not repeated under hookInput.
-    assert call.payload == {"toolName": "Bash", "args": {"command": "ls"}, "toolUseId": "toolu_1", "hookInput": common}
+    # The agent's environment travels with the call, for hooks that came from Claude Code.
+    assert call.payload == {
+        "toolName": "Bash",
+        "args": {"command": "ls"},
+        "toolUseId": "toolu_1",
+        "hookInput": common,
+        "agentEnv": {"CLAUDE_PROJECT_DIR": "/repo"},
+    }
     assert ch.hook_input(call.payload, call.point, "s1", "/repo", "/") == data
     assert cc.route(data, {}).project == "/repo/sub"
     assert cc.route({**data, "cwd": "relative"}, {}).project is None
@@ -194,7 +201,17 @@ def test_hook_input_without_the_bridge_is_rebuilt_from_the_point() -> None:
             {"decision": "deny", "reason": "Blocked: rm commands are not allowed"},
         ),
         ("PermissionRequest", 2, "", "ignored", None),
-        ("PostToolUse", 2, "", "lint: 3 errors", {"injection": "lint: 3 errors"}),
+        # After the fact, exit 2 feeds stderr to Claude beside the result: a block with that reason.
+        ("PostToolUse", 2, "", "lint: 3 errors", {"decision": "deny", "reason": "lint: 3 errors"}),
+        # Exit 2 blocks even beside a JSON allow; the JSON's reason is the message.
+        (
+            "PreToolUse",
+            2,
+            '{"hookSpecificOutput": {"permissionDecision": "allow", "permissionDecisionReason": "json says"}}',
+            "stderr says",
+            {"decision": "deny", "reason": "json says"},
+        ),
+        ("SessionStart", 2, "", "setup failed", {"agentOutput": {"systemMessage": "setup failed"}}),
         ("PreToolUse", 0, "", "", None),
         (
             "PreToolUse",
@@ -213,7 +230,48 @@ def test_hook_input_without_the_bridge_is_rebuilt_from_the_point() -> None:
             "",
             {"decision": "allow", "reason": "ok", "modifiedInput": {"command": "npm run lint"}, "injection": "prod"},
         ),
-        ("PreToolUse", 0, '{"hookSpecificOutput": {"permissionDecision": "defer"}}', "", None),
+        (
+            "PreToolUse",
+            0,
+            '{"hookSpecificOutput": {"permissionDecision": "defer"}}',
+            "",
+            {"decision": "ask", "agentOutput": {"defer": True}},
+        ),
+        (
+            "PermissionRequest",
+            0,
+            json.dumps(
+                {
+                    "hookSpecificOutput": {
+                        "decision": {"behavior": "allow", "updatedPermissions": [{"type": "setMode", "mode": "acceptEdits"}]}
+                    }
+                }
+            ),
+            "",
+            {"decision": "allow", "agentOutput": {"updatedPermissions": [{"type": "setMode", "mode": "acceptEdits"}]}},
+        ),
+        (
+            "PermissionRequest",
+            0,
+            '{"hookSpecificOutput": {"decision": {"behavior": "deny", "message": "no", "interrupt": true}}}',
+            "",
+            {"decision": "deny", "reason": "no", "agentOutput": {"interrupt": True}},
+        ),
+        ("PermissionDenied", 0, '{"hookSpecificOutput": {"retry": true}}', "", {"agentOutput": {"retry": True}}),
+        (
+            "Stop",
+            0,
+            '{"continue": false, "stopReason": "build broke", "systemMessage": "see log", "suppressOutput": true}',
+            "",
+            {"agentOutput": {"continue": False, "stopReason": "build broke", "systemMessage": "see log", "suppressOutput": True}},
+        ),
+        (
+            "SessionStart",
+            0,
+            '{"hookSpecificOutput": {"additionalContext": "ctx", "sessionTitle": "t"}}',
+            "",
+            {"injection": "ctx", "agentOutput": {"specific": {"sessionTitle": "t"}}},
+        ),
         ("PreToolUse", 0, '{"decision": "block", "reason": "legacy"}', "", {"decision": "deny", "reason": "legacy"}),
         ("Stop", 0, '{"decision": "block", "reason": "tests fail"}', "", {"decision": "deny", "reason": "tests fail"}),
         (
@@ -233,10 +291,12 @@ def test_claude_hook_results_become_hook_decisions(event, code, stdout, stderr, 
 
 
 def test_a_failing_claude_hook_is_an_error_not_a_decision() -> None:
-    with pytest.raises(ch.NotADecision, match="status 1: boom"):
+    with pytest.raises(ch.NotADecision, match="non-blocking status code: boom"):
         ch.decision("PreToolUse", 1, "", "boom\nmore")
     # With valid JSON the exit code is ignored, as in Claude Code.
     assert ch.decision("Stop", 1, '{"decision": "block", "reason": "r"}', "") == {"decision": "deny", "reason": "r"}
+    with pytest.raises(ch.NotADecision, match="not valid JSON"):
+        ch.decision("PreToolUse", 0, "{not json}", "")
 
 
 # ------------------------------------------------------------------ the bridge's own argument reader

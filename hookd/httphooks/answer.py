@@ -1,0 +1,92 @@
+"""One hook event in, Claude Code's hook output out: the same mapping the command bridge uses,
+made on the daemon directly instead of over its socket."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from hookd_client import messages as m
+
+from ..bridges import claude_code as cc
+from ..bridges.run import _verdict, not_run_line
+
+if TYPE_CHECKING:
+    from ..daemon import Daemon
+
+_ids = itertools.count(1)
+
+
+class Unavailable(Exception):
+    """The daemon could not answer (stopping, or it refused the call): Claude Code's onFailure applies."""
+
+
+class _Peer:
+    """Stands for the agent as the owner of a session it attached: like the command bridge's connection,
+    it goes away at once, so the session outlives it by the daemon's session grace."""
+
+    __slots__ = ("__weakref__",)
+
+
+async def _reply(daemon: Daemon, request: m.Request, peer: Any = None) -> m.Reply:
+    result = daemon.handle(peer, request)
+    return result if isinstance(result, m.Reply) else await result
+
+
+def _raise_for(reply: m.Reply, event: str) -> None:
+    if isinstance(reply, m.Error):
+        raise Unavailable(f"hookd did not answer {event}: {reply.code}: {reply.message}")
+
+
+async def call(daemon: Daemon, call: cc.Call) -> cc.Verdict | None:
+    """Make ``call`` on the daemon. Raises Unavailable."""
+    if daemon.closing:
+        raise Unavailable("hookd is stopping")
+    where = {"session": call.session, "project": call.project}
+    if call.attach:
+        peer = _Peer()
+        try:
+            _raise_for(await _reply(daemon, m.AttachSession(next(_ids), call.session or "", call.project), peer), call.event)
+        finally:
+            daemon.on_disconnect(peer)
+    if call.dispose:
+        # Observers of the session's last event run before its hooks go away.
+        _raise_for(await _reply(daemon, m.Emit(next(_ids), call.point, call.payload, **where)), call.event)
+        reply = await _reply(daemon, m.DisposeSession(next(_ids), call.session or ""))
+        if isinstance(reply, m.Error) and reply.code != m.ErrorCode.NOT_FOUND:
+            _raise_for(reply, call.event)
+        return None
+    if call.decide:
+        reply = await _reply(daemon, m.Decide(next(_ids), call.point, call.payload, **where))
+        if isinstance(reply, m.Outcome):
+            return _verdict(reply)
+        if not (isinstance(reply, m.Error) and reply.code == m.ErrorCode.WRONG_KIND):
+            _raise_for(reply, call.event)
+            raise Unavailable(f"hookd answered {call.event} with {type(reply).__name__}")
+        # An observer point in the catalog: its observers still see the event.
+    _raise_for(await _reply(daemon, m.Emit(next(_ids), call.point, call.payload, **where)), call.event)
+    return None
+
+
+def encode(out: dict[str, Any] | None) -> bytes:
+    return msgspec.json.encode(out) if out is not None else b""
+
+
+def too_large(event: str, size: int, limit: int) -> bytes:
+    """The answer for a hook input hookd would not read: never an allow. A tool call is denied; any other
+    event proceeds with a notice to the user, since its hooks did not see it."""
+    why = f"hookd: the {event} input is {size} bytes, over the endpoint's limit of {limit} bytes; its hooks could not see it"
+    out = cc.fail_closed(event, why + ", so it is denied") or {}
+    out["systemMessage"] = not_run_line("every hookd hook", "too_large", why)
+    return encode(out)
+
+
+async def answer(daemon: Daemon, event: str, body: bytes, environ: Mapping[str, str]) -> bytes:
+    """The response body for one hook input. Raises cc.BadInput, msgspec.DecodeError, Unavailable."""
+    hook_input = msgspec.json.decode(body)
+    if isinstance(hook_input, dict) and not hook_input.get("hook_event_name"):
+        hook_input["hook_event_name"] = event
+    routed = cc.route(hook_input, environ)
+    return encode(cc.render(routed.event, await call(daemon, routed)))

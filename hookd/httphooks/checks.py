@@ -1,0 +1,76 @@
+"""Who may call the endpoint, decided from the request line and headers alone (pure functions).
+
+Order matters: a browser's request (it carries Origin) and a request for
+another host name (DNS rebinding: a web page's name resolved to 127.0.0.1)
+are refused before the secret is even looked at.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import re
+from collections.abc import Iterable
+from typing import NamedTuple
+
+PATH_PREFIX = "/claude-code/"
+ENV_HEADER = "x-hookd-env-"
+_EVENT = re.compile(r"[A-Za-z][A-Za-z0-9]{0,63}")
+_ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,127}")
+MAX_ENV = 64
+
+
+class Refusal(NamedTuple):
+    status: int
+    message: str
+
+
+class Accepted(NamedTuple):
+    event: str
+    environ: dict[str, str]
+    length: int | None  # the declared Content-Length, when there is one
+
+
+def hosts(port: int) -> frozenset[bytes]:
+    return frozenset({f"127.0.0.1:{port}".encode(), f"localhost:{port}".encode()})
+
+
+def check(
+    method: bytes, target: bytes, headers: Iterable[tuple[bytes, bytes]], allowed_hosts: frozenset[bytes], token: bytes
+) -> Refusal | Accepted:
+    """Accept the request (its event, the agent's environment it forwards, its declared length) or say why not."""
+    host: list[bytes] = []
+    auth: list[bytes] = []
+    length: int | None = None
+    environ: dict[str, str] = {}
+    origin = False
+    for name, value in headers:  # h11 gives names lower-cased
+        if name == b"origin":
+            origin = True
+        elif name == b"host":
+            host.append(value)
+        elif name == b"authorization":
+            auth.append(value)
+        elif name == b"content-length":
+            length = int(value)  # h11 has checked it is a number, and that there is one value
+        elif name.startswith(ENV_HEADER.encode()):
+            key = name[len(ENV_HEADER) :].decode("ascii", "replace").upper()
+            if _ENV_NAME.fullmatch(key) and value and len(environ) < MAX_ENV:
+                environ[key] = os.fsdecode(value)
+    if origin:
+        return Refusal(403, "requests from web pages (with an Origin header) are refused")
+    if len(host) != 1 or host[0] not in allowed_hosts:
+        return Refusal(403, "the Host header must be 127.0.0.1:PORT or localhost:PORT")
+    presented = auth[0] if len(auth) == 1 else b""
+    scheme, _, secret = presented.partition(b" ")
+    # Compared in constant time whatever was sent; a missing header compares an empty secret.
+    good = hmac.compare_digest(secret.strip(), token)
+    if not good or scheme.lower() != b"bearer" or len(auth) != 1:
+        return Refusal(401, "missing or wrong bearer secret (see `hookd bridge install`)")
+    if method != b"POST":
+        return Refusal(405, "only POST is served")
+    path = target.split(b"?", 1)[0].decode("ascii", "replace")
+    event = path[len(PATH_PREFIX) :] if path.startswith(PATH_PREFIX) else ""
+    if not _EVENT.fullmatch(event):
+        return Refusal(404, f"no such endpoint; hook events are POSTed to {PATH_PREFIX}EVENT")
+    return Accepted(event, environ, length)

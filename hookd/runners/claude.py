@@ -1,0 +1,98 @@
+"""Hooks written for Claude Code, run by the daemon itself with Claude Code's rules (``format: claude-code``).
+
+No wrapper process: the daemon starts the hook's own command, as Claude Code would, through the
+same process slots, containment and output caps as every command hook (hookd/runners/command.py):
+
+- stdin: Claude Code's hook input, rebuilt from the payload (hookd/bridges/claude_hooks.py);
+- environment: the agent's, as the bridge forwarded it (the payload's ``agentEnv``, over hookd's
+  own, which stands alone when a call carries none), plus ``CLAUDE_PROJECT_DIR``, the hook's ``env`` (an imported plugin's
+  ``CLAUDE_PLUGIN_ROOT``) and the ``HOOKD_*`` variables;
+- working directory: the agent's (the input's ``cwd``), else the project directory;
+- the answer: exit codes and JSON read as Claude Code's hooks reference says
+  (``claude_hooks.answer``); what Claude Code reports as a non-blocking error is a hook error here,
+  so the hook's on_error applies (``continue`` for imported hooks, as in Claude Code).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from hookd_client.messages import Decision
+
+from .. import intake
+from ..bridges import claude_hooks
+from ..bridges.claude_code import AGENT_ENV
+from ..chain import HookNotRun
+from .slots import Shed
+
+if TYPE_CHECKING:
+    from ..registry import CallContext, Hook
+    from .command import CommandRunner
+
+_json = msgspec.json.Encoder()
+
+
+def environment(runner: CommandRunner, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> dict[str, str]:
+    # The agent's variables over hookd's own: a bridge may forward only the variables hooks read
+    # (PATH, HOME, CLAUDE_*...), and the rest (locale, terminal) is the same user's session anyway.
+    env = dict(runner.base_env)
+    forwarded = payload.get(AGENT_ENV)
+    if isinstance(forwarded, dict):
+        env.update((k, v) for k, v in forwarded.items() if isinstance(k, str) and isinstance(v, str))
+    if ctx.project:
+        env.setdefault("CLAUDE_PROJECT_DIR", ctx.project)
+    if hook.spec is not None:
+        env.update(hook.spec.env)
+    env["HOOKD_POINT"] = ctx.point
+    env["HOOKD_SESSION_ID"] = ctx.session or ""
+    env["HOOKD_PROJECT_DIR"] = ctx.project or ""
+    env["HOOKD_HOOK_NAME"] = hook.name
+    return env
+
+
+def working_dir(hook: Hook, data: dict[str, Any], ctx: CallContext) -> str:
+    """Where Claude Code would run the hook: its session's working directory, else the project's."""
+    cwd = data.get("cwd")
+    if isinstance(cwd, str) and cwd.startswith("/") and os.path.isdir(cwd):
+        base = cwd
+    elif ctx.project and os.path.isdir(ctx.project):
+        base = ctx.project
+    elif hook.scope == "project":
+        base = hook.owner
+    else:
+        base = os.path.expanduser("~")
+    own = hook.spec.cwd if hook.spec is not None else None
+    return os.path.normpath(os.path.join(base, os.path.expanduser(own))) if own else base
+
+
+async def call(runner: CommandRunner, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Decision | None:
+    from .command import HookFailure, _tail
+
+    spec = hook.spec
+    assert spec is not None, "a command hook always has a spec"
+    decision = hook.type == "decision"
+    data = claude_hooks.hook_input(payload, ctx.point, ctx.session or "", ctx.project or "", os.path.expanduser("~"))
+    event = str(data.get("hook_event_name", ""))
+    env = environment(runner, hook, payload, ctx)
+    try:
+        stdout, stderr, code = await runner.run(
+            [spec.command, *spec.args], _json.encode(data), env, working_dir(hook, data, ctx), decision=decision
+        )
+    except Shed as exc:
+        runner._shed(hook, ctx)
+        raise HookNotRun("shed", f"observer shed: {exc}") from None
+    out, err = stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace")
+    try:
+        answer = claude_hooks.answer(event, code, out, err)
+    except claude_hooks.NotADecision as exc:
+        detail = f"; stderr: {_tail(stderr)}" if stderr.strip() and code != 0 else ""
+        raise HookFailure("error", f"{exc}{detail}") from None
+    if not decision or answer is None:
+        return None
+    try:
+        intake.check(answer, "the answer")
+        return msgspec.convert(answer, Decision)
+    except (intake.Unfit, msgspec.ValidationError) as exc:
+        raise HookFailure("error", f"the answer cannot be carried: {exc}: {_tail(stdout, 300)}") from None
