@@ -11,10 +11,10 @@ baseline of the same run. bench/claude.md records a run.
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -75,24 +75,36 @@ def endpoint(env: dict[str, str], pid: int, timeout: float = 15) -> tuple[int, s
 
 
 def http_posts(port: int, token: str, n: int, keep_alive: bool) -> list[int]:
-    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    """Round trips as Claude Code makes them: head and body in one write, on a kept-alive connection or a new one."""
+    request = (
+        f"POST /claude-code/PreToolUse HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(EVENT)}\r\n\r\n"
+    ).encode() + EVENT
     out = []
+    conn: socket.socket | None = None
     for i in range(n + WARMUP):
         t0 = time.perf_counter_ns()
-        if not keep_alive:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        conn.request("POST", "/claude-code/PreToolUse", EVENT, headers)
-        response = conn.getresponse()
-        response.read()
+        if conn is None:
+            conn = socket.create_connection(("127.0.0.1", port), timeout=30)
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        conn.sendall(request)
+        response = b""
+        while b"\r\n\r\n" not in response:
+            response += conn.recv(65536)
+        head, _, body = response.partition(b"\r\n\r\n")
+        length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")))
+        while len(body) < length:
+            body += conn.recv(65536)
         if not keep_alive:
             conn.close()
+            conn = None
         elapsed = time.perf_counter_ns() - t0
-        if response.status != 200:
-            raise RuntimeError(f"HTTP {response.status}")
+        if not head.startswith(b"HTTP/1.1 200"):
+            raise RuntimeError(head.decode(errors="replace"))
         if i >= WARMUP:
             out.append(elapsed)
-    conn.close()
+    if conn is not None:
+        conn.close()
     return out
 
 

@@ -112,13 +112,17 @@ def not_run_line(name: str, reason: str, message: str) -> str:
     return f"hookd: guard {one_line(repr(name))} did not run: {one_line(reason)}{detail}"
 
 
-def _verdict(outcome: Any) -> cc.Verdict:
+def verdict_of(outcome: Any) -> cc.Verdict:
+    """The part of a hookd Outcome that Claude Code can act on."""
     by = outcome.decided_by.name if outcome.decided_by is not None else None
     errors = tuple(f"{e.hook.name}: {e.code}: {e.message}" for e in outcome.errors)
     skipped = tuple(not_run_line(n.hook.name, n.reason, n.message) for n in getattr(outcome, "not_run", ()))
     return cc.Verdict(
         outcome.decision, outcome.reason, outcome.injection, outcome.modified_input, outcome.modified_output, by, errors, skipped
     )
+
+
+_verdict = verdict_of  # the name earlier code and tests use
 
 
 def _unsendable(client: Any, call: cc.Call, what: str) -> cc.Verdict | None:
@@ -173,7 +177,7 @@ def ask(call: cc.Call, socket_path: str | None, timeout: float) -> cc.Verdict | 
                 return _unsendable(client, call, what)
             if call.decide:
                 try:
-                    return _verdict(client.decide(call.point, call.payload, **where))
+                    return verdict_of(client.decide(call.point, call.payload, **where))
                 except HookdError as exc:
                     if exc.code != "wrong_kind":
                         raise
