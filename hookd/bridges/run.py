@@ -112,8 +112,12 @@ def not_run_line(name: str, reason: str, message: str) -> str:
     return f"hookd: guard {one_line(repr(name))} did not run: {one_line(reason)}{detail}"
 
 
-def _verdict(outcome: Any) -> cc.Verdict:
+def verdict_of(outcome: Any) -> cc.Verdict:
+    """The part of a hookd Outcome that Claude Code can act on (agent fields included)."""
     return cc.verdict(outcome, not_run_line)
+
+
+_verdict = verdict_of  # the name earlier code and tests use
 
 
 def _unsendable(client: Any, call: cc.Call, what: str) -> cc.Verdict | None:
@@ -168,7 +172,7 @@ def ask(call: cc.Call, socket_path: str | None, timeout: float) -> cc.Verdict | 
                 return _unsendable(client, call, what)
             if call.decide:
                 try:
-                    return _verdict(client.decide(call.point, call.payload, **where))
+                    return verdict_of(client.decide(call.point, call.payload, **where))
                 except HookdError as exc:
                     if exc.code != "wrong_kind":
                         raise

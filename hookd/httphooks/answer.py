@@ -11,7 +11,7 @@ import msgspec
 from hookd_client import messages as m
 
 from ..bridges import claude_code as cc
-from ..bridges.run import _verdict, not_run_line
+from ..bridges.run import not_run_line, verdict_of
 
 if TYPE_CHECKING:
     from ..daemon import Daemon
@@ -61,7 +61,7 @@ async def call(daemon: Daemon, call: cc.Call) -> cc.Verdict | None:
     if call.decide:
         reply = await _reply(daemon, m.Decide(next(_ids), call.point, call.payload, **where))
         if isinstance(reply, m.Outcome):
-            return _verdict(reply)
+            return verdict_of(reply)
         if not (isinstance(reply, m.Error) and reply.code == m.ErrorCode.WRONG_KIND):
             _raise_for(reply, call.event)
             raise Unavailable(f"hookd answered {call.event} with {type(reply).__name__}")

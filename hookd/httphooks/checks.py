@@ -27,8 +27,7 @@ class Refusal(NamedTuple):
 
 class Accepted(NamedTuple):
     event: str
-    environ: dict[str, str]
-    length: int | None  # the declared Content-Length, when there is one
+    environ: dict[str, str]  # the agent's environment, as forwarded in X-Hookd-Env-NAME headers
 
 
 def hosts(port: int) -> frozenset[bytes]:
@@ -38,10 +37,9 @@ def hosts(port: int) -> frozenset[bytes]:
 def check(
     method: bytes, target: bytes, headers: Iterable[tuple[bytes, bytes]], allowed_hosts: frozenset[bytes], token: bytes
 ) -> Refusal | Accepted:
-    """Accept the request (its event, the agent's environment it forwards, its declared length) or say why not."""
+    """Accept the request (its event and the agent's environment it forwards) or say why not."""
     host: list[bytes] = []
     auth: list[bytes] = []
-    length: int | None = None
     environ: dict[str, str] = {}
     origin = False
     for name, value in headers:  # h11 gives names lower-cased
@@ -51,8 +49,6 @@ def check(
             host.append(value)
         elif name == b"authorization":
             auth.append(value)
-        elif name == b"content-length":
-            length = int(value)  # h11 has checked it is a number, and that there is one value
         elif name.startswith(ENV_HEADER.encode()):
             key = name[len(ENV_HEADER) :].decode("ascii", "replace").upper()
             if _ENV_NAME.fullmatch(key) and value and len(environ) < MAX_ENV:
@@ -73,4 +69,4 @@ def check(
     event = path[len(PATH_PREFIX) :] if path.startswith(PATH_PREFIX) else ""
     if not _EVENT.fullmatch(event):
         return Refusal(404, f"no such endpoint; hook events are POSTed to {PATH_PREFIX}EVENT")
-    return Accepted(event, environ, length)
+    return Accepted(event, environ)

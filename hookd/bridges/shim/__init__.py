@@ -54,8 +54,13 @@ def build(directory: Path | None = None, cc: list[str] | None = None) -> Built:
     fd, tmp = tempfile.mkstemp(prefix=f".{NAME}.", dir=target_dir)
     os.close(fd)
     try:
-        done = subprocess.run([*cc, "-O2", "-o", tmp, str(SOURCE)], capture_output=True, text=True, timeout=120, check=False)
-        if done.returncode != 0:
+        # Linked statically where the C library allows it: no dynamic loader at each exec, about
+        # three times faster to start (bench/claude.md); else as the compiler links by default.
+        for flags in (["-static"], []):
+            done = subprocess.run([*cc, "-O2", *flags, "-o", tmp, str(SOURCE)], capture_output=True, text=True, timeout=120, check=False)
+            if done.returncode == 0:
+                break
+        else:
             return Built(None, f"{cc[0]} failed: {done.stderr.strip()[:500]}")
         os.chmod(tmp, 0o755)
         os.replace(tmp, target)
