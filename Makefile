@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench clean node-deps
 
 $(STAMP): pyproject.toml client/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check hookd client tests bench
 	$(BIN)/ruff format --check hookd client tests bench
 
-test: $(STAMP) lint
+# npm packages of the TypeScript client and of the end-to-end suites, installed once from their lock files.
+NODE_DIRS = clients/typescript $(patsubst %/package-lock.json,%,$(wildcard tests/e2e/*/package-lock.json))
+node-deps:
+	@for d in $(NODE_DIRS); do [ -d $$d/node_modules ] || (cd $$d && npm ci --no-audit --no-fund) || exit 1; done
+
+test: $(STAMP) lint node-deps
 	$(BIN)/pytest -q
 
 bench: $(STAMP)
