@@ -8,6 +8,7 @@ import sys
 from hookd.bridges.run import add_options
 
 AGENTS = ("claude-code",)
+INSTALLABLE = (*AGENTS, "opencode")
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -48,7 +49,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     ):
         description = summary[0].upper() + summary[1:] + ". Other settings and hooks are kept as they are."
         i = bridges.add_parser(verb, help=summary, description=description)
-        i.add_argument("agent", nargs="?", default="claude-code", choices=AGENTS, help="the agent (default claude-code)")
+        i.add_argument("agent", nargs="?", default="claude-code", choices=INSTALLABLE, help="the agent (default claude-code)")
         where = i.add_mutually_exclusive_group()
         where.add_argument("--user", dest="scope", action="store_const", const="user", help="~/.claude/settings.json (default)")
         where.add_argument("--project", dest="scope", action="store_const", const="project", help="./.claude/settings.json")
@@ -57,6 +58,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         if verb == "install":
             i.add_argument("--command", metavar="CMD", help="how the agent runs hookd (default: this hookd's absolute path)")
             i.add_argument("--bridge-args", metavar="ARGS", default="", help="extra bridge options, e.g. '--fail-closed --timeout 5'")
+            i.add_argument("--client", metavar="PATH", help="opencode: the hookd-client package the plugin imports")
         i.set_defaults(run=run_install if verb == "install" else run_uninstall, scope=None)
 
     p.set_defaults(run=lambda args: (p.print_help(sys.stderr), 2)[1])
@@ -82,6 +84,10 @@ def _settings_path(args: argparse.Namespace) -> str:
 
 
 def run_install(args: argparse.Namespace) -> int:
+    if args.agent == "opencode":
+        from hookd.bridges.opencode.cli import run_install as install_opencode
+
+        return install_opencode(args)
     from hookd.bridges import settings_file
 
     from .common import fail
@@ -97,6 +103,10 @@ def run_install(args: argparse.Namespace) -> int:
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
+    if args.agent == "opencode":
+        from hookd.bridges.opencode.cli import run_uninstall as uninstall_opencode
+
+        return uninstall_opencode(args)
     from hookd.bridges import settings_file
 
     from .common import fail
