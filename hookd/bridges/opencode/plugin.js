@@ -1,7 +1,7 @@
 // hookd's opencode plugin, written by `hookd bridge install opencode`; `hookd bridge uninstall opencode`
 // removes it. Every plugin event goes to hookd through hookd-client: blockable events as decide, the others
 // as emit. The outcome is applied the plugin way: `output` changed in place, a deny thrown as the block.
-import { Client } from "__HOOKD_CLIENT__";
+import { Client, encodeFrame } from "__HOOKD_CLIENT__";
 
 const OPTIONS = __HOOKD_OPTIONS__;
 
@@ -107,10 +107,32 @@ export const HookdPlugin = async (ctx) => {
     }
   }
 
+  // A call larger than the daemon's frame limit cannot be sent. When a guard would have seen it, it is blocked
+  // (fail closed); when none is configured, opencode proceeds.
+  async function tooLarge(event, payload, scope) {
+    const welcome = client.welcome ?? (await withDeadline(client.open()));
+    let size;
+    try {
+      size = encodeFrame({ type: "decide", id: 1, point: event, payload, ...scope }).length - 4;
+    } catch (err) {
+      size = Infinity;
+    }
+    if (size <= welcome.limits.max_frame) return false;
+    const chain = await withDeadline(client.request({ type: "explain", point: event, ...scope }));
+    const guards = (chain.decision_hooks ?? []).filter((h) => h.enabled !== false && h.trusted !== false).map((h) => h.name);
+    const what = `the ${event} input is ${size} bytes, over hookd's frame limit of ${welcome.limits.max_frame} bytes`;
+    if (guards.length) throw new Blocked(`Blocked by hookd: ${what}; the guard(s) ${guards.join(", ")} could not see it, so it is denied`);
+    warn(`${what}; no guard is configured for it, so opencode proceeds`);
+    return true;
+  }
+
   async function decide(event, input, output) {
     let outcome;
     try {
-      outcome = await withDeadline(client.decide(event, payloadFor(event, input, output), where(input)));
+      const payload = payloadFor(event, input, output);
+      const scope = where(input);
+      if (await tooLarge(event, payload, scope)) return;
+      outcome = await withDeadline(client.decide(event, payload, scope));
     } catch (err) {
       if (err instanceof Blocked) throw err;
       const why = `${event} not checked: ${err?.message ?? err}`;

@@ -222,7 +222,7 @@ def test_install_then_uninstall_leaves_the_tree_as_it_was(env: Env, tmp_path: Pa
     )
     assert first.returncode == 0, first.stderr
     plugin = project / ".opencode" / "plugin" / "hookd.js"
-    assert "import { Client } from" in plugin.read_text()
+    assert "export const HookdPlugin" in plugin.read_text() and "file://" in plugin.read_text()
     again = subprocess.run(
         [sys.executable, "-m", "hookd", "bridge", "install", "opencode", "--project"],
         cwd=project,
