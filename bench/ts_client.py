@@ -1,7 +1,8 @@
 """The TypeScript client (hookd-client) against the Python client: same daemon, same run.
 
 Two measures, each for both clients, alternating rounds so that the machine's noise falls on both alike:
-- decide round trip: one `decide` on a decision point with no hooks, waited for before the next;
+- decide round trip: one `decide` on a decision point with no hooks, waited for before the next (the Python
+  client both blocking and on asyncio, the TypeScript one on Node's event loop);
 - pipelined throughput: rounds of SIZE decides sent at once on one connection (`Promise.all` in Node,
   `asyncio.gather` with AsyncClient in Python), decides per second per round, median over the rounds.
 The TypeScript client is built with tsc first (clients/typescript, `npm ci` there).
@@ -47,7 +48,7 @@ def node_round(env: dict[str, str], client: str, n: int, size: int, rounds: int)
     return out["rtt_ns"], [count / (ns / 1e9) for count, ns in out["pipelined"]]
 
 
-def python_round(path: str, n: int, size: int, rounds: int) -> tuple[list[int], list[float]]:
+def python_round(path: str, n: int, size: int, rounds: int) -> tuple[list[int], list[int], list[float]]:
     from hookd_client import AsyncClient, Client
 
     rtt = []
@@ -59,16 +60,24 @@ def python_round(path: str, n: int, size: int, rounds: int) -> tuple[list[int], 
             c.decide("tool.execute.before", PAYLOAD)
             rtt.append(time.perf_counter_ns() - t0)
 
-    async def pipelined() -> list[float]:
+    async def pipelined() -> tuple[list[int], list[float]]:
         rates = []
+        async_rtt = []
         async with AsyncClient(path) as c:
+            for _ in range(200):
+                await c.decide("tool.execute.before", PAYLOAD)
+            for _ in range(n):
+                t0 = time.perf_counter_ns()
+                await c.decide("tool.execute.before", PAYLOAD)
+                async_rtt.append(time.perf_counter_ns() - t0)
             for _ in range(rounds):
                 t0 = time.perf_counter_ns()
                 await asyncio.gather(*(c.decide("tool.execute.before", PAYLOAD) for _ in range(size)))
                 rates.append(size / ((time.perf_counter_ns() - t0) / 1e9))
-        return rates
+        return async_rtt, rates
 
-    return rtt, asyncio.run(pipelined())
+    async_rtt, rates = asyncio.run(pipelined())
+    return rtt, async_rtt, rates
 
 
 def main() -> int:
@@ -80,19 +89,24 @@ def main() -> int:
     args = ap.parse_args()
     client = build()
     py_rtt: list[int] = []
+    py_async_rtt: list[int] = []
     ts_rtt: list[int] = []
     py_rate: list[float] = []
     ts_rate: list[float] = []
     with sandbox() as env, daemon(env, "--no-user-hooks"):
         for _ in range(args.repeat):
-            rtt, rate = python_round(env["HOOKD_SOCKET"], args.n, args.size, args.rounds)
+            rtt, async_rtt, rate = python_round(env["HOOKD_SOCKET"], args.n, args.size, args.rounds)
             py_rtt += rtt
+            py_async_rtt += async_rtt
             py_rate += rate
             rtt, rate = node_round(env, client, args.n, args.size, args.rounds)
             ts_rtt += rtt
             ts_rate += rate
-    py, ts = Stats.of("Python Client.decide", py_rtt), Stats.of("TypeScript Client.decide", ts_rtt)
-    print(table("decide round trip, no hooks (one daemon, both clients, alternating)", [(py, None, "baseline"), (ts, py, "-")]))
+    py, ts = Stats.of("Python Client.decide (blocking)", py_rtt), Stats.of("TypeScript Client.decide", ts_rtt)
+    py_async = Stats.of("Python AsyncClient.decide", py_async_rtt)
+    rows = [(py, None, "baseline"), (py_async, py, "-"), (ts, py, "-")]
+    print(table("decide round trip, no hooks (one daemon, both clients, alternating)", rows))
+    print(f"TypeScript / Python AsyncClient (both event-loop clients): {ts.median_us / py_async.median_us:.2f}x\n")
     py_med, ts_med = statistics.median(py_rate), statistics.median(ts_rate)
     print(f"## pipelined decides, {args.size} per round on one connection ({len(py_rate)} rounds each)\n")
     print("| client | median decides/s | min | max | ratio (median) |\n|---|---:|---:|---:|---:|")
