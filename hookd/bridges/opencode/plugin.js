@@ -26,7 +26,11 @@ function plain(value) {
   }
 }
 
+// Each distinct warning once: with hookd down, every event of every turn would say the same.
+const warned = new Set();
 function warn(text) {
+  if (warned.has(text)) return;
+  if (warned.size < 1000) warned.add(text);
   process.stderr.write(`hookd: ${text}\n`);
 }
 
@@ -39,7 +43,8 @@ class Blocked extends Error {
 
 export const HookdPlugin = async (ctx) => {
   const project = ctx?.worktree && ctx.worktree !== "/" ? ctx.worktree : ctx?.directory;
-  const client = new Client({ name: "opencode", reconnect: OPTIONS.timeout });
+  // A daemon that went away gets a short while to come back (a restart), not the whole call budget per event.
+  const client = new Client({ name: "opencode", reconnect: Math.min(OPTIONS.timeout, 2) });
 
   async function withDeadline(promise) {
     let timer;
