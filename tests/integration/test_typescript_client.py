@@ -6,6 +6,7 @@ The package's node_modules come from `npm ci` in clients/typescript (the Makefil
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -17,8 +18,9 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "clients" / "typescript"
 
 
+@functools.cache
 def build_typescript_client() -> Path:
-    """Compile the client and its tests; returns the package directory."""
+    """Compile the client and its tests (once per test run); returns the package directory."""
     if shutil.which("node") is None:
         pytest.skip("node is not installed")
     tsc = PACKAGE / "node_modules" / ".bin" / "tsc"
