@@ -71,6 +71,13 @@ export class Connection {
   request(message: { type: string; id: number } & Record<string, unknown>): Promise<Frame> {
     if (this.closed) return Promise.reject(this.lostWith ?? new ConnectionLost("the connection is closed"));
     const frame = encodeFrame(message);
+    const limit = this.welcome?.limits.max_frame;
+    if (limit !== undefined && frame.length - 4 > limit) {
+      // The daemon would close the connection, failing every other call in flight: refuse it here.
+      return Promise.reject(
+        new HookdError("frame_too_large", `the ${message.type} request is ${frame.length - 4} bytes, over the daemon's frame limit of ${limit} bytes; nothing was sent`),
+      );
+    }
     return new Promise<Frame>((resolve, reject) => {
       this.waiting.set(message.id, { resolve, reject });
       this.socket.write(frame);

@@ -72,6 +72,19 @@ describe("against a daemon", () => {
     }
   });
 
+  test("a request over the frame limit is refused before sending; the connection stays", async () => {
+    const c = await Client.connect({ path: d.socket });
+    try {
+      const max = c.welcome?.limits.max_frame ?? 0;
+      const inFlight = c.decide("tool.execute.before", { args: { command: "rm -rf /" } });
+      await assert.rejects(c.decide("tool.execute.before", { big: "x".repeat(max) }), (e: Error & { code?: string }) => e.code === "frame_too_large" && /nothing was sent/.test(e.message));
+      assert.equal((await inFlight).decision, "deny");
+      assert.equal((await c.decide("tool.execute.before", { args: { command: "rm -rf /" } })).decision, "deny");
+    } finally {
+      await c.close();
+    }
+  });
+
   test("pipelined decides are matched to their replies", async () => {
     const c = await Client.connect({ path: d.socket });
     try {
