@@ -30,6 +30,7 @@ def build_typescript_client() -> Path:
     return PACKAGE
 
 
+@pytest.mark.timeout(900)  # a dozen daemons started and stopped, on a machine that may be busy
 def test_typescript_client_against_a_real_daemon(tmp_path: Path) -> None:
     package = build_typescript_client()
     tests = sorted(str(p) for p in (package / "dist" / "test").glob("*.test.js"))

@@ -53,13 +53,13 @@ export class Daemon {
     const log = openSync(this.logPath, "a");
     this.proc = spawn(PYTHON, ["-m", "hookd", "serve", ...this.extra], { env: this.env, cwd: this.root, stdio: ["ignore", log, log] });
     const proc = this.proc;
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
       if (proc.exitCode !== null) throw new Error(`daemon exited with ${proc.exitCode}: ${this.log()}`);
       if (await canConnect(this.socket)) return;
       await new Promise((r) => setTimeout(r, 20));
     }
-    throw new Error(`no daemon on ${this.socket} after 30 s`);
+    throw new Error(`no daemon on ${this.socket} after 60 s`);
   }
 
   /** SIGKILL, and wait until it is gone. */
@@ -102,7 +102,7 @@ function canConnect(path: string): Promise<boolean> {
 }
 
 /** Wait (bounded, generously) until `check` holds. */
-export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return;

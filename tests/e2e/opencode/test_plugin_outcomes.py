@@ -15,7 +15,7 @@ from tests.integration.test_typescript_client import build_typescript_client
 
 HERE = Path(__file__).resolve().parent
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = pytest.mark.timeout(600)
 
 # One hook per point, answering what the payload's `want` asks for.
 ANSWER = """
@@ -50,7 +50,7 @@ def drive(env: Env, plugin: Path, cases: list[dict]) -> list[dict]:
         cwd=env.root,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines()]
