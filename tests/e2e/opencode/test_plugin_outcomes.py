@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -133,4 +132,3 @@ def test_daemon_down_proceeds_or_fails_closed(env: Env) -> None:
     # Install with other options rewrote the one plugin file; uninstall still removes it.
     assert env.hookd("bridge", "uninstall", "opencode").returncode == 0
     assert not closed.exists()
-    assert sys.executable
