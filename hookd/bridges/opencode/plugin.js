@@ -93,12 +93,12 @@ export const HookdPlugin = async (ctx) => {
       if (event === "tool.execute.after" && typeof output?.output === "string") output.output += `\n\n${outcome.injection}`;
       else if (event === "experimental.chat.system.transform" && Array.isArray(output?.system)) output.system.push(outcome.injection);
     }
+    for (const n of outcome.not_run) warn(`guard '${n.hook?.name}' did not run: ${n.reason} (${n.message})`);
     if (event === "permission.ask" && outcome.decision && output) {
       output.status = outcome.decision;
       return;
     }
     const unknownGuard = outcome.not_run.find((n) => n.hook?.name === "*");
-    for (const n of outcome.not_run) warn(`guard '${n.hook?.name}' did not run: ${n.reason} (${n.message})`);
     if (outcome.decision === "deny") {
       const by = outcome.decided_by ? ` (${outcome.decided_by.name})` : "";
       throw new Blocked(`Blocked by hookd${by}: ${outcome.reason ?? "denied"}`);
