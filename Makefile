@@ -26,7 +26,7 @@ BENCH_OUT  ?= bench/out/RESULTS.md
 LOCKED = $(PYTHON) -c 'import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_CREAT | os.O_RDWR, 0o600); fcntl.flock(fd, fcntl.LOCK_EX); os.set_inheritable(fd, True); os.execvp(sys.argv[2], sys.argv[2:])'
 
 # npm suites of the end-to-end tests: every tests/e2e/*/ with a package-lock.json.
-E2E_DIRS   := $(patsubst %/package-lock.json,%,$(wildcard tests/e2e/*/package-lock.json))
+E2E_DIRS   := clients/typescript $(patsubst %/package-lock.json,%,$(wildcard tests/e2e/*/package-lock.json))
 E2E_STAMPS := $(addsuffix /node_modules/.hookd-installed,$(E2E_DIRS))
 
 .PHONY: run test lint bench e2e-deps check-python clean
@@ -92,10 +92,10 @@ _venv:
 # `npm ci` in each suite whose node_modules is older than its lock file; no npm: those suites skip.
 e2e-deps: $(E2E_STAMPS)
 
-tests/e2e/%/node_modules/.hookd-installed: tests/e2e/%/package-lock.json tests/e2e/%/package.json
-	@command -v npm >/dev/null 2>&1 || { echo "==> npm not found: the tests/e2e/$* suite will be skipped" >&2; exit 0; }; \
-	echo "==> npm ci in tests/e2e/$*"; \
-	$(LOCKED) tests/e2e/$*/.npm.lock sh -c 'cd tests/e2e/$* && npm ci --no-audit --no-fund --loglevel=error && mkdir -p node_modules && touch node_modules/.hookd-installed'
+%/node_modules/.hookd-installed: %/package-lock.json %/package.json
+	@command -v npm >/dev/null 2>&1 || { echo "==> npm not found: the $* suite will be skipped" >&2; exit 0; }; \
+	echo "==> npm ci in $*"; \
+	$(LOCKED) $*/.npm.lock sh -c 'cd $* && npm ci --no-audit --no-fund --loglevel=error && mkdir -p node_modules && touch node_modules/.hookd-installed'
 
 clean:
-	rm -rf $(VENV) $(TEST_VENV) $(VENV).log $(TEST_VENV).log .venv.lock .venv-test.lock .pytest_cache tests/e2e/*/node_modules tests/e2e/*/.npm.lock
+	rm -rf $(VENV) $(TEST_VENV) $(VENV).log $(TEST_VENV).log .venv.lock .venv-test.lock .pytest_cache tests/e2e/*/node_modules tests/e2e/*/.npm.lock clients/typescript/node_modules clients/typescript/.npm.lock clients/typescript/dist

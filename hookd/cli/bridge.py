@@ -8,6 +8,7 @@ import sys
 from hookd.bridges.run import add_options
 
 AGENTS = ("claude-code",)
+INSTALLABLE = (*AGENTS, "opencode")
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -48,7 +49,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     ):
         description = summary[0].upper() + summary[1:] + ". Other settings and hooks are kept as they are."
         i = bridges.add_parser(verb, help=summary, description=description)
-        i.add_argument("agent", nargs="?", default="claude-code", choices=AGENTS, help="the agent (default claude-code)")
+        i.add_argument("agent", nargs="?", default="claude-code", choices=INSTALLABLE, help="the agent (default claude-code)")
         where = i.add_mutually_exclusive_group()
         where.add_argument("--user", dest="scope", action="store_const", const="user", help="~/.claude/settings.json (default)")
         where.add_argument("--project", dest="scope", action="store_const", const="project", help="./.claude/settings.json")
@@ -75,6 +76,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                 "keep it no shorter than your longest hook's)",
             )
             i.add_argument("--no-shim", action="store_true", help="use the Python bridge, not the compiled shim, where a command is needed")
+            i.add_argument("--client", metavar="PATH", help="opencode: the hookd-client package the plugin imports")
         i.set_defaults(run=run_install if verb == "install" else run_uninstall, scope=None)
 
     p.set_defaults(run=lambda args: (p.print_help(sys.stderr), 2)[1])
@@ -123,6 +125,10 @@ def route(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 
 def run_install(args: argparse.Namespace) -> int:
+    if args.agent == "opencode":
+        from hookd.bridges.opencode.cli import run_install as install_opencode
+
+        return install_opencode(args)
     from hookd.bridges import settings_file
     from hookd.httphooks.files import EndpointFileError
 
@@ -142,6 +148,10 @@ def run_install(args: argparse.Namespace) -> int:
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
+    if args.agent == "opencode":
+        from hookd.bridges.opencode.cli import run_uninstall as uninstall_opencode
+
+        return uninstall_opencode(args)
     from hookd.bridges import settings_file
 
     from .common import fail

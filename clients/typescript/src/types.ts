@@ -1,0 +1,149 @@
+/** The wire's messages as TypeScript types (docs/protocol.md). Fields the daemon omits take their defaults. */
+
+export type DecisionKind = "allow" | "deny" | "ask";
+export type HookType = "observer" | "decision";
+export type OnError = "continue" | "deny" | "ask";
+export type Scope = "session" | "project" | "global";
+
+/** What a decision hook answers (seed 000's HookDecision); `null` abstains. */
+export interface HookDecision {
+  decision?: DecisionKind | "continue" | null;
+  reason?: string | null;
+  injection?: string | null;
+  modifiedInput?: Record<string, unknown> | null;
+  modifiedOutput?: unknown;
+}
+
+/** A command hook, as in YAML files and on the wire. */
+export interface HookSpec {
+  name: string;
+  point: string;
+  type: HookType;
+  command: string;
+  description?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  priority?: number;
+  enabled?: boolean;
+  timeout?: number | null;
+  on_error?: OnError;
+  match?: Record<string, string>;
+  cwd?: string | null;
+  mode?: "spawn" | "persistent";
+  concurrency?: number;
+}
+
+export interface HookRef {
+  name: string;
+  scope: Scope;
+  source: string;
+}
+
+export interface HookError {
+  hook: HookRef;
+  code: string;
+  message: string;
+}
+
+export interface NotRun {
+  hook: HookRef;
+  reason: string;
+  message: string;
+}
+
+export interface Limits {
+  max_frame: number;
+  hook_timeout: number;
+  max_inflight: number;
+}
+
+export interface Welcome {
+  type: "welcome";
+  id: number;
+  protocol: number;
+  server: string;
+  version: string;
+  pid: number;
+  limits: Limits;
+}
+
+export interface Accepted {
+  observers: number;
+  errors: HookError[];
+}
+
+export interface Outcome {
+  decision: DecisionKind | null;
+  reason: string | null;
+  injection: string | null;
+  modifiedInput: Record<string, unknown> | null;
+  modifiedOutput: unknown;
+  decided_by: HookRef | null;
+  errors: HookError[];
+  not_run: NotRun[];
+}
+
+/** One event of the stream. */
+export interface StreamEvent {
+  type: "event";
+  seq: number;
+  time: number;
+  kind: "emit" | "decide" | "internal";
+  point: string;
+  session: string | null;
+  project: string | null;
+  payload: Record<string, unknown>;
+  decision: DecisionKind | null;
+  reason: string | null;
+  decided_by: HookRef | null;
+  errors: number;
+  duration: number | null;
+}
+
+/** Matching events the subscriber did not get: it fell behind (`overflow`) or asked for more history than kept. */
+export interface Gap {
+  type: "gap";
+  missed: number;
+  first: number;
+  last: number;
+  reason: "overflow" | "history";
+}
+
+/** The replay is over; what follows is live. */
+export interface Live {
+  type: "live";
+  seq: number;
+}
+
+export type StreamItem = StreamEvent | Gap | Live;
+
+/** What a handler gets besides the payload. */
+export interface InvokeContext {
+  point: string;
+  hook: string;
+  kind: HookType;
+  session: string | null;
+  project: string | null;
+}
+
+/** The agent's own function serving a hook: a HookDecision (or null to abstain), sync or async. */
+export type Handler = (
+  payload: Record<string, unknown>,
+  context: InvokeContext,
+) => HookDecision | null | undefined | void | Promise<HookDecision | null | undefined | void>;
+
+/** A hook served by the client's own function. */
+export interface CallbackHook {
+  point: string;
+  handler: Handler;
+  type?: HookType;
+  name?: string;
+  priority?: number;
+  timeout?: number | null;
+  on_error?: OnError;
+}
+
+export type SessionHook = CallbackHook | HookSpec;
+
+/** A raw frame from the daemon. */
+export type Frame = { type: string; id?: number } & Record<string, unknown>;
