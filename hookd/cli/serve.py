@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import sys
 from collections.abc import Callable
 
 # The smallest frame limit that still carries a hello with a long client name and an ordinary
@@ -153,7 +152,13 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="answer Claude Code's HTTP hooks on 127.0.0.1:PORT; auto (default, or $HOOKD_HTTP_PORT): the port recorded in "
         "the state directory, else a free one; off: not at all",
     )
-    p.add_argument("--http-max-body", type=_count(MIB, "bytes"), metavar="BYTES", default=32 << 20, help="largest HTTP hook input read (default 32 MiB)")
+    p.add_argument(
+        "--http-max-body",
+        type=_count(MIB, "bytes"),
+        metavar="BYTES",
+        default=32 << 20,
+        help="largest HTTP hook input read (default 32 MiB)",
+    )
     p.add_argument(
         "--http-request-timeout",
         type=_seconds(),
