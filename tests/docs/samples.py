@@ -24,6 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 CODE = frozenset({"sh", "python", "yaml", "json"})
 NOT_CODE = frozenset({"", "text"})
+# TypeScript samples need a compiler: they are type-checked against the client's types, together
+# per page (later blocks go on from earlier ones), by test_typescript_samples.py.
+TYPED = frozenset({"ts"})
 
 _FENCE = re.compile(r"^(```+|~~~+)\s*([\w+-]*)\s*$")
 _MARK = re.compile(r"^<!--\s*(not-run|file):\s*(.*?)\s*-->\s*$")
@@ -63,8 +66,8 @@ def samples(page: Path) -> list[Sample]:
         if i == len(lines):
             raise ValueError(f"{page}:{start + 1}: unclosed code fence")
         i += 1
-        if lang not in CODE | NOT_CODE:
-            raise ValueError(f"{page}:{start + 1}: code block language {lang!r} is neither run ({sorted(CODE)}) nor text")
+        if lang not in CODE | NOT_CODE | TYPED:
+            raise ValueError(f"{page}:{start + 1}: code block language {lang!r} is neither run ({sorted(CODE | TYPED)}) nor text")
         mark = arg = ""
         j = start - 1
         while j >= 0 and not lines[j].strip():
