@@ -14,11 +14,12 @@ PYTHON ?= $(firstword $(foreach p,python3 python3.13 python3.12 python3.11,$(she
 
 VENV       ?= .venv
 TEST_VENV  ?= .venv-test
-RUN_STAMP   = $(VENV)/.installed
+RUN_STAMP   = $(VENV)/.installed-run
 TEST_STAMP  = $(TEST_VENV)/.installed
 BIN         = $(TEST_VENV)/bin
-# What the run venv is built from: it holds a copy of the code, so a change to it reinstalls.
-SOURCES    := pyproject.toml client/pyproject.toml $(shell find hookd client/hookd_client systemd -type f \( -name '*.py' -o -name '*.service' -o -name '*.socket' \) 2>/dev/null)
+# What the run venv is built from: it holds a copy of the code, so a change to it reinstalls
+# (the Makefile too: a venv made by an older recipe, editable say, is replaced).
+SOURCES    := Makefile pyproject.toml client/pyproject.toml $(shell find hookd client/hookd_client systemd -type f \( -name '*.py' -o -name '*.service' -o -name '*.socket' \) 2>/dev/null)
 # Results go here unless asked otherwise (`make bench BENCH_OUT=bench/RESULTS.md` rewrites the tracked file).
 BENCH_OUT  ?= bench/out/RESULTS.md
 
@@ -59,31 +60,31 @@ check-python:
 # bridge start from .pyc files even under PYTHONDONTWRITEBYTECODE.
 $(RUN_STAMP): $(SOURCES) | check-python
 	@$(LOCKED) .venv.lock $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) _venv \
-	  _VENV=$(VENV) _WHAT='hookd (runtime only)' _COPY=1
+	  _VENV=$(VENV) _STAMP=$(RUN_STAMP) _WHAT='hookd (runtime only)' _COPY=1
 
 $(TEST_STAMP): pyproject.toml client/pyproject.toml | check-python
 	@$(LOCKED) .venv-test.lock $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) _venv \
-	  _VENV=$(TEST_VENV) _WHAT='hookd (editable) and the test tools' _EDITABLE=-e _EXTRAS='[dev]'
+	  _VENV=$(TEST_VENV) _STAMP=$(TEST_STAMP) _WHAT='hookd (editable) and the test tools' _EDITABLE=-e _EXTRAS='[dev]'
 
-# Under the lock: whoever waited finds the stamp fresh and does nothing. A first install
-# that fails removes the venv; a reinstall that fails removes the stamp, so the next run
-# tries again. pip's output goes to a log, shown when it fails. The run venv is built from
+# Under the lock: whoever waited finds the stamp fresh and does nothing. A venv without its
+# stamp (a first install that failed, one made by an older recipe) is made again from
+# scratch; a stale one is updated in place, and loses its stamp if that fails. pip's output goes to a log, shown when it fails. The run venv is built from
 # a copy of the sources in a temporary directory, so its build never writes into the
 # checkout while the test venv's editable install does.
 .PHONY: _venv
 _venv:
-	@if [ -f $(_VENV)/.installed ] && [ -z "$$(find $(if $(_COPY),$(SOURCES),pyproject.toml client/pyproject.toml) -newer $(_VENV)/.installed 2>/dev/null | head -1)" ]; then exit 0; fi; \
+	@if [ -f $(_STAMP) ] && [ -z "$$(find $(if $(_COPY),$(SOURCES),pyproject.toml client/pyproject.toml) -newer $(_STAMP) 2>/dev/null | head -1)" ]; then exit 0; fi; \
 	log=$(_VENV).log; fresh=; src=.; \
-	if [ ! -x $(_VENV)/bin/python ] || ! $(_VENV)/bin/python -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then \
+	if [ ! -f $(_STAMP) ] || [ ! -x $(_VENV)/bin/python ] || ! $(_VENV)/bin/python -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then \
 	  rm -rf $(_VENV); fresh=1; fi; \
 	echo "==> installing $(_WHAT) into $(_VENV) (about a minute the first time; pip's log: $$log)"; \
 	if [ -n "$(_COPY)" ]; then src=$$(mktemp -d) && cp -R pyproject.toml README.md LICENSE hookd client systemd "$$src"/; fi; \
 	if { [ -z "$$fresh" ] || $(PYTHON) -m venv $(_VENV); } >$$log 2>&1 \
 	   && $(_VENV)/bin/python -m pip install --disable-pip-version-check --no-input $(_EDITABLE) "$$src$(_EXTRAS)" >>$$log 2>&1; then \
-	  ok=1; touch $(_VENV)/.installed; \
+	  ok=1; touch $(_STAMP); \
 	else \
 	  ok=; tail -n 25 $$log >&2; \
-	  if [ -n "$$fresh" ]; then rm -rf $(_VENV); else rm -f $(_VENV)/.installed; fi; \
+	  if [ -n "$$fresh" ]; then rm -rf $(_VENV); else rm -f $(_STAMP); fi; \
 	  echo "==> install failed (full log: $$log); fix the cause above and run make again" >&2; \
 	fi; \
 	if [ "$$src" != . ]; then rm -rf "$$src"; fi; \

@@ -24,7 +24,7 @@ HOOKD = [sys.executable, "-m", "hookd"]
 
 
 # Bounds for a daemon to become ready: hang guards on a loaded machine, not speed checks.
-READY_TIMEOUT = 60.0
+READY_TIMEOUT = 120.0
 
 
 def wait_for_socket(path: str, proc: subprocess.Popen[bytes] | None = None, timeout: float = READY_TIMEOUT) -> None:

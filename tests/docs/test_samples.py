@@ -65,7 +65,6 @@ def make_world(root: Path) -> Env:
     global_hooks.parent.mkdir(parents=True)
     global_hooks.write_text(readme_hooks_file())
     world = Env(root, env)
-    world.env["HOOKD_SOCKET_FOR_TESTS"] = str(run / "hookd" / "hookd.sock")
     return world
 
 

@@ -121,15 +121,16 @@ def test_unknown_keys_are_ignored_except_in_hook_specs(daemon) -> None:  # type:
     c.close()
 
 
-def test_a_stream_ends_with_the_stopping_event_then_the_close(daemon) -> None:  # type: ignore[no-untyped-def]
+def test_a_stream_ends_with_the_close_and_no_end_frame(daemon) -> None:  # type: ignore[no-untyped-def]
     sub = Raw(daemon.socket)
     sub.send(frame(HELLO), frame({"type": "subscribe", "id": 2, "points": ["hookd.daemon.*"]}))
     sub.until("subscribed")
     sub.until("live")
     daemon.signal(signal.SIGTERM)
-    stopping = sub.read()
-    assert isinstance(stopping, dict) and stopping["type"] == "event" and stopping["point"] == "hookd.daemon.stopping"
-    assert "id" not in stopping
-    assert sub.read() == EOF_
+    frames = []
+    while (got := sub.read()) != EOF_:
+        frames.append(got)
+    # At most the stopping event (when it was written before the close), never an error or an end frame.
+    assert [(f["type"], f["point"], "id" in f) for f in frames] in ([], [("event", "hookd.daemon.stopping", False)])
     assert daemon.proc.wait(30) == 0
     sub.close()
