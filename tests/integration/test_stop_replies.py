@@ -14,6 +14,7 @@ import select
 import signal
 import socket
 import struct
+import time
 from collections import Counter
 
 from hookd_client import Client
@@ -91,6 +92,11 @@ def test_requests_unread_at_stop_each_get_one_reply(daemon_factory) -> None:  # 
     sent = _send_until_full(sock, 2)
     assert len(sent) > 1000  # replies, pending requests and the socket's buffers all full
     d.proc.send_signal(signal.SIGTERM)
+    # Read only once the stop has begun (its first step removes the socket file): what the
+    # daemon had not answered by then can only be answered shutting_down.
+    deadline = time.monotonic() + 60
+    while os.path.exists(d.socket) and time.monotonic() < deadline:
+        time.sleep(0.01)
     replies = _read_all(sock)
     sock.close()
     assert d.proc.wait(60) == 0
