@@ -36,7 +36,7 @@ from hookd_client.framing import HEADER, BadMessage, FrameDecoder, FrameTooLarge
 from . import intake
 from .deadlines import Deadline
 from .edgelimits import EdgeLimits
-from .edgewire import bad_invoke_result, encode_degraded, hello, invoke_result, is_invoke_result, last_read, peer_credentials, unfinished
+from .edgewire import bad_invoke_result, encode_degraded, hello, invoke_result, is_invoke_result, peer_credentials, unfinished, wind_up
 
 if TYPE_CHECKING:
     from .daemon import Daemon
@@ -74,6 +74,7 @@ class Connection(asyncio.Protocol):
         self._paused_reading = False
         self._paused_writing = False
         self._deadline: Deadline | None = None
+        self._ending: m.Error | None = None  # the error the connection ends with, once the rest is answered
         self.stream: Any = None  # the event-bus subscriber on this connection, if any
         self.log = log
         self._max_inflight = daemon.settings.max_inflight
@@ -173,18 +174,23 @@ class Connection(asyncio.Protocol):
     # ------------------------------------------------------------- reading
 
     def data_received(self, data: bytes) -> None:
+        if self._ending is not None:
+            return  # past an oversized frame: nothing after it can be read as frames
         out = bytearray()
         try:
             bodies = self.decoder.feed(data)
         except FrameTooLarge as exc:
-            # The header can no longer be trusted to find the next frame, so the connection
-            # ends; the whole frames before it are still answered, then the error.
+            # The header can no longer be trusted to find the next frame, so nothing more is
+            # read; the whole frames before it are still answered (those that wait, when they
+            # are done), then the error, then the connection ends.
             for body in exc.complete:
                 self._one(body, out)
-            self.codec.encode_into(m.Error(0, m.ErrorCode.FRAME_TOO_LARGE, str(exc)), out)
             self.log.warning("closing connection: frame too large", declared=exc.declared, limit=exc.limit)
-            self._write(out)
-            self.close()
+            self._ending = m.Error(0, m.ErrorCode.FRAME_TOO_LARGE, str(exc))
+            if out:
+                self._write(out)
+            self._pause_reading()
+            self._end_when_answered()
             return
         for body in bodies:
             # The fast path: a call on a greeted connection with room to run it, answered at once.
@@ -324,9 +330,19 @@ class Connection(asyncio.Protocol):
                 self._request(body, out)
             if out:
                 self._write(out)
+        if self._ending is not None:
+            self._end_when_answered()
+            return
         if self._paused_reading and self.pending_bytes <= self.limits.max_pending_bytes // 2:
             self._resume_reading()
         self._rearm(False)
+
+    def _end_when_answered(self) -> None:
+        """Send the error that ends the connection once every request before it has its reply."""
+        if self._ending is not None and not self.inflight and not self.pending:
+            self.send_now(self._ending)
+            self._ending = None
+            self.close()
 
     def _pause_reading(self) -> None:
         transport = self.transport
@@ -344,29 +360,8 @@ class Connection(asyncio.Protocol):
 
     def wind_up(self) -> int:
         """At the end of a shutdown drain: every request not answered yet gets its error now,
-        including those still unread in the socket (see :func:`last_read`)."""
-        out = bytearray()
-        count = 0
-        for task, rid in list(self.inflight.items()):
-            del self.inflight[task]
-            self.encode(unfinished(rid), out, rid)
-            count += 1
-        rest = last_read(self.transport)
-        if rest:
-            try:
-                bodies = self.decoder.feed(rest)
-            except FrameTooLarge as exc:
-                bodies = exc.complete
-            for body in bodies:
-                self.pending.append(body)
-        while self.pending:
-            body = self.pending.popleft()
-            self._request(body, out)  # daemon.closing: each gets shutting_down (hello, results: as usual)
-            count += 1
-        self.pending_bytes = 0
-        if out:
-            self._write(out)
-        return count
+        including those still unread in the socket (see :func:`edgewire.last_read`)."""
+        return wind_up(self)
 
     # ------------------------------------------------------------- writing
 

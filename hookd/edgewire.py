@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 from hookd_client import messages as m
-from hookd_client.framing import BadMessage, Codec, peek_fields
+from hookd_client.framing import BadMessage, Codec, FrameTooLarge, peek_fields
 
 from . import intake
 
@@ -91,6 +91,34 @@ def encode_degraded(codec: Codec, reply: m.Reply, out: bytearray, rid: int | Non
         problem = f"{what}: {problem}"
     log.error("reply could not be encoded", request=rid, problem=problem)
     codec.encode_into(m.Error(rid, m.ErrorCode.INTERNAL, f"the reply could not be sent: {problem}"), out)
+
+
+def wind_up(conn: Any) -> int:
+    """Answer every request of ``conn`` not answered yet (a stop's drain is over): those in
+    flight, those waiting, and those still unread in its socket; how many."""
+    out = bytearray()
+    count = 0
+    for task, rid in list(conn.inflight.items()):
+        del conn.inflight[task]
+        conn.encode(unfinished(rid), out, rid)
+        count += 1
+    rest = last_read(conn.transport)
+    if rest and conn._ending is None:  # past an oversized frame, what follows is not frames
+        try:
+            bodies = conn.decoder.feed(rest)
+        except FrameTooLarge as exc:
+            bodies = exc.complete
+        conn.pending.extend(bodies)
+    while conn.pending:
+        conn._request(conn.pending.popleft(), out)  # the daemon is closing: shutting_down (hello, results: as usual)
+        count += 1
+    conn.pending_bytes = 0
+    if conn._ending is not None:
+        conn.encode(conn._ending, out)
+        conn._ending = None
+    if out:
+        conn._write(out)
+    return count
 
 
 def last_read(transport: asyncio.Transport | None) -> bytes:

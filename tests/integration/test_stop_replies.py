@@ -13,12 +13,23 @@ import os
 import select
 import signal
 import socket
+import struct
+import time
 from collections import Counter
 
+from hookd_client import Client
 from hookd_client import messages as m
 from hookd_client.framing import FrameDecoder, reply_codec, request_codec
 
+from ..conftest import write_script
+
 POINT = "tool.approval.pre"
+SLOW_DENY = """
+import sys, time
+sys.stdin.read()
+time.sleep(0.5)
+print('{"decision": "deny", "reason": "slow"}')
+"""
 
 
 def _hello(sock: socket.socket) -> None:
@@ -81,6 +92,11 @@ def test_requests_unread_at_stop_each_get_one_reply(daemon_factory) -> None:  # 
     sent = _send_until_full(sock, 2)
     assert len(sent) > 1000  # replies, pending requests and the socket's buffers all full
     d.proc.send_signal(signal.SIGTERM)
+    # Read only once the stop has begun (its first step removes the socket file): what the
+    # daemon had not answered by then can only be answered shutting_down.
+    deadline = time.monotonic() + 60
+    while os.path.exists(d.socket) and time.monotonic() < deadline:
+        time.sleep(0.01)
     replies = _read_all(sock)
     sock.close()
     assert d.proc.wait(60) == 0
@@ -92,3 +108,23 @@ def test_requests_unread_at_stop_each_get_one_reply(daemon_factory) -> None:  # 
     kinds = Counter(type(r).__name__ if not isinstance(r, m.Error) else r.code for r in replies)
     assert set(kinds) <= {"Outcome", "shutting_down"}, kinds
     assert kinds["shutting_down"] > 0  # some were still unread or waiting when the stop came
+
+
+def test_an_oversized_frame_ends_the_connection_only_after_the_requests_before_it_are_answered(daemon, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # A decide that waits for its hook, then a frame header past the limit in the same write:
+    # the decide's answer still comes, then the error, then the end of the connection.
+    hook = write_script(tmp_path / "slow_deny.py", SLOW_DENY)
+    spec = {"name": "slow-deny", "point": POINT, "type": "decision", "command": str(hook), "mode": "spawn"}
+    with Client(daemon.socket) as owner:
+        owner.attach_session("slow", [spec])
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(daemon.socket)
+        _hello(sock)
+        codec = request_codec()
+        sock.sendall(codec.encode(m.Decide(7, POINT, {"n": 1}, "slow")) + struct.pack(">I", 1 << 30))
+        replies = _read_all(sock)
+        sock.close()
+    assert [type(r).__name__ for r in replies] == ["Outcome", "Error"], replies
+    outcome, error = replies
+    assert isinstance(outcome, m.Outcome) and outcome.id == 7 and outcome.decision == "deny", outcome
+    assert isinstance(error, m.Error) and error.code == m.ErrorCode.FRAME_TOO_LARGE, error
