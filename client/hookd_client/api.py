@@ -20,6 +20,8 @@ from .errors import HookdError
 from .messages import (
     Accepted,
     AttachHooks,
+    Catalog,
+    CatalogRequest,
     Chain,
     Decide,
     DisableHook,
@@ -300,6 +302,10 @@ class Api:
 
     def status(self) -> Any:
         return self._call(StatusRequest(self._next_id()), expect(Status))
+
+    def catalog(self) -> Any:
+        """Every hook point and internal event the daemon knows, with payload types, as a :class:`Catalog`."""
+        return self._call(CatalogRequest(self._next_id()), expect(Catalog))
 
     def subscribe(
         self,
