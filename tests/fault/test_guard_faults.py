@@ -130,6 +130,7 @@ class World:
     killed_epochs: set[int] = field(default_factory=set)
     stopped_epochs: set[int] = field(default_factory=set)
     session_flux: int = 0  # > 0 while the session guard is being disposed and re-attached
+    session_cycles: int = 0  # how many such disposals have begun
     lock: threading.Lock = field(default_factory=threading.Lock)
     log: list[str] = field(default_factory=list)
     records: list[Record] = field(default_factory=list)
@@ -174,6 +175,7 @@ def _decider(world: World, stop: threading.Event, budget: list[int]) -> None:
         guard = world.rng.choice(GUARDS)
         session = SESSION if guard == "session" else None
         project = str(world.project) if guard == "project" else None
+        cycles = world.session_cycles
         rec = Record(guard, epoch, flux=guard == "session" and world.session_flux > 0)
         try:
             if client is None:
@@ -184,7 +186,9 @@ def _decider(world: World, stop: threading.Event, budget: list[int]) -> None:
             if client is not None:
                 client.close()
             client = None
-        if guard == "session" and world.session_flux > 0:
+        # A disposal that began at any moment of the call (even one over by now) may have
+        # removed the session guard before the call was planned.
+        if guard == "session" and (world.session_flux > 0 or world.session_cycles != cycles):
             rec.flux = True
         with world.lock:
             world.records.append(rec)
@@ -207,6 +211,7 @@ class SessionHolder:
     def cycle(self) -> None:
         world = self.world
         world.session_flux += 1
+        world.session_cycles += 1
         try:
             assert self.client is not None
             self.client.dispose_session(SESSION)
@@ -293,6 +298,7 @@ def _fault(world: World, holder: SessionHolder) -> None:
     elif kind in ("restart", "sigkill"):
         assert world.daemon is not None
         world.session_flux += 1
+        world.session_cycles += 1
         world.up.clear()
         try:
             if kind == "sigkill":
