@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hookd_client import Client, callback
 from hookd_client.errors import ConnectionLost, DaemonNotRunning, HookdError
 
@@ -361,6 +362,7 @@ def _verdict(world: World) -> list[str]:
     return failures
 
 
+@pytest.mark.timeout(600)  # a hang guard: thousands of calls, restarts and kills on a machine that may be busy
 def test_guards_hold_under_random_faults(tmp_path: Path) -> None:
     world = _setup(tmp_path)
     holder = SessionHolder(world)
