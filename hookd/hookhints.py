@@ -17,6 +17,6 @@ def exit_status_hint(command: str, code: int, decision: bool) -> str:
     return (
         " (exit 2 blocks the action in Claude Code; in hookd a non-zero exit is a hook error, handled by the "
         'hook\'s on_error. To deny, print {"decision": "deny", "reason": "..."} on stdout and exit 0; '
-        f"or keep the script as it is and run it through the adapter: command: hookd, args: [bridge, run-hook, "
-        f"claude-code, --, {command}])"
+        "or keep the script as it is and add `format: claude-code` to the hook, so hookd reads its exit codes "
+        "and JSON as Claude Code does)"
     )

@@ -26,7 +26,8 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _hooks() -> str:
-    from hookd.validator import HOOK_TYPES, KNOWN_KEYS, MAX_TIMEOUT, ON_ERROR, REQUIRED
+    from hookd.hookchecks import HOOK_TYPES, MAX_TIMEOUT, ON_ERROR
+    from hookd.validator import KNOWN_KEYS, REQUIRED
 
     rules = {
         "name": "a unique name in its scope (global, or one project)",
@@ -42,6 +43,11 @@ def _hooks() -> str:
         "on_error": f"{', '.join(ON_ERROR)}: what a failing decision hook means (default continue)",
         "match": "field or dotted path -> regular expression: run only when every entry matches (`hookd help match`)",
         "cwd": "working directory, relative to the project (default: the project, or the home directory)",
+        "mode": "spawn (a process per call, default) or persistent (one warm worker; docs/warm-hooks.md)",
+        "concurrency": "persistent only: calls one worker handles at once (default 1)",
+        "group": "a name: hooks of one group combine as one step (docs/user-config.md)",
+        "combine": "first (the first final answer wins, default) or strictest (all run at once; deny > ask > allow)",
+        "format": "hookd (default) or claude-code: exit codes and JSON as Claude Code reads them",
     }
     rows = "\n".join(f"  {k:<12}{'required  ' if k in REQUIRED else '          '}{rules.get(k, '')}" for k in KNOWN_KEYS)
     return f"""A hook file is YAML: a list of hooks under `hooks:`.
@@ -63,7 +69,7 @@ Fields:
 A decision hook answers on stdout with JSON: {{"decision": "allow" | "deny" | "ask", "reason": "..."}}
 (or nothing, to abstain); it may also return "args" or "output" to rewrite them. Exit 0 always:
 a non-zero exit is a hook error, handled by on_error (Claude Code's "exit 2 blocks" does not apply;
-run such scripts through `hookd bridge run-hook claude-code -- SCRIPT`).
+give such scripts `format: claude-code`, and hookd reads their exit codes and JSON as Claude Code does).
 
 `hookd init` writes a commented file to start from; `hookd check` validates; `hookd edit` edits
 safely. Where files live: `hookd help files`."""

@@ -41,7 +41,7 @@ def test_a_decision_hook_that_exits_2_gets_an_error_that_says_how_to_deny_in_hoo
     text = error.message
     assert "exited with status 2" in text and "exit 2 blocks the action in Claude Code" in text
     assert '{"decision": "deny", "reason": "..."}' in text
-    assert f"args: [bridge, run-hook, claude-code, --, {script}]" in text
+    assert "format: claude-code" in text
     assert "rm is not allowed here" in text  # its stderr still follows
 
 
@@ -62,6 +62,20 @@ def test_the_adapter_the_hint_names_turns_exit_2_into_a_deny(env, daemon_factory
     with Client(d.socket) as c:
         out = c.decide("tool.approval.pre", {"toolName": "Bash", "args": {"command": "rm x"}})
     assert out.decision == "deny" and "rm is not allowed here" in (out.reason or "")
+
+
+def test_the_format_the_hint_names_turns_exit_2_into_a_deny(env, daemon_factory, tmp_path):
+    script = _claude_style(tmp_path)
+    env.write_global_hooks(
+        f"""
+        hooks:
+          - {{name: claude-style, point: tool.approval.pre, type: decision, command: {script}, format: claude-code, enabled: true}}
+        """
+    )
+    d = daemon_factory()
+    with Client(d.socket) as c:
+        out = c.decide("tool.approval.pre", {"toolName": "Bash", "args": {"command": "rm x"}})
+    assert out.decision == "deny" and "rm is not allowed here" in (out.reason or ""), out
 
 
 def test_observer_exits_and_other_statuses_get_no_claude_hint(env, daemon_factory, tmp_path):

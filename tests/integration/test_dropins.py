@@ -63,7 +63,7 @@ def test_each_dropin_is_validated_on_its_own_and_keeps_its_last_accepted_version
     daemon = daemon_factory()
     assert reason(daemon) == "good v1"
     replace_file(good, "hooks:\n  - name: good\n     point: x\n")  # broken
-    with_problem = wait_until(lambda: [r for r in json.loads(env.hookd("hooks", "--json").stdout)["rejected"]])
+    with_problem = wait_until(lambda: [r for r in json.loads(env.hookd("hooks", "--json").stdout).get("rejected", [])])
     assert with_problem[0]["file"] == str(good)
     assert reason(daemon) == "good v1"  # its previous version stays in force
     assert {n for n, _ in _names(daemon)} == {"main", "good"}  # the other files are untouched
