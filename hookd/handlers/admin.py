@@ -41,6 +41,7 @@ class Admin:
             d.persistent.pool.info(),
             len(d.bus.subscribers),
             d.bus.seq,
+            team=d.team.info(),
         )
 
     def welcome(self, rid: int) -> m.Welcome:
