@@ -146,16 +146,28 @@ def stream_messages(server: NatsServer, stream: str = "HOOKD") -> list[Any]:
     return asyncio.run(read())
 
 
-def deny_guard(pattern: str = "rm -rf", name: str = "no-rm-rf") -> str:
-    script = f"import json,sys; p=json.load(sys.stdin); print(json.dumps({{'decision':'deny','reason':'org: no {pattern}'}}) if {pattern!r} in json.dumps(p) else '')"
+GUARD_SCRIPT = """\
+import json, sys
+payload = json.load(sys.stdin)
+pattern = sys.argv[1]
+if pattern in json.dumps(payload):
+    print(json.dumps({"decision": "deny", "reason": f"organisation guard: no {pattern}"}))
+"""
+
+
+def deny_guard(root: Path, pattern: str = "rm -rf", name: str = "no-rm-rf", point: str = "tool.execute.before") -> str:
+    """A guards document (hooks.yaml format) with one command hook that denies calls whose payload holds ``pattern``."""
+    script = root / "guard.py"
+    script.write_text(GUARD_SCRIPT)
     return textwrap.dedent(
         f"""\
         hooks:
           - name: {name}
-            point: tool.before
+            point: {point}
             type: decision
+            enabled: true
             command: {sys.executable}
-            args: ["-c", {script!r}]
+            args: [{str(script)!r}, {pattern!r}]
             on_error: deny
         """
     )
