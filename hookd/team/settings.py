@@ -148,7 +148,8 @@ def parse(text: str, path: str) -> TeamSettings:
         extra = sorted(set(data.get(section) or {}) - allowed)
         if extra:
             raise TeamConfigError(f"{path}: unknown setting(s) in [{section}]: {', '.join(extra)} (known: {', '.join(sorted(allowed))})")
-    batch = _expect(export, "batch", int, f"{path} [export]") or 256
+    batch = _expect(export, "batch", int, f"{path} [export]")
+    batch = 256 if batch is None else batch
     if not 1 <= batch <= 4096:
         raise TeamConfigError(f"{path} [export]: `batch` must be between 1 and 4096")
     return TeamSettings(
