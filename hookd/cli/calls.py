@@ -139,4 +139,7 @@ def run_status(args: argparse.Namespace) -> int:
         sys.stdout.write(
             f"worker:      {w['name']}  {w['state']}  served {w.get('served', 0)}  restarts {w.get('restarts', 0)}  {detail}\n"
         )
+    from hookd.team.statuslines import lines as team_lines
+
+    sys.stdout.writelines(line + "\n" for line in team_lines(d.get("team")))
     return 0

@@ -18,6 +18,8 @@ holds it. Headers: ``Hookd-Daemon`` (identity), ``Hookd-Seq``, ``Hookd-Host``,
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import os
 import secrets
 import time
@@ -35,6 +37,7 @@ from .settings import TeamSettings, subject_token
 
 log = structlog.get_logger("hookd.team")
 
+YIELD_EVERY = 32  # publishes between yields to the event loop
 IDLE_POLL = 0.1  # seconds between looks at the journal when everything is exported
 ACK_WAIT = 5.0  # seconds a batch waits for its acknowledgements
 RETRY_FIRST = 0.25
@@ -127,9 +130,8 @@ class Exporter:
         while True:
             try:
                 nc = await self.link.connect()
-                js = nc.jetstream(timeout=ACK_WAIT)
-                await self._ensure_stream(js)
-                await self._pump(js)
+                await self._ensure_stream(nc.jetstream(timeout=ACK_WAIT))
+                await self._pump(nc)
             except asyncio.CancelledError:
                 self._record(force=True)
                 raise
@@ -153,55 +155,70 @@ class Exporter:
                 ) from None
             await js.add_stream(**stream_config(self.settings.stream))
 
-    async def _pump(self, js: Any) -> None:
+    async def _pump(self, nc: Any) -> None:
         outbox = self.outbox
         assert outbox is not None
         prefix = self.settings.subject_prefix
         identity = self.record.identity
         host, user = self.settings.host, self.settings.user
         subjects: dict[str, str] = {}
-        while True:
-            if len(self.pending) < self.settings.batch:
-                self.pending.extend(await asyncio.to_thread(outbox.read, self.settings.batch - len(self.pending)))
-                self._report_gaps(outbox)
-            if not self.pending:
-                self._working()
+        acks = Acks()
+        # One inbox for every acknowledgement, each reply subject ending in the event's seq: far less
+        # work per event than a request (a future and a fresh inbox token) each.
+        inbox = nc.new_inbox()
+        sub = await nc.subscribe(f"{inbox}.*", cb=acks.got)
+        self.link.on_disconnect.append(acks.lost)
+        try:
+            while True:
+                if len(self.pending) < self.settings.batch:
+                    self.pending.extend(await asyncio.to_thread(outbox.read, self.settings.batch - len(self.pending)))
+                    self._report_gaps(outbox)
+                if not self.pending:
+                    self._working()
+                    await self._record_soon()
+                    await asyncio.sleep(IDLE_POLL)
+                    continue
+                batch = list(self.pending)
+                acks.expect(len(batch))
+                for n, line in enumerate(batch, 1):
+                    headers = {
+                        "Nats-Msg-Id": f"{identity}:{line.seq}",
+                        "Hookd-Daemon": identity,
+                        "Hookd-Seq": str(line.seq),
+                        "Hookd-Host": host,
+                        "Hookd-User": user,
+                    }
+                    subject = subjects.get(line.point)
+                    if subject is None:
+                        subject = subjects[line.point] = f"{prefix}.{point_subject(line.point)}"
+                    await nc.publish(subject, line.data, reply=f"{inbox}.{line.seq}", headers=headers)
+                    if n % YIELD_EVERY == 0:
+                        await asyncio.sleep(0)  # let calls through between pieces of a batch
+                await acks.wait(ACK_WAIT)
+                failure = ""
+                for line in batch:
+                    answer = acks.answers.get(line.seq)
+                    if answer is None:
+                        failure = acks.why or f"no acknowledgement within {ACK_WAIT:g} s"
+                        break
+                    if b'"seq"' not in answer or b'"error"' in answer:
+                        failure = _ack_error(answer)
+                        break
+                    if b'"duplicate":true' in answer:
+                        self.duplicates += 1
+                    else:
+                        self.published += 1
+                    self.record.acked = line.seq
+                    self.pending.popleft()
                 await self._record_soon()
-                await asyncio.sleep(IDLE_POLL)
-                continue
-            batch = list(self.pending)
-            futures = []
-            for line in batch:
-                headers = {
-                    "Nats-Msg-Id": f"{identity}:{line.seq}",
-                    "Hookd-Daemon": identity,
-                    "Hookd-Seq": str(line.seq),
-                    "Hookd-Host": host,
-                    "Hookd-User": user,
-                }
-                subject = subjects.get(line.point)
-                if subject is None:
-                    subject = subjects[line.point] = f"{prefix}.{point_subject(line.point)}"
-                futures.append(await js.publish_async(subject, line.data, headers=headers))
-            try:
-                results = await asyncio.wait_for(asyncio.gather(*futures, return_exceptions=True), ACK_WAIT)
-            except TimeoutError:
-                results = [f.result() if f.done() and not f.cancelled() and f.exception() is None else TimeoutError() for f in futures]
-            failure: BaseException | None = None
-            for line, result in zip(batch, results, strict=True):
-                if isinstance(result, BaseException):
-                    failure = result
-                    break
-                if getattr(result, "duplicate", False):
-                    self.duplicates += 1
-                else:
-                    self.published += 1
-                self.record.acked = line.seq
-                self.pending.popleft()
-            await self._record_soon()
-            if failure is not None:
-                raise ExportError(_describe(failure))
-            self._working()
+                if failure:
+                    raise ExportError(failure)
+                self._working()
+        finally:
+            with contextlib.suppress(ValueError):
+                self.link.on_disconnect.remove(acks.lost)
+            with contextlib.suppress(Exception):
+                await sub.unsubscribe()
 
     def _report_gaps(self, outbox: Outbox) -> None:
         while outbox.gaps:
@@ -263,6 +280,57 @@ class Exporter:
 
 class ExportError(Exception):
     pass
+
+
+class Acks:
+    """The server's answers to one batch, by seq; done when all came or the connection went."""
+
+    def __init__(self) -> None:
+        self.answers: dict[int, bytes] = {}
+        self.want = 0
+        self.why = ""
+        self.done = asyncio.Event()
+
+    def expect(self, n: int) -> None:
+        self.answers.clear()
+        self.want = n
+        self.why = ""
+        self.done.clear()
+
+    async def got(self, msg: Any) -> None:
+        try:
+            seq = int(msg.subject.rpartition(".")[2])
+        except ValueError:
+            return
+        self.answers[seq] = bytes(msg.data) or _status(msg)
+        if len(self.answers) >= self.want:
+            self.done.set()
+
+    async def lost(self) -> None:
+        self.why = "the connection to the server was lost"
+        self.done.set()
+
+    async def wait(self, timeout: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.done.wait(), timeout)
+
+
+def _status(msg: Any) -> bytes:
+    """An empty answer is a status message (503: no stream listens on the subject)."""
+    headers = getattr(msg, "headers", None) or {}
+    status = headers.get("Status", "") if isinstance(headers, dict) else ""
+    return f'{{"error":"status {status or "?"}: no stream takes these subjects"}}'.encode()
+
+
+def _ack_error(answer: bytes) -> str:
+    try:
+        data = json.loads(answer)
+    except ValueError:
+        return f"unexpected answer: {answer[:200]!r}"
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, dict):
+        return f"the server refused an event: {error.get('description') or error}"
+    return f"the server refused an event: {error or data}"
 
 
 def _describe(exc: BaseException) -> str:

@@ -66,6 +66,8 @@ def test_a_managed_deny_guard_applies_on_two_daemons_and_holds_against_disable_a
             out = c.decide(POINT, RM, session="s1")
             assert out.decision == "deny" and out.decided_by.scope == "managed"
             assert c.decide(POINT, LS, session="s1").decision == "allow"
+        status = alice.env.hookd("status")
+        assert f"before.security@{revision}" in status.stdout and "guards:" in status.stdout
         listed = alice.env.hookd("hooks")
         assert listed.returncode == 0 and "managed" in listed.stdout and f"managed:before.security@{revision}" in listed.stdout
 
