@@ -162,6 +162,60 @@ def outage(server: Server, seconds: float) -> str:
     return "\n".join(rows)
 
 
+GUARD = """\
+hooks:
+  - name: bench-guard-{n}
+    point: tool.execute.before
+    type: decision
+    enabled: true
+    command: {python}
+    args: ["-c", "import json,sys; print(json.dumps({{'decision': 'deny'}}) if 'guard-{n}' in sys.stdin.read() else '')"]
+"""
+
+
+def guard_propagation(server: Server, rounds: int) -> str:
+    """Seconds from a guard's put to the first call it denies, and from its withdrawal to the first it lets
+    through, on two daemons with separate homes; the medians over ``rounds``."""
+    from hookd.team import admin, settings
+
+    with sandbox() as a, sandbox() as b, tempfile.TemporaryDirectory() as tmp:
+        conf = Path(tmp) / "admin.toml"
+        conf.write_text(f'servers = ["{server.url}"]\n')
+        s = settings.load(str(conf))
+        assert s is not None
+        asyncio.run(admin.init(s))
+        for env in (a, b):
+            team_env(env, server)
+            Path(env["XDG_CONFIG_HOME"], "hookd", "team.toml").write_text(f'servers = ["{server.url}"]\n[export]\nenabled = false\n')
+        applied: list[float] = []
+        withdrawn: list[float] = []
+        with daemon(a), daemon(b):
+            for n in range(rounds):
+                payload = {"toolName": "bash", "args": {"command": f"guard-{n}"}}
+                t0 = time.monotonic()
+                asyncio.run(admin.put(s, "before.bench", GUARD.format(n=n, python=sys.executable)))
+                for env in (a, b):
+                    with Client(env["HOOKD_SOCKET"]) as c:
+                        while c.decide("tool.execute.before", payload).decision != "deny":
+                            time.sleep(0.005)
+                applied.append(time.monotonic() - t0)
+                t0 = time.monotonic()
+                asyncio.run(admin.withdraw(s, "before.bench"))
+                for env in (a, b):
+                    with Client(env["HOOKD_SOCKET"]) as c:
+                        while c.decide("tool.execute.before", payload).decision == "deny":
+                            time.sleep(0.005)
+                withdrawn.append(time.monotonic() - t0)
+    return "\n".join(
+        [
+            "| guard on two daemons | median s | max s |",
+            "|---|---|---|",
+            f"| put -> both deny | {statistics.median(applied):.3f} | {max(applied):.3f} |",
+            f"| withdraw -> both allow | {statistics.median(withdrawn):.3f} | {max(withdrawn):.3f} |",
+        ]
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--events", type=int, default=20000)
@@ -199,6 +253,10 @@ def main() -> None:
                 "## Team export: decide latency while the server is down vs no export",
                 "",
                 outage(server, args.outage),
+                "",
+                f"## Team guards: from the bucket to a denied call ({args.rounds * 3} rounds, put and withdrawal timed by the caller)",
+                "",
+                guard_propagation(server, args.rounds * 3),
             ]
             sys.stdout.write("\n".join(lines) + "\n")
         finally:

@@ -138,6 +138,7 @@ class Daemon:
         """
         self.closing = True
         self.watcher.stop()
+        self.team.stop()  # its connection's tasks must not hold the drain; the journal keeps what is not exported
         self.bus.internal("hookd.daemon.stopping", {"pid": os.getpid()})
         self.plugins.begin_shutdown()
 

@@ -118,7 +118,7 @@ class Exporter:
             lag=max(0, self.newest() - acked),
             published=self.published,
             missed=self.outbox.missed if self.outbox else 0,
-            error=self.error,
+            error=self.error or (self.link.error if self.state == "connecting" else ""),
         )
 
     # ------------------------------------------------------------------- run

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 import structlog
 
@@ -33,6 +34,7 @@ class Link:
         self.on_reconnect: list[Callable[[], Awaitable[None]]] = []
         self.on_disconnect: list[Callable[[], Awaitable[None]]] = []
         self._closing = False
+        self._connecting = asyncio.Lock()
 
     async def _disconnected(self) -> None:
         self.connected.clear()
@@ -49,11 +51,22 @@ class Link:
 
     async def connect(self) -> Any:
         """The connection, made now or waited for; retries until it works or the link closes."""
+
+        async with self._connecting:  # the features share one connection: one of them makes it
+            await self._connect()
+        await self.connected.wait()
+        return self.nc
+
+    async def _connect(self) -> None:
         import nats
 
         pause = RETRY_FIRST
         while self.nc is None and not self._closing:
             try:
+                # The client's first connection retries forever by itself when asked to reconnect
+                # forever, and says nothing meanwhile: look for a listening server first, so the
+                # status can say the server is unreachable.
+                await self._probe()
                 self.nc = await nats.connect(
                     **self.settings.connect_options(),
                     name=self.name,
@@ -66,16 +79,34 @@ class Link:
                     error_cb=self._error,
                 )
                 self.error = ""
+                if self._closing:  # closed while connecting
+                    nc, self.nc = self.nc, None
+                    await nc.close()
+                    return
                 self.connected.set()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                self.error = f"cannot reach {', '.join(self.settings.servers)}: {type(exc).__name__}: {exc}".rstrip(": ")
+                unreachable = isinstance(exc, ConnectionError)
+                self.error = f"cannot reach the team's server: {exc}" if unreachable else f"{type(exc).__name__}: {exc}"
                 log.debug("team server unreachable", error=self.error)
                 await asyncio.sleep(pause)
                 pause = min(RETRY_MAX, pause * 2)
-        await self.connected.wait()
-        return self.nc
+
+    async def _probe(self) -> None:
+        errors = []
+        for server in self.settings.servers:
+            url = urlsplit(server if "://" in server else f"nats://{server}")
+            try:
+                _, writer = await asyncio.wait_for(asyncio.open_connection(url.hostname or "127.0.0.1", url.port or 4222), 2.0)
+            except (OSError, TimeoutError, ValueError) as exc:
+                errors.append(f"{server}: {exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__}")
+                continue
+            writer.close()
+            with contextlib.suppress(OSError):
+                await writer.wait_closed()
+            return
+        raise ConnectionError("; ".join(errors))
 
     async def close(self) -> None:
         self._closing = True

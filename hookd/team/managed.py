@@ -45,8 +45,8 @@ class Accepted:
 
 def check(key: str, value: bytes) -> tuple[tuple[m.HookSpec, ...], list[str]]:
     """The hooks of one value of ``key``, or the problems that refuse it (then no hook of it applies)."""
-    tier = key.partition(".")[0]
-    if tier not in TIERS or "." not in key:
+    tier, _, name = key.partition(".")
+    if tier not in TIERS or not name:
         return (), [f"key {key!r}: a managed key is named before.<name> or after.<name> (the tier its hooks run in)"]
     if len(value) > MAX_VALUE:
         return (), [f"key {key!r}: {len(value)} bytes, more than {MAX_VALUE}"]

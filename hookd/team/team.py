@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -71,7 +72,7 @@ class Team:
             from .guards import GuardWatch
 
             self.watch = GuardWatch(self.guards, self.link)
-            self._tasks.append(self.d.background(self.watch.run(), "watching the team's guards"))
+            self._spawn(self.watch.run(), "watching the team's guards")
         if s.export:
             from .exporter import Exporter
 
@@ -83,7 +84,14 @@ class Team:
             path = settings.journal_path or journal_files.default_path()
             self.exporter = Exporter(s, self.link, path, state_dir, lambda: self.d.bus.seq, self.d.publish_internal)
             self.exporter.start_state()
-            self._tasks.append(self.d.background(self.exporter.run(), "exporting events to the team's stream"))
+            self._spawn(self.exporter.run(), "exporting events to the team's stream")
+
+    def _spawn(self, work: Coroutine[Any, Any, Any], what: str) -> None:
+        # Not the daemon's background work: these run for the daemon's lifetime and must not hold
+        # a stop's drain; they are cancelled by stop().
+        task = asyncio.ensure_future(work)
+        task.add_done_callback(lambda t: _ended(t, what))
+        self._tasks.append(task)
 
     def stop(self) -> None:
         for task in self._tasks:
@@ -112,7 +120,7 @@ class Team:
                 keys={k: a.revision for k, a in sorted(g.accepted.items())},
                 state=watch.state if watch is not None else "record only",
                 rejected={k: "; ".join(p) for k, (_, p) in sorted(g.rejected.items())},
-                error=(watch.error if watch is not None else "") or g.error,
+                error=(watch.error if watch is not None else "") or g.error or (self.link.error if self.link and watch else ""),
             )
         return m.TeamInfo(
             servers=list(self.settings.servers) if self.settings else [],
@@ -123,6 +131,11 @@ class Team:
 
     def managed_names(self) -> set[str]:
         return self.guards.names() if self.guards is not None else set()
+
+
+def _ended(task: asyncio.Task[Any], what: str) -> None:
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        log.error("team work ended", work=what, error=f"{type(exc).__name__}: {exc}", exc_info=exc)
 
 
 def is_managed(scope: str) -> bool:
