@@ -7,15 +7,20 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
+
 from hookd import journal_files
 from tests.conftest import DaemonProcess
 
 from .conftest import NatsServer, init_team, make_team_env, stream_messages
 
+# Real servers and daemons, killed and restarted: a loaded machine needs more than the default bound.
+pytestmark = pytest.mark.timeout(300)
+
 POINT = "custom.team.probe"
 
 
-def wait_until(predicate, timeout: float = 30.0, what: str = "condition"):  # type: ignore[no-untyped-def]
+def wait_until(predicate, timeout: float = 60.0, what: str = "condition"):  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
@@ -98,7 +103,7 @@ def test_server_and_hookd_killed_mid_export_lose_nothing_and_repeat_nothing(tmp_
     d.proc.wait()  # type: ignore[union-attr]
     d = DaemonProcess(env).start()
     try:
-        wait_until(lambda: drained(d) and export_info(d)[0].acked >= max(journal_seqs(env.state)), 60, "the backlog to drain")
+        wait_until(lambda: drained(d) and export_info(d)[0].acked >= max(journal_seqs(env.state)), 120, "the backlog to drain")
     finally:
         d.stop()
     got = exported(nats_server)
@@ -152,7 +157,7 @@ def test_outage_is_reported_decides_go_on_and_the_backlog_drains(tmp_path: Path,
         info = wait_until(lambda: (i := export_info(d)[0]).state == "failing" and i, what="the failure in status")
         assert info.error and info.lag >= 200
         nats_server.start()
-        wait_until(lambda: drained(d), 60, "the backlog to drain")
+        wait_until(lambda: drained(d), 120, "the backlog to drain")
         # The failure and the recovery are events like any other: on the bus, and exported in turn.
         wanted = {"hookd.export.failing", "hookd.export.resumed"}
         wait_until(lambda: wanted <= {body["point"] for _, _, body in stream_messages(nats_server)}, what="the export's own events")

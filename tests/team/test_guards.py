@@ -8,17 +8,22 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from hookd.team import admin
 from tests.conftest import DaemonProcess
 
 from .conftest import NatsServer, deny_guard, init_team, make_team_env
+
+# Real servers and daemons, killed and restarted: a loaded machine needs more than the default bound.
+pytestmark = pytest.mark.timeout(300)
 
 POINT = "tool.execute.before"
 RM = {"toolName": "bash", "args": {"command": "rm -rf /tmp/x"}}
 LS = {"toolName": "bash", "args": {"command": "ls"}}
 
 
-def wait_until(predicate, timeout: float = 30.0, what: str = "condition"):  # type: ignore[no-untyped-def]
+def wait_until(predicate, timeout: float = 60.0, what: str = "condition"):  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
