@@ -37,7 +37,8 @@ from .settings import TeamSettings, subject_token
 
 log = structlog.get_logger("hookd.team")
 
-YIELD_EVERY = 32  # publishes between yields to the event loop
+YIELD_EVERY = 16  # publishes between yields to the event loop
+READ_SLICE = 32  # journal lines read between yields to the event loop
 IDLE_POLL = 0.1  # seconds between looks at the journal when everything is exported
 ACK_WAIT = 5.0  # seconds a batch waits for its acknowledgements
 RETRY_FIRST = 0.25
@@ -170,9 +171,16 @@ class Exporter:
         self.link.on_disconnect.append(acks.lost)
         try:
             while True:
-                if len(self.pending) < self.settings.batch:
-                    self.pending.extend(await asyncio.to_thread(outbox.read, self.settings.batch - len(self.pending)))
-                    self._report_gaps(outbox)
+                while len(self.pending) < self.settings.batch:
+                    # Read on the loop, a slice at a time: the journal's newest lines are in the page
+                    # cache, and a reading thread would hold the interpreter lock for whole switch
+                    # intervals (milliseconds) while calls wait for it.
+                    got = outbox.read(min(READ_SLICE, self.settings.batch - len(self.pending)))
+                    self.pending.extend(got)
+                    if len(got) < READ_SLICE:
+                        break
+                    await asyncio.sleep(0)
+                self._report_gaps(outbox)
                 if not self.pending:
                     self._working()
                     await self._record_soon()

@@ -67,7 +67,7 @@ class TeamSettings:
     export: bool = True
     stream: str = DEFAULT_STREAM
     create_stream: bool = False
-    batch: int = 256
+    batch: int = 64
     guards: bool = True
     bucket: str = DEFAULT_BUCKET
     path: str = ""
@@ -149,7 +149,7 @@ def parse(text: str, path: str) -> TeamSettings:
         if extra:
             raise TeamConfigError(f"{path}: unknown setting(s) in [{section}]: {', '.join(extra)} (known: {', '.join(sorted(allowed))})")
     batch = _expect(export, "batch", int, f"{path} [export]")
-    batch = 256 if batch is None else batch
+    batch = 64 if batch is None else batch
     if not 1 <= batch <= 4096:
         raise TeamConfigError(f"{path} [export]: `batch` must be between 1 and 4096")
     return TeamSettings(
