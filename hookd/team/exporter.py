@@ -8,7 +8,7 @@ moves the record on by the acknowledged prefix. A batch that fails is sent
 again, whole, once the server answers again; hookd killed before it recorded an
 acknowledgement sends a few events again, and the server drops them as
 duplicates. Nothing here runs on a call's path: the bus writes the journal,
-and the exporter reads it at its own pace, a batch at a time, in a thread.
+and the exporter reads it at its own pace, in slices, yielding to calls between them.
 
 Subject: ``hookd.<host>.<user>.<point>``. Body: the event's JSON as the journal
 holds it. Headers: ``Hookd-Daemon`` (identity), ``Hookd-Seq``, ``Hookd-Host``,
