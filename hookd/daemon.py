@@ -40,6 +40,7 @@ from .runners.command import CommandRunner, Limits
 from .runners.persistent import PersistentRunner
 from .sessions import Ownership
 from .settings import Settings
+from .team import Team
 from .watcher import FileWatcher
 
 __all__ = ["Daemon", "RequestError", "Result"]
@@ -84,6 +85,7 @@ class Daemon:
             self.registry, self.publish, self.settings.socket, self.settings.hook_timeout, self.commands.groups, self._plugins_trusted
         )
         self.toggles_path = toggles.default_path()
+        self.team = Team(self)
         self.invocations = Invocations()
         # The features, and the one dispatch table their handlers make.
         self.files = HookFiles(self)
@@ -121,6 +123,7 @@ class Daemon:
             for path in userconfig.global_files():
                 self.watcher.watch(path, ("global", ""))
             self.files.load_global_now()
+        self.team.start()  # the organisation's guards hold before any client is served
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -136,12 +139,14 @@ class Daemon:
         """
         self.closing = True
         self.watcher.stop()
+        self.team.stop()  # its connection's tasks must not hold the drain; the journal keeps what is not exported
         self.bus.internal("hookd.daemon.stopping", {"pid": os.getpid()})
         self.plugins.begin_shutdown()
 
     def stop(self) -> None:
         """After the drain: the last events reach the journal."""
         self.watcher.stop()
+        self.team.stop()
         self.bus.internal("hookd.daemon.stopped", {"pid": os.getpid()})
         self.bus.close()
 

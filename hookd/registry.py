@@ -22,7 +22,9 @@ from .trust import ALWAYS, Verdict
 
 __all__ = ["CallContext", "Group", "Hook", "NotRunEntry", "Plan", "Registry", "Runner", "Session", "TrustGate"]
 
-SCOPE_ORDER: dict[Scope, int] = {"session": 0, "project": 1, "global": 2}
+# The organisation's guards (hookd/team/managed.py) wrap the user's scopes: "managed" runs first,
+# "managed_after" last.
+SCOPE_ORDER: dict[Scope, int] = {"managed": 0, "session": 1, "project": 2, "global": 3, "managed_after": 4}
 
 
 def _order(hook: Hook) -> tuple[int, int, int, int]:
@@ -123,12 +125,13 @@ class Registry:
         return hook.enabled
 
     def _keys(self, session: str | None, project: str | None) -> list[tuple[Scope, str]]:
-        layers: list[tuple[Scope, str]] = []
+        layers: list[tuple[Scope, str]] = [("managed", "")]
         if session is not None:
             layers.append(("session", session))
         if project is not None:
             layers.append(("project", project))
         layers.append(("global", ""))
+        layers.append(("managed_after", ""))
         return layers
 
     def ordered(self, point: str, session: str | None, project: str | None) -> list[Hook]:

@@ -19,7 +19,7 @@ PROTOCOL_VERSION = 1
 DecisionKind = Literal["allow", "deny", "ask", "continue"]
 HookType = Literal["observer", "decision"]
 OnError = Literal["continue", "deny", "ask"]
-Scope = Literal["session", "project", "global"]
+Scope = Literal["session", "project", "global", "managed", "managed_after"]
 
 RequestId = Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
 NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
@@ -398,6 +398,38 @@ class PluginInfo(msgspec.Struct, omit_defaults=True):
     error: str = ""  # failed (or a reload that failed while an older host still serves): why
 
 
+class ExportInfo(msgspec.Struct, omit_defaults=True):
+    """The export of the events to the team's stream. ``state``: connecting, exporting, failing."""
+
+    state: str
+    stream: str
+    identity: str = ""  # the daemon's name in the message ids (<identity>:<seq>)
+    acked: int = 0  # the newest seq the server acknowledged
+    lag: int = 0  # events published on the bus and not acknowledged yet
+    published: int = 0  # since the daemon started
+    missed: int = 0  # rotated out of the journal before they were exported
+    error: str = ""
+
+
+class GuardsInfo(msgspec.Struct, omit_defaults=True):
+    """The organisation's guards in force. ``revision``: the newest bucket revision taken into account."""
+
+    bucket: str
+    revision: int = 0
+    hooks: int = 0
+    keys: dict[str, int] = {}  # key -> the revision of it in force
+    state: str = ""  # connecting, watching, offline, failing, record only
+    rejected: dict[str, str] = {}  # key -> why its latest value was refused (its previous one stays)
+    error: str = ""
+
+
+class TeamInfo(msgspec.Struct, omit_defaults=True):
+    servers: list[str] = []
+    error: str = ""  # the team settings were refused
+    export: ExportInfo | None = None
+    guards: GuardsInfo | None = None
+
+
 class Status(Reply, tag="status"):
     id: int
     version: str
@@ -416,6 +448,7 @@ class Status(Reply, tag="status"):
     events: int = 0  # the newest event's seq (events published, counting from the journal's past)
     journal: JournalInfo | None = None
     plugins: list[PluginInfo] = []
+    team: TeamInfo | None = None  # export and organisation guards (docs/team.md); None: no team settings
 
 
 class Error(Reply, tag="error"):

@@ -208,4 +208,7 @@ def run_status(args: argparse.Namespace) -> int:
         detail = p.get("progress") or p.get("error") or (f"pid {p['pid']}" if p.get("pid") else "")
         where = f" ({p['owner']})" if p.get("owner") else ""
         sys.stdout.write(f"plugins:     {p['directory']}{where}  {p['state']}  {' '.join(detail.split())[:160]}\n")
+    from hookd.team.statuslines import lines as team_lines
+
+    sys.stdout.writelines(line + "\n" for line in team_lines(d.get("team")))
     return 0

@@ -48,6 +48,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour the human format (default: on a terminal)")
     p.add_argument("--journal", metavar="PATH", help="journal to read (default $XDG_STATE_HOME/hookd/events.jsonl)")
+    p.add_argument("--team", action="store_true", help="follow the team's stream (every machine's events) instead (docs/team.md)")
     add_socket(p)
     p.set_defaults(run=run)
 
@@ -148,6 +149,10 @@ def run(args: argparse.Namespace) -> int:
 
     from hookd import journal
 
+    if args.team:
+        from hookd.team.tail import run_team
+
+        return run_team(args)
     try:
         since_seq, since_age = parse_since(args.since)
     except ValueError as exc:

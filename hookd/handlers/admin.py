@@ -43,6 +43,7 @@ class Admin:
             d.bus.seq,
             m.JournalInfo(**d.bus.journal_status()),
             d.plugins.info(),
+            team=d.team.info(),
         )
 
     def welcome(self, rid: int) -> m.Welcome:

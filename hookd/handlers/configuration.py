@@ -10,7 +10,7 @@ import structlog
 from hookd_client import messages as m
 
 from .. import toggles, trust, userconfig
-from ..registry import Hook
+from ..registry import SCOPE_ORDER, Hook
 from .common import Handler, RequestError, Result, path_arg, point_arg, project_arg
 
 if TYPE_CHECKING:
@@ -58,6 +58,9 @@ class Configuration:
     def _toggled(self, req: m.EnableHook | m.DisableHook, project: str | None, enabled: bool) -> m.Reply:
         d = self.d
         count = d.registry.set_toggle(project, req.name, enabled)
+        if not count and req.name in d.team.managed_names():
+            # Toggles never apply to the managed scopes; say so rather than "no such hook".
+            raise RequestError(m.ErrorCode.CONFLICT, f"hook {req.name!r} is one of your organisation's guards: it cannot be disabled")
         if not count:
             where = f"project {project}" if project else "the global hooks"
             raise RequestError(m.ErrorCode.NOT_FOUND, f"no hook named {req.name!r} in {where}")
@@ -131,13 +134,13 @@ class Configuration:
         registry = self.d.registry
         rejected_files = self.d.files.rejected
         if project is not None:
-            hooks = [*registry.layer("project", project), *registry.layer("global", "")]
+            hooks = [*registry.layer("managed", ""), *registry.layer("project", project), *registry.layer("global", "")]
+            hooks += registry.layer("managed_after", "")
             files = set(userconfig.project_files(project)) | set(userconfig.global_files())
         else:
             hooks = list(registry.all_hooks())
             files = set(rejected_files)
-        order = {"session": 0, "project": 1, "global": 2}
-        hooks.sort(key=lambda h: (order[h.scope], h.owner, h.point, -h.priority, h.seq))
+        hooks.sort(key=lambda h: (SCOPE_ORDER[h.scope], h.owner, h.point, -h.priority, h.seq))
         rejected = [m.FileProblem(f, self.d.files.problems_of(f)) for f in sorted(rejected_files) if f in files]
         return m.HookList(req.id, [self._info(h, project) for h in hooks], rejected)
 
