@@ -22,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-CODE = frozenset({"sh", "python", "yaml", "json"})
+CODE = frozenset({"sh", "python", "yaml", "json", "toml"})
 NOT_CODE = frozenset({"", "text"})
 # TypeScript samples need a compiler: they are type-checked against the client's types, together
 # per page (later blocks go on from earlier ones), by test_typescript_samples.py.

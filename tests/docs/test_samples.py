@@ -94,6 +94,24 @@ def check_yaml(sample: Sample, path: Path, world: Env, cwd: Path) -> None:
     assert r.returncode == 0, f"{sample.where}: `hookd check` refused the sample\n{r.stdout}{r.stderr}"
 
 
+def check_toml(sample: Sample, where: Path) -> None:
+    """A TOML sample is hookd's team settings file: it must read as one, every setting accepted
+    (in ``where``, beside a private credentials file of the name it gives)."""
+    import tomllib
+
+    from hookd.team.settings import TeamConfigError, parse
+
+    where.mkdir(parents=True, exist_ok=True)
+    creds = tomllib.loads(sample.text).get("credentials")
+    if isinstance(creds, str) and not Path(creds).is_absolute():
+        (where / creds).write_text("a-token\n")
+        (where / creds).chmod(0o600)
+    try:
+        parse(sample.text, str(where / "team.toml"))
+    except TeamConfigError as exc:
+        raise AssertionError(f"{sample.where}: not a valid team settings file: {exc}") from None
+
+
 def check_json(sample: Sample) -> None:
     try:
         json.loads(sample.text)
@@ -163,6 +181,8 @@ def test_every_sample_of_the_page_runs(page: Path, tmp_path: Path) -> None:
                     check_yaml(s, path, world, cwd)
                 elif s.lang == "json":
                     check_json(s)
+                elif s.lang == "toml":
+                    check_toml(s, tmp_path / f"sample-{s.line}")
                 ran.add(s.where)
             except AssertionError as exc:
                 failures.append(str(exc))
