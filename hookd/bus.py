@@ -28,6 +28,7 @@ from hookd_client import messages as m
 from . import journal_files
 from .eventcodec import encode as _encode
 from .eventcodec import encoded, frame
+from .eventcodec import event as _event
 from .eventcodec import pack as _pack
 from .journal import Journal
 from .seqblock import SeqBlocks
@@ -45,7 +46,6 @@ DISPATCH_DELAY = 0.001
 # What a ring entry costs besides its frame (the tuple, its seq and time), counted against history_bytes.
 RECORD_OVERHEAD = 160
 _now = time.time
-_Event = m.Event
 
 
 class BusError(Exception):
@@ -112,25 +112,9 @@ class Bus:
         if self._reserved is not None and seq > self._reserved:
             self._reserve(seq)
         when = _now()
-        # The event struct and its frame, inline (this runs for every call): eventcodec.encoded
-        # is the same with the degrade step, taken when the encoder refuses the event.
-        if outcome is None:
-            ev = _Event(seq, when, kind, point, session, project, payload, duration=duration)
-        else:
-            ev = _Event(
-                seq,
-                when,
-                kind,
-                point,
-                session,
-                project,
-                payload,
-                outcome.decision,
-                outcome.reason,
-                outcome.decided_by,
-                len(outcome.errors),
-                duration,
-            )
+        # Encoded here rather than by eventcodec.encoded, which also degrades an event the
+        # encoder refuses: that step is taken only when it is needed.
+        ev = _event(seq, when, kind, point, session, project, payload, outcome, duration)
         try:
             body = _encode(ev)
         except Exception:

@@ -20,8 +20,7 @@ import structlog
 from hookd_client import messages as m
 from hookd_client.framing import HEADER
 
-from .intake import MAX_DEPTH, Unfit, check
-from .intake import safe_text as _intake_safe_text
+from .intake import MAX_DEPTH, Unfit, check, safe_text
 
 log = structlog.get_logger("hookd.bus")
 
@@ -140,14 +139,6 @@ def _degraded(ev: m.Event, exc: BaseException) -> tuple[bytes, m.Event]:
         marker.payload = about
         marker.reason = None
         return frame(marker), marker
-
-
-def safe_text(value: str) -> str:
-    """intake.safe_text, also for lone surrogates that no file name decoding produced (it raises on those)."""
-    try:
-        return _intake_safe_text(value)
-    except UnicodeEncodeError:
-        return value.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _text(value: str | None) -> str | None:
