@@ -1,7 +1,7 @@
 """The TypeScript client's own tests (clients/typescript/test), built with tsc and run with `node --test`.
 
 They start real daemons from this interpreter (`HOOKD_TEST_PYTHON`), each in its own temporary HOME.
-The package's node_modules come from `npm ci` in clients/typescript (the Makefile's `node-deps`).
+The package's node_modules come from `npm ci` in clients/typescript (the Makefile's `e2e-deps`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def build_typescript_client() -> Path:
     if shutil.which("node") is None:
         pytest.skip("node is not installed")
     tsc = PACKAGE / "node_modules" / ".bin" / "tsc"
-    assert tsc.exists(), f"{PACKAGE}/node_modules is missing: run `make node-deps` (npm ci in clients/typescript)"
+    assert tsc.exists(), f"{PACKAGE}/node_modules is missing: run `make e2e-deps` (npm ci in clients/typescript)"
     done = subprocess.run([str(tsc), "-p", "."], cwd=PACKAGE, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     return PACKAGE

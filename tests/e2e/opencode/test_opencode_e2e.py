@@ -80,7 +80,7 @@ class Run:
 
 @pytest.fixture
 def opencode(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
-    assert OPENCODE.exists() and PROVIDER.exists(), f"{HERE}/node_modules is missing: run `make node-deps`"
+    assert OPENCODE.exists() and PROVIDER.exists(), f"{HERE}/node_modules is missing: run `make e2e-deps`"
     build_typescript_client()
     scripts = tmp_path / "guards"
     write_script(scripts / "no_rm_rf.py", NO_RM_RF)

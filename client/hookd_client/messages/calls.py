@@ -1,0 +1,71 @@
+"""The connection handshake and the two calls: ``emit`` (observers) and ``decide`` (the chain)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from .base import DecisionKind, HookError, HookRef, NotRun, Reply, Request, RequestId
+
+
+class Hello(Request, tag="hello"):
+    id: RequestId
+    protocol: int
+    client: str = ""
+    pid: int = 0
+
+
+class Emit(Request, tag="emit"):
+    id: RequestId
+    point: str
+    payload: dict[str, Any] = {}
+    session: str | None = None
+    project: str | None = None
+    wait: bool = False
+
+
+class Decide(Request, tag="decide"):
+    id: RequestId
+    point: str
+    payload: dict[str, Any] = {}
+    session: str | None = None
+    project: str | None = None
+
+
+class Limits(msgspec.Struct, omit_defaults=True):
+    max_frame: int
+    hook_timeout: float
+    max_inflight: int
+
+
+class Welcome(Reply, tag="welcome"):
+    id: int
+    protocol: int
+    server: str
+    version: str
+    pid: int
+    limits: Limits
+
+
+class Accepted(Reply, tag="accepted"):
+    """Answer to ``emit``: the event was accepted; with ``wait`` observers have finished."""
+
+    id: int
+    observers: int = 0
+    errors: list[HookError] = []
+
+
+class Outcome(Reply, tag="outcome"):
+    """Answer to ``decide``: the chain's result."""
+
+    id: int
+    decision: DecisionKind | None = None
+    reason: str | None = None
+    injection: str | None = None
+    modified_input: dict[str, Any] | None = msgspec.field(default=None, name="modifiedInput")
+    modified_output: Any = msgspec.field(default=None, name="modifiedOutput")
+    decided_by: HookRef | None = None
+    errors: list[HookError] = []
+    not_run: list[NotRun] = []
+    agent_output: dict[str, Any] | None = msgspec.field(default=None, name="agentOutput")
