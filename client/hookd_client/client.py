@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from . import verify
 from .api import Api, build
 from .errors import ConnectionLost, DaemonNotRunning, HookdError, NotSent, ProtocolMismatch
-from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
+from .framing import HEADER, HEADER_SIZE, BadMessage, FrameDecoder, FrameTooLarge, reply_codec
 from .messages import PROTOCOL_VERSION, Error, Hello, Reply, Request, Subscribe, Welcome
 from .paths import default_socket_path
 from .receive import Receiver
@@ -187,6 +187,22 @@ class Client(Api):
         rid: int = request.id  # type: ignore[attr-defined]
         try:
             _send(sock, self._codec.encode(request), self.path)
+            if not self._pending and not self._decoder.buffered:
+                # The common case, read inline: the reply, whole, in one read. Anything else
+                # (a partial frame, several frames, another request's reply) takes the loop.
+                receiver = self._receiver
+                n = sock.recv_into(receiver.buf)
+                if n > HEADER_SIZE and HEADER.unpack_from(receiver.buf)[0] + HEADER_SIZE == n:
+                    msg = self._codec.decode(receiver.view[HEADER_SIZE:n])
+                    if msg.id == rid:
+                        return msg
+                    self._pending[msg.id] = msg
+                elif not n:
+                    raise ConnectionLost()
+                else:
+                    for body in self._decoder.feed(receiver.view[:n]):
+                        msg = self._codec.decode(body)
+                        self._pending[msg.id] = msg
             while True:
                 reply = self._pending.pop(rid, None)
                 if reply is not None:

@@ -143,7 +143,7 @@ class Codec:
             message = f"body is not valid msgpack: {exc}"
         except RecursionError:
             message = "body is nested too deeply to decode"
-        raise BadMessage(message, *_salvage(body))
+        raise BadMessage(message, *_salvage(bytes(body)))
 
     def encode_or_none(self, msg: Request | Reply, out: bytearray) -> str | None:
         """Append ``msg`` as a frame to ``out``; on failure leave ``out`` as it was and say why."""

@@ -15,13 +15,13 @@ import socket
 
 
 class Receiver:
-    __slots__ = ("_buf", "_view")
+    __slots__ = ("buf", "view")
 
     def __init__(self, size: int = 64 * 1024) -> None:
-        self._buf = bytearray(size)
-        self._view = memoryview(self._buf)
+        self.buf = bytearray(size)  # a caller's fast path may read into it, then decode from ``view``
+        self.view = memoryview(self.buf)
 
     def recv(self, sock: socket.socket) -> memoryview:
         """What one read got (empty at end of stream); raises what ``recv_into`` raises."""
-        n = sock.recv_into(self._buf)
-        return self._view[:n]
+        n = sock.recv_into(self.buf)
+        return self.view[:n]
