@@ -40,7 +40,8 @@ def excerpt(data: bytes | str) -> str | None:
     text = head.decode("utf-8", "replace") if isinstance(head, bytes) else head
     text = safe_text(text)
     if size > TRACE_EXCERPT:
-        text += f"\n[... {size - TRACE_EXCERPT} more of {size} {'bytes' if isinstance(data, bytes) else 'characters'}]"
+        # The runner's own caps (stdout_cap, stderr_cap) bound what is counted here.
+        text += f"\n[... {size - TRACE_EXCERPT} more {'bytes' if isinstance(data, bytes) else 'characters'} not shown]"
     return text
 
 
