@@ -280,33 +280,33 @@ class Engine:
     def shadows(self, plan: Plan, payload: dict[str, Any], ctx: CallContext, traced: bool) -> asyncio.Task[list[Ran]]:
         """Start the plan's shadow hooks on the call's payload, beside the chain: their answers are
         recorded, never applied. Each holds a lease on its process until it ends."""
-        return asyncio.ensure_future(self._shadows(plan, payload, ctx, traced))
+        leases = {hook: _take(hook) for hook in plan.shadows}  # taken now, with the plan, as the chain's are
+        return asyncio.ensure_future(self._shadows(plan, payload, ctx, traced, leases))
 
-    async def _shadows(self, plan: Plan, payload: dict[str, Any], ctx: CallContext, traced: bool) -> list[Ran]:
-        out: list[Ran] = []
-        for hook, reason, message in plan.shadow_skips:
-            out.append((None, HookRun(hook.ref, skipped=reason, message=message, shadow=True), _skip_entry(hook, reason, message, traced)))
-        running = []
-        for hook in plan.shadows:
-            if hook.matcher is not None and not hook.matcher(payload):
-                self.counters.match_skips += 1
-                why = unmatched(hook, payload) if traced else ""
-                out.append((None, HookRun(hook.ref, skipped="match", shadow=True), _skip_entry(hook, "match", why, traced, payload)))
-            else:
-                running.append(hook)
-        if running:
-            releases = [(hook, _take(hook)) for hook in running]
-            try:
-                out.extend(await asyncio.gather(*(self._member(hook, payload, ctx, traced) for hook in running)))
-            finally:
-                for hook, release in releases:
-                    if release is not None:
-                        _release(release, hook)
+    async def _shadows(
+        self, plan: Plan, payload: dict[str, Any], ctx: CallContext, traced: bool, leases: dict[Hook, Release | None]
+    ) -> list[Ran]:
+        out: list[Ran] = [
+            (None, HookRun(hook.ref, skipped=reason, message=message), _skip_entry(hook, reason, message, traced))
+            for hook, reason, message in plan.shadow_skips
+        ]
+        out.extend(await asyncio.gather(*(self._shadow(hook, payload, ctx, traced, leases.get(hook)) for hook in plan.shadows)))
         for _, run, entry in out:
             run.shadow = True
             if entry is not None:
                 entry.shadow = True
         return out
+
+    async def _shadow(self, hook: Hook, payload: dict[str, Any], ctx: CallContext, traced: bool, release: Release | None) -> Ran:
+        try:
+            if hook.matcher is not None and not hook.matcher(payload):
+                self.counters.match_skips += 1
+                why = unmatched(hook, payload) if traced else ""
+                return None, HookRun(hook.ref, skipped="match"), _skip_entry(hook, "match", why, traced, payload)
+            return await self._member(hook, payload, ctx, traced)
+        finally:
+            if release is not None:
+                _release(release, hook)
 
     def decided_without_hooks(self, plan: Plan, payload: dict[str, Any], ctx: CallContext) -> ChainState:
         """``decide`` for a plan with no decision hooks, without an await (the hot path)."""

@@ -83,7 +83,17 @@ class Hook:
         return self.spec is not None and getattr(self.spec, "shadow", False) is True
 
     def entry(self, enabled: bool, trusted: bool = True) -> ChainEntry:
-        return ChainEntry(self.name, self.type, self.scope, self.priority, self.source, self.point, enabled, trusted)
+        return ChainEntry(
+            self.name,
+            self.type,
+            self.scope,
+            self.priority,
+            self.source,
+            self.point,
+            enabled,
+            trusted,
+            self.type == "decision" and self.shadow,
+        )
 
 
 class TrustGate(Protocol):

@@ -119,6 +119,7 @@ def _row(e: object, verdict: str = "") -> str:
     d = msgspec.to_builtins(e)
     state = "" if d.get("enabled", True) else "  (disabled)"
     state += "" if d.get("trusted", True) else "  (untrusted: `hookd hooks` says why)"
+    state += "  (shadow: runs beside the chain, never applied)" if d.get("shadow") else ""
     mark = f"{verdict:<8} " if verdict else ""
     return f"  {mark}{d['scope']:<8} {d.get('priority', 0):>5}  {d['name']:<28} {d['source']}{state}"
 
