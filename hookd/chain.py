@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from hookd_client.messages import Decision, DecisionKind, HookError, HookRef, NotRun, NotRunReason, Outcome
+from hookd_client.messages import Decision, DecisionKind, HookError, HookRef, HookRun, NotRun, NotRunReason, Outcome
 
 from .registry import Hook
 
@@ -131,6 +131,7 @@ class ChainState:
     errors: list[HookError] = field(default_factory=list)
     not_run: list[NotRun] = field(default_factory=list)
     agent_output: dict[str, Any] | None = None
+    runs: list[HookRun] = field(default_factory=list)  # each hook's result, in order, for the event and stats
 
     def apply(self, hook: Hook, result: Decision | None) -> bool:
         """Fold one hook's answer in; True when the chain is decided."""

@@ -51,7 +51,8 @@ def event(
     outcome: Any,
     duration: float | None,
 ) -> m.Event:
-    """The wire struct; ``outcome`` is the decision chain's state (decision, reason, decided_by, errors) or None."""
+    """The wire struct; ``outcome`` is the decision chain's state (decision, reason, decided_by, errors,
+    and ``runs``, each hook's result) or None."""
     if outcome is None:
         return m.Event(seq, when, kind, point, session, project, payload, duration=duration)  # type: ignore[arg-type]
     return m.Event(
@@ -67,6 +68,8 @@ def event(
         outcome.decided_by,
         len(outcome.errors),
         duration,
+        0,
+        getattr(outcome, "runs", None) or [],
     )
 
 
@@ -132,12 +135,15 @@ def _degraded(ev: m.Event, exc: BaseException) -> tuple[bytes, m.Event]:
         None,
         ev.errors,
         ev.duration,
+        0,
+        ev.hooks,
     )
     try:
         return frame(marker), marker
     except Exception:  # even the made-safe payload failed: the marker alone still goes out
         marker.payload = about
         marker.reason = None
+        marker.hooks = []
         return frame(marker), marker
 
 

@@ -236,6 +236,10 @@ class FieldChecks:
             hint = did_you_mean(value, FORMATS, 0.5) if isinstance(value, str) else None
             self.problem(f"format must be 'hookd' or 'claude-code', got {_describe(value)}", at, label, "format", hint)
 
+    def check_shadow(self, e: _Entry, label: str, value: Any, at: tuple[int, int]) -> None:
+        if not isinstance(value, bool):
+            self.problem(f"shadow must be true or false, got {_describe(value)}", at, label, "shadow")
+
     def check_grouping(self, e: _Entry, label: str) -> None:
         """Cross-field rules: combine needs a group; a group holds decision hooks; a Claude Code hook is spawned."""
         values = e.values
@@ -254,6 +258,22 @@ class FieldChecks:
                 label,
                 "group",
                 "remove group, or make this a decision hook",
+            )
+        if values.get("shadow") is True and values.get("type") == "observer":
+            self.problem(
+                "shadow applies to decision hooks only: an observer's answer never changes an outcome anyway",
+                e.key_marks["shadow"],
+                label,
+                "shadow",
+                "remove shadow, or make this a decision hook",
+            )
+        if values.get("shadow") is True and values.get("group"):
+            self.problem(
+                "a shadow hook cannot be in a group: it runs beside the chain, not as a step of it",
+                e.key_marks["shadow"],
+                label,
+                "shadow",
+                "remove group from this hook while it is a shadow",
             )
         if values.get("format") == "claude-code" and values.get("mode") == "persistent":
             self.problem(

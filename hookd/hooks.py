@@ -77,8 +77,23 @@ class Hook:
         if spec is not None and spec.group and self.type == "decision":
             self.group = Group(self.scope, self.owner, self.source, spec.group, spec.combine or "first")
 
+    @property
+    def shadow(self) -> bool:
+        """A shadow hook: its answers are recorded, never applied."""
+        return self.spec is not None and getattr(self.spec, "shadow", False) is True
+
     def entry(self, enabled: bool, trusted: bool = True) -> ChainEntry:
-        return ChainEntry(self.name, self.type, self.scope, self.priority, self.source, self.point, enabled, trusted)
+        return ChainEntry(
+            self.name,
+            self.type,
+            self.scope,
+            self.priority,
+            self.source,
+            self.point,
+            enabled,
+            trusted,
+            self.type == "decision" and self.shadow,
+        )
 
 
 class TrustGate(Protocol):
@@ -103,6 +118,10 @@ class Plan:
     observers: tuple[Hook, ...]
     skipped: tuple[Hook, ...] = ()
     not_run: tuple[NotRunEntry, ...] = ()
+    # Shadow decision hooks: run beside the chain, their answers recorded and never applied
+    # (docs/observe.md); and the shadow hooks that will not run (untrusted), with why.
+    shadows: tuple[Hook, ...] = ()
+    shadow_skips: tuple[NotRunEntry, ...] = ()
 
 
 @dataclass(slots=True)

@@ -161,16 +161,23 @@ class Registry:
         skipped: list[Hook] = []
         untrusted: list[Hook] = []
         not_run: list[NotRunEntry] = []
+        shadows: list[Hook] = []
+        shadow_skips: list[NotRunEntry] = []
         for hook in self.ordered(point, session, resolved):
             if not self.is_enabled(hook, resolved):
                 skipped.append(hook)
                 continue
             verdict = self.verdict(hook)
+            shadow = hook.type == "decision" and hook.shadow
             if not verdict.trusted:
                 skipped.append(hook)
                 untrusted.append(hook)
-                if hook.type == "decision":
+                if shadow:  # never a guard: named in its results, not among the guards that did not run
+                    shadow_skips.append((hook, "untrusted", verdict.reason))
+                elif hook.type == "decision":
                     not_run.append((hook, "untrusted", verdict.reason))
+            elif shadow:
+                shadows.append(hook)
             elif hook.type == "decision":
                 decisions.append(hook)
             else:
@@ -179,7 +186,7 @@ class Registry:
             for layer in self._keys(session, resolved):
                 for source, (reason, message) in self._missing.get(layer, {}).items():
                     not_run.append((HookRef("*", layer[0], source), reason, message))
-        plan = Plan(tuple(decisions), tuple(observers), tuple(skipped), tuple(not_run))
+        plan = Plan(tuple(decisions), tuple(observers), tuple(skipped), tuple(not_run), tuple(shadows), tuple(shadow_skips))
         if untrusted and self.on_untrusted is not None:
             self.on_untrusted(point, untrusted)
         if len(self._cache) > 10_000:

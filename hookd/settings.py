@@ -31,5 +31,8 @@ class Settings:
     journal_path: str | None = None  # None: $XDG_STATE_HOME/hookd/events.jsonl
     journal_max_bytes: int = 16 << 20  # rotate past this size
     journal_keep: int = 5  # rotated files kept
+    # --- stats (docs/observe.md): per hook, point and session, over the daemon's life and a recent window
+    stats: bool = True
+    stats_window: float = 300.0  # seconds
     session_grace: float = 60.0  # seconds a session outlives its owner's connection
     edge: EdgeLimits = field(default_factory=EdgeLimits)  # connection deadlines and byte bounds (docs/protocol.md, Limits)

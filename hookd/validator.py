@@ -238,6 +238,7 @@ class _Checker(FieldChecks):
             "group": self.check_group,
             "combine": self.check_combine,
             "format": self.check_format,
+            "shadow": self.check_shadow,
         }
         for key, check in checks.items():
             if key in values:

@@ -43,6 +43,8 @@ from .messages import (
     ReloadUserHooks,
     Reply,
     Request,
+    Stats,
+    StatsRequest,
     Status,
     StatusRequest,
     Subscribe,
@@ -153,9 +155,11 @@ class Api:
         *,
         session: str | None = None,
         project: str | None = None,
+        trace: bool = False,
     ) -> Any:
-        """Run the decision chain; returns an :class:`Outcome`."""
-        req = Decide(self._next_id(), point, dict(payload or {}), session, _abs(project))
+        """Run the decision chain; returns an :class:`Outcome`. With ``trace``, its ``trace`` lists
+        each hook of the call: its input, its answer, excerpts of its output, its time, or why it did not run."""
+        req = Decide(self._next_id(), point, dict(payload or {}), session, _abs(project), trace)
         return self._call(req, _OUTCOME)
 
     def attach_session(
@@ -302,6 +306,11 @@ class Api:
 
     def status(self) -> Any:
         return self._call(StatusRequest(self._next_id()), expect(Status))
+
+    def stats(self, window: float | None = None) -> Any:
+        """Per hook, per point and per session counts and durations, over the daemon's life and the
+        last ``window`` seconds (None: the daemon's window), as a :class:`Stats`."""
+        return self._call(StatsRequest(self._next_id(), window), expect(Stats))
 
     def catalog(self) -> Any:
         """Every hook point and internal event the daemon knows, with payload types, as a :class:`Catalog`."""

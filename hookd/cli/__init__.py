@@ -20,6 +20,7 @@ COMMANDS = (
     "check",
     "hookconf",
     "tail",
+    "stats",
     "bridge",
     "importer",
     "install_systemd",

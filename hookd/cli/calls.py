@@ -31,13 +31,21 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="run the decision chain of a point",
         description="Run the decision hooks of POINT and print the outcome as JSON on stdout: decision, reason, "
         "decided_by, errors, and not_run (every configured hook that did not run, with its reason). Each hook that did "
-        "not run is also named on stderr, one line each, for a human. "
+        "not run is also named on stderr, one line each, for a human. With --trace, a readable account of each hook "
+        "instead (what it was given, what it answered and wrote, how long it took, or why it did not run; --json keeps the "
+        "JSON, with the trace in it). "
         "Exits 0 whatever the decision is; non-zero only when the call itself fails.",
     )
     p.add_argument("point", help="hook point (`hookd points` lists them)")
     add_target(p)
     p.add_argument("--payload", metavar="JSON", help="payload as a JSON object, or - to read it from stdin")
     p.add_argument("--json", action="store_true", help="the JSON only: no line on stderr for the hooks that did not run")
+    p.add_argument(
+        "--trace",
+        action="store_true",
+        help="show each hook's input, answer, output excerpts and time, and why any did not run (as text; with --json, "
+        "in the outcome's `trace`)",
+    )
     add_socket(p)
     p.set_defaults(run=run_decide)
 
@@ -86,12 +94,19 @@ def run_decide(args: argparse.Namespace) -> int:
         payload = read_payload(args.payload)
     except ValueError as exc:
         return fail(str(exc), USAGE)
-    outcome = _call(args, "decide", args.point, payload, session=args.session, project=args.project)
+    trace = getattr(args, "trace", False)
+    extra = {"trace": True} if trace else {}
+    outcome = _call(args, "decide", args.point, payload, session=args.session, project=args.project, **extra)
     out = msgspec.to_builtins(outcome)
     out.pop("type", None)
     out.pop("id", None)
     out.setdefault("decision", None)
     out.setdefault("not_run", [])
+    if trace and not args.json:
+        from .tracefmt import render
+
+        sys.stdout.write(render(args.point, out))
+        return 0
     print_json(out)
     for n in [] if args.json else out["not_run"]:
         # A guard that did not run must never read as an allow, even to someone skimming the JSON.
@@ -104,6 +119,7 @@ def _row(e: object, verdict: str = "") -> str:
     d = msgspec.to_builtins(e)
     state = "" if d.get("enabled", True) else "  (disabled)"
     state += "" if d.get("trusted", True) else "  (untrusted: `hookd hooks` says why)"
+    state += "  (shadow: runs beside the chain, never applied)" if d.get("shadow") else ""
     mark = f"{verdict:<8} " if verdict else ""
     return f"  {mark}{d['scope']:<8} {d.get('priority', 0):>5}  {d['name']:<28} {d['source']}{state}"
 

@@ -48,6 +48,7 @@ def _hooks() -> str:
         "group": "a name: hooks of one group combine as one step (docs/user-config.md)",
         "combine": "first (the first final answer wins, default) or strictest (all run at once; deny > ask > allow)",
         "format": "hookd (default) or claude-code: exit codes and JSON as Claude Code reads them",
+        "shadow": "true: a decision hook tried out, run on every call, its answer recorded, never applied (docs/observe.md)",
     }
     rows = "\n".join(f"  {k:<12}{'required  ' if k in REQUIRED else '          '}{rules.get(k, '')}" for k in KNOWN_KEYS)
     return f"""A hook file is YAML: a list of hooks under `hooks:`.

@@ -86,7 +86,8 @@ def run_hooks(args: argparse.Namespace) -> int:
         out.write("no hooks in force\n")
     for h in listing.hooks:
         where = h.owner if h.scope == "session" else h.source
-        out.write(f"{h.scope:<8} {h.priority:>5}  {h.name:<24} {h.point:<26} {h.type:<9} {_state(h):<14} {where}\n")
+        kind = "shadow" if getattr(h, "shadow", False) else h.type  # a decision hook whose answers are never applied
+        out.write(f"{h.scope:<8} {h.priority:>5}  {h.name:<24} {h.point:<26} {kind:<9} {_state(h):<14} {where}\n")
         if h.worker:  # a persistent hook
             out.write(f"{'':<16}worker: {h.worker}\n")
     untrusted = {h.source: h.trust for h in listing.hooks if not h.trusted}

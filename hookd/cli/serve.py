@@ -115,6 +115,11 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--journal-max-bytes", type=_count(KIB, "bytes"), metavar="BYTES", default=16 << 20, help="rotate past this size (default 16 MiB)"
     )
     p.add_argument("--journal-keep", type=_count(0), metavar="N", default=5, help="rotated journal files kept (default 5)")
+    # --- stats (docs/observe.md)
+    p.add_argument("--no-stats", action="store_true", help="do not count hook runs (`hookd stats` then says stats are off)")
+    p.add_argument(
+        "--stats-window", type=_seconds(), metavar="SECONDS", default=300.0, help="the recent window `hookd stats` shows (default 300)"
+    )
     # --- connection limits (docs/protocol.md, "Limits")
     p.add_argument(
         "--hello-timeout", type=_seconds(), metavar="SECONDS", default=10.0, help="close a connection not greeted by then (default 10)"
@@ -248,6 +253,8 @@ def run(args: argparse.Namespace) -> int:
     settings.journal_path = os.path.abspath(args.journal) if args.journal else None
     settings.journal_max_bytes = args.journal_max_bytes
     settings.journal_keep = args.journal_keep
+    settings.stats = not args.no_stats
+    settings.stats_window = args.stats_window
     edge = settings.edge
     edge.hello_timeout = args.hello_timeout
     edge.frame_timeout = args.frame_timeout

@@ -19,7 +19,9 @@ from hookd_client import messages as m
 from ..engine import Leases
 from ..points import POINTS
 from ..registry import CallContext, Plan
+from ..trace import Tracer
 from .common import Handler, RequestError, Result, point_arg, project_arg
+from .observed import Observed
 
 if TYPE_CHECKING:
     from ..daemon import Daemon
@@ -30,9 +32,10 @@ ObserverTasks = list[asyncio.Task[m.HookError | None]]
 class Calls:
     def __init__(self, daemon: Daemon) -> None:
         self.d = daemon
+        self.observed = Observed(daemon)
 
     def handlers(self) -> dict[type[m.Request], Handler]:
-        return {m.Emit: self.emit, m.Decide: self.decide}
+        return {m.Emit: self.emit, m.Decide: self.decide, m.StatsRequest: self.observed.stats_request}
 
     def emit(self, conn: Any, req: m.Emit) -> Result:
         d = self.d
@@ -104,25 +107,40 @@ class Calls:
             return self._decide_later(req, project)
         # The hot path: an empty outcome, which is also what the bus records
         # (it reads decision, reason, decided_by and errors, as from a ChainState).
-        if not plan.decisions and not plan.observers and not plan.not_run:
+        if not plan.decisions and not plan.observers and not plan.not_run and not plan.shadows and not plan.shadow_skips and not req.trace:
             d.engine.counters.decides += 1
             reply = m.Outcome(req.id)
             d.bus.publish("decide", req.point, req.session, project, req.payload, reply)
             return reply
         ctx = CallContext(req.point, req.session, project)
-        if not plan.decisions:
+        if not plan.decisions and not plan.shadows and not plan.shadow_skips and not req.trace:
             state = d.engine.decided_without_hooks(plan, req.payload, ctx)
-            d.bus.publish("decide", req.point, ctx.session, ctx.project, req.payload, state)
+            self.observed.decided(ctx, req.payload, state, None)
             return state.outcome(req.id)
         # Leases are taken as the plan is snapshotted: the workers and hosts it names serve it to its end.
-        return self._decide(req.id, plan, req.payload, ctx, d.engine.lease(plan))
+        return self._decide(req.id, plan, req.payload, ctx, d.engine.lease(plan), req.trace)
 
-    async def _decide(self, rid: int, plan: Plan, payload: dict[str, Any], ctx: CallContext, leases: Leases | None) -> m.Reply:
+    async def _decide(
+        self, rid: int, plan: Plan, payload: dict[str, Any], ctx: CallContext, leases: Leases | None, trace: bool = False
+    ) -> m.Reply:
+        engine = self.d.engine
+        tracer = Tracer() if trace else None
+        # Shadow hooks start with the chain, on the payload as the agent sent it, and never delay its reply.
+        shadows = engine.shadows(plan, payload, ctx, trace) if plan.shadows or plan.shadow_skips else None
         started = time.perf_counter()
-        state = await self.d.engine.decide(plan, payload, ctx, leases)
+        state = await engine.decide(plan, payload, ctx, leases, tracer)
         took = round((time.perf_counter() - started) * 1000, 3)
-        self.d.bus.publish("decide", ctx.point, ctx.session, ctx.project, payload, state, took)
-        return state.outcome(rid)
+        if shadows is None:
+            self.observed.decided(ctx, payload, state, took)
+        elif tracer is not None:  # a traced call waits for its shadows: they are part of what it shows
+            self.observed.shadowed(await shadows, state, tracer)
+            self.observed.decided(ctx, payload, state, took)
+        else:
+            self.d.background(self.observed.after_shadows(shadows, ctx, payload, state, took), "a decide's shadow hooks")
+        outcome = state.outcome(rid)
+        if tracer is not None:
+            outcome.trace = tracer.entries
+        return outcome
 
     async def _decide_later(self, req: m.Decide, project: str | None) -> m.Reply:
         """The first calls on a project wait (bounded) for its files and plugins, so they are not run
@@ -133,4 +151,4 @@ class Calls:
         if missing:
             plan = dataclasses.replace(plan, not_run=plan.not_run + missing)
         ctx = CallContext(req.point, req.session, project)
-        return await self._decide(req.id, plan, req.payload, ctx, d.engine.lease(plan))
+        return await self._decide(req.id, plan, req.payload, ctx, d.engine.lease(plan), req.trace)

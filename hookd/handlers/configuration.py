@@ -124,6 +124,7 @@ class Configuration:
             description=spec.description if spec is not None else "",
             match=dict(spec.match) if spec is not None else {},
             worker=self.d.persistent.state_of(hook) or "",
+            shadow=hook.type == "decision" and hook.shadow,
         )
 
     def list_hooks(self, conn: Any, req: m.ListHooks) -> Result:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 from hookd_client.messages import Decision
 
-from .. import intake
+from .. import intake, trace
 from ..bridges import claude_hooks
 from ..bridges.claude_code import AGENT_ENV
 from ..chain import HookNotRun
@@ -83,6 +83,7 @@ async def call(runner: CommandRunner, hook: Hook, payload: dict[str, Any], ctx: 
     except Shed as exc:
         runner._shed(hook, ctx)
         raise HookNotRun("shed", f"observer shed: {exc}") from None
+    trace.output(stdout, stderr)
     out, err = stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace")
     try:
         answer = claude_hooks.answer(event, code, out, err)

@@ -26,7 +26,7 @@ import msgspec
 import structlog
 from hookd_client.messages import Decision
 
-from .. import intake
+from .. import intake, trace
 from ..chain import HookNotRun
 from ..hookhints import exit_status_hint
 from ..registry import CallContext, Hook
@@ -245,6 +245,7 @@ class CommandRunner:
         except Shed as exc:
             self._shed(hook, ctx)
             raise HookNotRun("shed", f"observer shed: {exc}") from None
+        trace.output(stdout, stderr)
         if code != 0:
             detail = f"; stderr: {_tail(stderr)}" if stderr.strip() else ""
             hint = exit_status_hint(spec.command, code, decision)

@@ -85,6 +85,16 @@ from .config import (
     Unregister,
     Untrust,
 )
+from .observe import (
+    Counts,
+    GroupStats,
+    HookRun,
+    HookStats,
+    SkipReason,
+    Stats,
+    StatsRequest,
+    TraceEntry,
+)
 from .status import (
     ExportInfo,
     GuardsInfo,
@@ -152,6 +162,9 @@ AnyReply = (
     | Catalog
 )
 
+AnyRequest = AnyRequest | StatsRequest
+AnyReply = AnyReply | Stats
+
 __all__ = [
     "PROTOCOL_VERSION",
     "Accepted",
@@ -170,6 +183,7 @@ __all__ = [
     "Combine",
     "CommandEntry",
     "Concurrency",
+    "Counts",
     "Decide",
     "Decision",
     "DecisionKind",
@@ -188,6 +202,7 @@ __all__ = [
     "FileProblem",
     "Gap",
     "GapReason",
+    "GroupStats",
     "GuardsInfo",
     "Hello",
     "HookError",
@@ -196,7 +211,9 @@ __all__ = [
     "HookList",
     "HookMode",
     "HookRef",
+    "HookRun",
     "HookSpec",
+    "HookStats",
     "HookType",
     "Invoke",
     "InvokeResult",
@@ -220,12 +237,16 @@ __all__ = [
     "RequestId",
     "Scope",
     "SessionEntry",
+    "SkipReason",
+    "Stats",
+    "StatsRequest",
     "Status",
     "StatusRequest",
     "Subscribe",
     "Subscribed",
     "TeamInfo",
     "Timeout",
+    "TraceEntry",
     "Trust",
     "TrustResult",
     "TrustedFile",

@@ -62,6 +62,7 @@ class HookSpec(msgspec.Struct, omit_defaults=True, forbid_unknown_fields=True):
     group: str | None = None  # hooks of one file sharing a group run as one step of the chain
     combine: Combine | None = None  # how the group combines (None: the group's stated way, else first)
     format: HookFormat = "hookd"
+    shadow: bool = False  # a decision hook tried out: runs on every call, its answer recorded and never applied
 
 
 class Request(msgspec.Struct, tag_field="type", omit_defaults=True):

@@ -7,6 +7,7 @@ from typing import Any
 import msgspec
 
 from .base import DecisionKind, HookError, HookRef, NotRun, Reply, Request, RequestId
+from .observe import TraceEntry
 
 
 class Hello(Request, tag="hello"):
@@ -31,6 +32,7 @@ class Decide(Request, tag="decide"):
     payload: dict[str, Any] = {}
     session: str | None = None
     project: str | None = None
+    trace: bool = False  # the outcome carries a trace: what each hook saw, answered and wrote (docs/observe.md)
 
 
 class Limits(msgspec.Struct, omit_defaults=True):
@@ -69,3 +71,4 @@ class Outcome(Reply, tag="outcome"):
     errors: list[HookError] = []
     not_run: list[NotRun] = []
     agent_output: dict[str, Any] | None = msgspec.field(default=None, name="agentOutput")
+    trace: list[TraceEntry] | None = None  # with ``trace`` on the decide: every hook of the call, in order

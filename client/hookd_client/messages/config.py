@@ -106,6 +106,7 @@ class ChainEntry(msgspec.Struct, omit_defaults=True):
     point: str
     enabled: bool = True
     trusted: bool = True
+    shadow: bool = False  # runs beside the chain; its answer is recorded, never applied
 
 
 class Chain(Reply, tag="chain"):
@@ -135,6 +136,7 @@ class HookInfo(msgspec.Struct, omit_defaults=True):
     description: str = ""
     match: dict[str, str] = {}
     worker: str = ""  # persistent hooks: idle, running, backoff, "failed: <why>", stopped
+    shadow: bool = False  # a shadow hook: its answer is recorded, never applied
 
 
 class FileProblem(msgspec.Struct, omit_defaults=True):

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from .base import DecisionKind, HookRef, Reply, Request, RequestId
+from .observe import HookRun
 
 PointGlob = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
 
@@ -72,6 +73,9 @@ class Event(Reply, tag="event"):
     errors: int = 0
     duration: float | None = None
     id: int = 0
+    # A decide's hooks, in the order they ran (shadow hooks last): each one's answer, duration,
+    # failure or reason for not running. No payloads and no output: see a decide's trace for those.
+    hooks: list[HookRun] = []
 
 
 class Gap(Reply, tag="gap"):

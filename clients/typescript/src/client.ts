@@ -13,7 +13,7 @@ import { ConnectionLost, DaemonNotRunning, HookdError } from "./errors.js";
 import { defaultSocketPath } from "./paths.js";
 import { Book, type WireEntry } from "./sessions.js";
 import { Subscription, type SubscribeOptions } from "./subscription.js";
-import type { Accepted, Frame, HookSpec, InvokeContext, Outcome, SessionHook, Welcome } from "./types.js";
+import type { Accepted, Frame, HookSpec, InvokeContext, Outcome, SessionHook, Stats, Welcome } from "./types.js";
 
 export interface ClientOptions {
   /** The daemon's socket (default: `defaultSocketPath()`). */
@@ -78,10 +78,23 @@ export class Client {
     return { observers: num(reply.observers), errors: (reply.errors as Accepted["errors"]) ?? [] };
   }
 
-  /** Run the decision hooks of `point` and resolve with their folded outcome. */
-  async decide(point: string, payload: Record<string, unknown> = {}, options: CallOptions = {}): Promise<Outcome> {
-    const reply = await this.call({ type: "decide", id: 0, point, payload, ...scope(options) });
+  /** Run the decision hooks of `point` and resolve with their folded outcome; with `trace`, each hook's account in `trace`. */
+  async decide(point: string, payload: Record<string, unknown> = {}, options: CallOptions & { trace?: boolean } = {}): Promise<Outcome> {
+    const reply = await this.call({ type: "decide", id: 0, point, payload, ...scope(options), ...(options.trace ? { trace: true } : {}) });
     return outcome(reply);
+  }
+
+  /** Per hook, point and session counts and durations, over the daemon's life and the last `window` seconds. */
+  async stats(window?: number): Promise<Stats> {
+    const reply = await this.call({ type: "stats", id: 0, ...(window !== undefined ? { window } : {}) });
+    return {
+      since: Number(reply.since),
+      window: Number(reply.window),
+      enabled: reply.enabled !== false,
+      hooks: (reply.hooks as Stats["hooks"]) ?? [],
+      points: (reply.points as Stats["points"]) ?? [],
+      sessions: (reply.sessions as Stats["sessions"]) ?? [],
+    };
   }
 
   /**
@@ -289,5 +302,6 @@ function outcome(reply: Frame): Outcome {
     decided_by: (reply.decided_by as Outcome["decided_by"]) ?? null,
     errors: (reply.errors as Outcome["errors"]) ?? [],
     not_run: (reply.not_run as Outcome["not_run"]) ?? [],
+    trace: (reply.trace as Outcome["trace"]) ?? null,
   };
 }

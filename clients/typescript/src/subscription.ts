@@ -183,5 +183,6 @@ function withDefaults(f: Frame): StreamItem {
     decided_by: (f.decided_by as never) ?? null,
     errors: Number(f.errors ?? 0),
     duration: (f.duration as number | undefined) ?? null,
+    hooks: (f.hooks as never) ?? [],
   };
 }

@@ -81,6 +81,58 @@ export interface Outcome {
   decided_by: HookRef | null;
   errors: HookError[];
   not_run: NotRun[];
+  /** With `trace: true` on the decide: each hook of the call, in order (docs/observe.md); else null. */
+  trace: TraceEntry[] | null;
+}
+
+/** Why a hook of a call did not run: a NotRun reason, or `match`, `decided`, `disabled`. */
+export type SkipReason = string;
+
+/** One hook of a decide as it went (on decide events): its answer, milliseconds, failure or why it did not run. */
+export interface HookRun {
+  hook: HookRef;
+  type?: "decision" | "observer";
+  decision?: DecisionKind;
+  reason?: string;
+  ms?: number;
+  error?: "timeout" | "error";
+  message?: string;
+  skipped?: SkipReason;
+  shadow?: boolean;
+}
+
+/** One hook of a traced decide: what it was given, its whole answer, excerpts of what it wrote. */
+export interface TraceEntry extends HookRun {
+  input?: Record<string, unknown>;
+  answer?: Record<string, unknown>;
+  why?: string;
+  stdout?: string;
+  stderr?: string;
+}
+
+/** Counters and duration quantiles (milliseconds) over one span of time; absent fields are 0 or none. */
+export interface Counts {
+  calls?: number;
+  errors?: number;
+  timeouts?: number;
+  allows?: number;
+  denies?: number;
+  asks?: number;
+  skips?: Record<string, number>;
+  p50?: number;
+  p95?: number;
+  p99?: number;
+  max?: number;
+}
+
+/** The reply to `stats` (docs/protocol.md). */
+export interface Stats {
+  since: number;
+  window: number;
+  enabled: boolean;
+  hooks: { hook: HookRef; point: string; type: string; life: Counts; recent: Counts; shadow?: boolean; last_error?: string; last_error_time?: number }[];
+  points: { name: string; life: Counts; recent: Counts }[];
+  sessions: { name: string; life: Counts; recent: Counts }[];
 }
 
 /** One event of the stream. */
@@ -98,6 +150,8 @@ export interface StreamEvent {
   decided_by: HookRef | null;
   errors: number;
   duration: number | null;
+  /** A decide's hooks, each one's result (shadow hooks last). */
+  hooks: HookRun[];
 }
 
 /** Matching events the subscriber did not get: it fell behind (`overflow`) or asked for more history than kept. */

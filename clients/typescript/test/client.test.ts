@@ -57,6 +57,16 @@ describe("against a daemon", () => {
       assert.deepEqual(fine.not_run, []);
       const accepted = await c.emit("tool.execute.error", { error: "x" }, { wait: true });
       assert.deepEqual(accepted.errors, []);
+      const traced = await c.decide("tool.execute.before", { tool: "bash", args: { command: "rm -rf /tmp/y" } }, { trace: true });
+      assert.equal(traced.trace?.length, 1);
+      assert.equal(traced.trace?.[0].hook.name, "no-rm-rf");
+      assert.deepEqual(traced.trace?.[0].input, { tool: "bash", args: { command: "rm -rf /tmp/y" } });
+      assert.equal(traced.trace?.[0].answer?.decision, "deny");
+      assert.equal(fine.trace, null);
+      const stats = await c.stats();
+      const guard = stats.hooks.find((h) => h.hook.name === "no-rm-rf");
+      assert.equal(guard?.life.calls, 3);
+      assert.equal(guard?.life.denies, 2);
     } finally {
       await c.close();
     }
