@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from hookd_client.framing import DEFAULT_MAX_FRAME
 from hookd_client.paths import default_socket_path
@@ -32,4 +33,7 @@ class Settings:
     journal_max_bytes: int = 16 << 20  # rotate past this size
     journal_keep: int = 5  # rotated files kept
     session_grace: float = 60.0  # seconds a session outlives its owner's connection
+    # --- approvals (docs/approvals.md): how long a call offered to approvers waits, and what then
+    approval_timeout: float = 120.0
+    approval_default: Literal["allow", "deny"] = "deny"
     edge: EdgeLimits = field(default_factory=EdgeLimits)  # connection deadlines and byte bounds (docs/protocol.md, Limits)

@@ -121,8 +121,12 @@ class Calls:
         started = time.perf_counter()
         state = await self.d.engine.decide(plan, payload, ctx, leases)
         took = round((time.perf_counter() - started) * 1000, 3)
+        # A chain that ends in ask waits for a person when approvers are connected (hookd/approvals.py).
+        approval = await self.d.approvals.settle(state, payload, ctx) if self.d.approvals.wanted(state) else None
         self.d.bus.publish("decide", ctx.point, ctx.session, ctx.project, payload, state, took)
-        return state.outcome(rid)
+        reply = state.outcome(rid)
+        reply.approval = approval
+        return reply
 
     async def _decide_later(self, req: m.Decide, project: str | None) -> m.Reply:
         """The first calls on a project wait (bounded) for its files and plugins, so they are not run

@@ -14,6 +14,17 @@ module and added to a union below.
 
 from __future__ import annotations
 
+from .approvals import (
+    Approval,
+    ApprovalAnswer,
+    ApprovalAnswered,
+    ApprovalClosed,
+    ApprovalOffer,
+    Approvals,
+    Approver,
+    Approving,
+    Verdict,
+)
 from .base import (
     PROTOCOL_VERSION,
     Combine,
@@ -152,11 +163,22 @@ AnyReply = (
     | Catalog
 )
 
+AnyRequest = AnyRequest | Approvals | ApprovalAnswer
+AnyReply = AnyReply | Approving | ApprovalOffer | ApprovalAnswered | ApprovalClosed
+
 __all__ = [
     "PROTOCOL_VERSION",
     "Accepted",
     "AnyReply",
     "AnyRequest",
+    "Approval",
+    "ApprovalAnswer",
+    "ApprovalAnswered",
+    "ApprovalClosed",
+    "ApprovalOffer",
+    "Approvals",
+    "Approver",
+    "Approving",
     "AttachHooks",
     "AttachSession",
     "Attached",
@@ -232,6 +254,7 @@ __all__ = [
     "Unregister",
     "Unsubscribe",
     "Untrust",
+    "Verdict",
     "Welcome",
     "WorkerInfo",
 ]

@@ -6,6 +6,7 @@ from typing import Any
 
 import msgspec
 
+from .approvals import Approval
 from .base import DecisionKind, HookError, HookRef, NotRun, Reply, Request, RequestId
 
 
@@ -69,3 +70,4 @@ class Outcome(Reply, tag="outcome"):
     errors: list[HookError] = []
     not_run: list[NotRun] = []
     agent_output: dict[str, Any] | None = msgspec.field(default=None, name="agentOutput")
+    approval: Approval | None = None  # set when approvers decided the call (docs/approvals.md)
