@@ -20,6 +20,7 @@ COMMANDS = (
     "check",
     "hookconf",
     "tail",
+    "approve",
     "bridge",
     "importer",
     "install_systemd",

@@ -174,3 +174,64 @@ def test_the_journal_holds_offer_answer_and_the_decided_call(asking, env, daemon
     assert offered["payload"]["offer"] == offer.offer and offered["payload"]["hook"] == "rm-asks"
     assert answered["payload"]["approver"] == "alice" and answered["payload"]["decision"] == "deny"
     assert decided["decision"] == "deny" and decided["reason"] == out.reason
+
+
+class _Output:
+    """A child's stdout, read by a thread; ``wait_for`` blocks (bounded) until a text shows up."""
+
+    def __init__(self, stream) -> None:  # type: ignore[no-untyped-def]
+        import threading
+
+        self.text = ""
+        self._changed = threading.Condition()
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream) -> None:  # type: ignore[no-untyped-def]
+        while chunk := stream.read1(4096):
+            with self._changed:
+                self.text += chunk.decode(errors="replace")
+                self._changed.notify_all()
+        with self._changed:
+            self._changed.notify_all()
+
+    def wait_for(self, needle: str, after: int = 0) -> int:
+        with self._changed:
+            assert self._changed.wait_for(lambda: needle in self.text[after:], HANG_GUARD), self.text
+            return self.text.index(needle, after) + len(needle)
+
+
+def test_hookd_approve_at_a_terminal_decides_a_waiting_call(asking, env, daemon):
+    import subprocess
+    import threading
+
+    from ..conftest import HOOKD
+
+    proc = subprocess.Popen(
+        [*HOOKD, "approve", "--name", "carol", "--once"], env=env.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        out = _Output(proc.stdout)
+        out.wait_for("approving as carol: 0 waiting; unanswered calls get deny after 120 s")
+        result: list = []
+
+        def decide() -> None:
+            with daemon.client() as c:
+                result.append(c.decide("tool.approval.pre", PAYLOAD, session="s-tty"))
+
+        agent = threading.Thread(target=decide)
+        agent.start()
+        shown = out.wait_for("> ")
+        screen = out.text[:shown]
+        assert "tool.approval.pre  (session s-tty)" in screen
+        assert "asked by rm-asks (global, " in screen and "): rm needs a person" in screen
+        assert 'tool execute_command; args {"command": "rm -rf build"}' in screen
+        proc.stdin.write(b"d no way\n")
+        proc.stdin.flush()
+        agent.join(HANG_GUARD)
+        assert proc.wait(HANG_GUARD) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+    decided = result[0]
+    assert decided.decision == "deny" and decided.approval.by.name == "carol" and decided.approval.by.client == "hookd-approve"
+    assert decided.reason == f"denied by carol (hookd-approve, pid {proc.pid}): no way"
