@@ -21,6 +21,7 @@ COMMANDS = (
     "hookconf",
     "tail",
     "approve",
+    "dashboard",
     "bridge",
     "importer",
     "install_systemd",

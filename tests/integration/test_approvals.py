@@ -19,7 +19,7 @@ PAYLOAD = {"toolName": "execute_command", "args": {"command": "rm -rf build"}}
 
 @pytest.fixture
 def asking(env, tmp_path):  # type: ignore[no-untyped-def]
-    """A global decision hook that asks for every rm, and answers nothing otherwise."""
+    """A global decision hook that asks for every rm, denies sudo, and answers nothing otherwise."""
     script = write_script(
         tmp_path / "ask.py",
         """
@@ -28,6 +28,8 @@ def asking(env, tmp_path):  # type: ignore[no-untyped-def]
         command = call.get("payload", call).get("args", {}).get("command", "")
         if command.startswith("rm "):
             print(json.dumps({"decision": "ask", "reason": "rm needs a person"}))
+        elif command.startswith("sudo "):
+            print(json.dumps({"decision": "deny", "reason": "no sudo"}))
         """,
     )
     env.write_global_hooks(
