@@ -21,9 +21,11 @@ import structlog
 from hookd_client import messages as m
 
 from . import __version__, projects, toggles, trust, userconfig
+from .approvals import Approvals
 from .bus import make_bus
 from .engine import Engine
 from .handlers.admin import Admin
+from .handlers.approvals import ApprovalsFeature
 from .handlers.calls import Calls
 from .handlers.catalog import CatalogFeature
 from .handlers.common import Handler, RequestError, Result
@@ -93,9 +95,11 @@ class Daemon:
         self.admin = Admin(self)
         self.watcher = FileWatcher(self.files.file_changed, _watch_interval(), projects.forget_spellings)
         self.registry.on_untrusted = self.files.untrusted_skipped
+        self.approvals = Approvals(self.settings, self.bus.internal)
         self.ownership = Ownership(self.settings.session_grace, self.sessions.expire_session)
         self._handlers: dict[type[m.Request], Handler] = {}
-        for feature in (self.sessions, Configuration(self), Calls(self), Stream(self), self.admin, CatalogFeature()):
+        features = (self.sessions, Configuration(self), Calls(self), Stream(self), self.admin, CatalogFeature(), ApprovalsFeature(self))
+        for feature in features:
             self._handlers.update(feature.handlers())
 
     # ------------------------------------------------------------ connections
@@ -105,6 +109,7 @@ class Daemon:
 
     def on_disconnect(self, conn: Any) -> None:
         self.bus.detach(conn)
+        self.approvals.leave(conn)
         self.sessions.disconnected(conn)
 
     def invoke_result(self, conn: Any, req: m.InvokeResult) -> None:
@@ -141,6 +146,7 @@ class Daemon:
         self.watcher.stop()
         self.team.stop()  # its connection's tasks must not hold the drain; the journal keeps what is not exported
         self.bus.internal("hookd.daemon.stopping", {"pid": os.getpid()})
+        self.approvals.stop()  # calls waiting for a person get the default now, not at the drain's end
         self.plugins.begin_shutdown()
 
     def stop(self) -> None:

@@ -166,6 +166,7 @@ class InternalPoint:
 
 
 _HOOK_REF = {"hook": "str", "scope": "str", "source": "str"}
+_OPT_HOOK_REF = {"hook?": "str", "scope?": "str", "source?": "str"}
 
 INTERNAL: dict[str, InternalPoint] = {
     p.name: p
@@ -230,6 +231,21 @@ INTERNAL: dict[str, InternalPoint] = {
         InternalPoint("hookd.journal.repaired", "a torn last line of the journal was cut off", {"path": "str", "torn_bytes": "int"}),
         InternalPoint("hookd.journal.error", "the seq reservation file failed", {"path": "str", "error": "str", "what": "str"}),
         InternalPoint("hookd.worker.failed", "a warm worker is no longer restarted", {"worker": "str", "failures": "int", "error": "str"}),
+        InternalPoint(
+            "hookd.approval.offered",
+            "a decide whose chain ended in ask was offered to the connected approvers",
+            {"offer": "int", "point": "str", "reason": "str|null", "approvers": "int", "timeout": "float", **_OPT_HOOK_REF},
+        ),
+        InternalPoint(
+            "hookd.approval.answered",
+            "an approver's answer decided an offered call (the first answer wins)",
+            {"offer": "int", "decision": "str", "reason": "str", "approver": "str", "client": "str", "pid": "int", "waited": "float"},
+        ),
+        InternalPoint(
+            "hookd.approval.expired",
+            "no approver answered within the approval deadline (or the daemon stopped): the default applied",
+            {"offer": "int", "decision": "str", "reason": "str", "waited": "float"},
+        ),
         InternalPoint(
             "hookd.plugin.loaded",
             "a plugin directory's host loaded",

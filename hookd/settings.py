@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from hookd_client.framing import DEFAULT_MAX_FRAME
 from hookd_client.paths import default_socket_path
@@ -35,4 +36,7 @@ class Settings:
     stats: bool = True
     stats_window: float = 300.0  # seconds
     session_grace: float = 60.0  # seconds a session outlives its owner's connection
+    # --- approvals (docs/approvals.md): how long a call offered to approvers waits, and what then
+    approval_timeout: float = 120.0
+    approval_default: Literal["allow", "deny"] = "deny"
     edge: EdgeLimits = field(default_factory=EdgeLimits)  # connection deadlines and byte bounds (docs/protocol.md, Limits)

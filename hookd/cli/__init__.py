@@ -21,6 +21,8 @@ COMMANDS = (
     "hookconf",
     "tail",
     "stats",
+    "approve",
+    "dashboard",
     "bridge",
     "importer",
     "install_systemd",

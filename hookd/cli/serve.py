@@ -83,6 +83,19 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=60.0,
         help="how long a session and its command hooks outlive the connection that attached it (default 60)",
     )
+    p.add_argument(
+        "--approval-timeout",
+        type=_seconds(most=86400),
+        metavar="SECONDS",
+        default=120.0,
+        help="how long a call offered to approvers waits for an answer (default 120; docs/approvals.md)",
+    )
+    p.add_argument(
+        "--approval-default",
+        choices=["deny", "allow"],
+        default="deny",
+        help="what decides an offered call nobody answered in time (default deny)",
+    )
     p.add_argument("--max-sessions", type=_count(1), metavar="N", default=100_000, help="most sessions the daemon holds (default 100000)")
     p.add_argument("--max-hooks-per-session", type=_count(1), metavar="N", default=1000, help="most hooks one session holds (default 1000)")
     p.add_argument("--no-user-hooks", action="store_true", help="do not load the global hook files")
@@ -244,6 +257,8 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings(max_frame=args.max_frame, hook_timeout=args.hook_timeout, load_user_config=not args.no_user_hooks)
     settings.session_grace = args.session_grace
     settings.max_sessions = args.max_sessions
+    settings.approval_timeout = args.approval_timeout
+    settings.approval_default = args.approval_default
     settings.max_hooks_per_session = args.max_hooks_per_session
     if args.socket:
         settings.socket = args.socket

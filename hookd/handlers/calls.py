@@ -115,6 +115,8 @@ class Calls:
         ctx = CallContext(req.point, req.session, project)
         if not plan.decisions and not plan.shadows and not plan.shadow_skips and not req.trace:
             state = d.engine.decided_without_hooks(plan, req.payload, ctx)
+            if d.approvals.wanted(state):  # a guard that did not run, with on_error: ask
+                return self._approved_later(req.id, state, req.payload, ctx)
             self.observed.decided(ctx, req.payload, state, None)
             return state.outcome(req.id)
         # Leases are taken as the plan is snapshotted: the workers and hosts it names serve it to its end.
@@ -130,6 +132,8 @@ class Calls:
         started = time.perf_counter()
         state = await engine.decide(plan, payload, ctx, leases, tracer)
         took = round((time.perf_counter() - started) * 1000, 3)
+        # A chain that ends in ask waits for a person when approvers are connected (hookd/approvals.py).
+        approval = await self.d.approvals.settle(state, payload, ctx) if self.d.approvals.wanted(state) else None
         if shadows is None:
             self.observed.decided(ctx, payload, state, took)
         elif tracer is not None:  # a traced call waits for its shadows: they are part of what it shows
@@ -138,8 +142,16 @@ class Calls:
         else:
             self.d.background(self.observed.after_shadows(shadows, ctx, payload, state, took), "a decide's shadow hooks")
         outcome = state.outcome(rid)
+        outcome.approval = approval
         if tracer is not None:
             outcome.trace = tracer.entries
+        return outcome
+
+    async def _approved_later(self, rid: int, state: Any, payload: dict[str, Any], ctx: CallContext) -> m.Reply:
+        approval = await self.d.approvals.settle(state, payload, ctx)
+        self.observed.decided(ctx, payload, state, None)
+        outcome = state.outcome(rid)
+        outcome.approval = approval
         return outcome
 
     async def _decide_later(self, req: m.Decide, project: str | None) -> m.Reply:

@@ -14,6 +14,17 @@ module and added to a union below.
 
 from __future__ import annotations
 
+from .approvals import (
+    Approval,
+    ApprovalAnswer,
+    ApprovalAnswered,
+    ApprovalClosed,
+    ApprovalOffer,
+    Approvals,
+    Approver,
+    Approving,
+    Verdict,
+)
 from .base import (
     PROTOCOL_VERSION,
     Combine,
@@ -164,12 +175,22 @@ AnyReply = (
 
 AnyRequest = AnyRequest | StatsRequest
 AnyReply = AnyReply | Stats
+AnyRequest = AnyRequest | Approvals | ApprovalAnswer
+AnyReply = AnyReply | Approving | ApprovalOffer | ApprovalAnswered | ApprovalClosed
 
 __all__ = [
     "PROTOCOL_VERSION",
     "Accepted",
     "AnyReply",
     "AnyRequest",
+    "Approval",
+    "ApprovalAnswer",
+    "ApprovalAnswered",
+    "ApprovalClosed",
+    "ApprovalOffer",
+    "Approvals",
+    "Approver",
+    "Approving",
     "AttachHooks",
     "AttachSession",
     "Attached",
@@ -253,6 +274,7 @@ __all__ = [
     "Unregister",
     "Unsubscribe",
     "Untrust",
+    "Verdict",
     "Welcome",
     "WorkerInfo",
 ]

@@ -6,6 +6,7 @@ from typing import Any
 
 import msgspec
 
+from .approvals import Approval
 from .base import DecisionKind, HookError, HookRef, NotRun, Reply, Request, RequestId
 from .observe import TraceEntry
 
@@ -72,3 +73,4 @@ class Outcome(Reply, tag="outcome"):
     not_run: list[NotRun] = []
     agent_output: dict[str, Any] | None = msgspec.field(default=None, name="agentOutput")
     trace: list[TraceEntry] | None = None  # with ``trace`` on the decide: every hook of the call, in order
+    approval: Approval | None = None  # set when approvers decided the call (docs/approvals.md)

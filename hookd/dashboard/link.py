@@ -1,0 +1,233 @@
+"""The dashboard's side of the daemon: one process-wide view, fed by ordinary client connections.
+
+- the event stream, from ``history`` events back, then live (after a lost connection it resumes
+  at the next seq, so nothing shows twice);
+- an approver (hookd_client.approver), whose open offers are the page's pending approvals;
+- ``status`` (and ``stats``, on a daemon that has that request) every ``poll`` seconds.
+
+Each open page is a listener with a bounded queue of updates; a page that falls behind is
+dropped and its browser reconnects, starting again from a snapshot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import deque
+from typing import Any
+
+import msgspec
+import structlog
+from hookd_client import AsyncClient, HookdError
+from hookd_client.approver import ApprovalClosed, ApprovalOffer, AsyncApprover
+from hookd_client.errors import ConnectionLost, DaemonNotRunning
+from hookd_client.messages import Event, Gap
+
+log = structlog.get_logger("hookd.dashboard")
+
+_PAYLOAD_SHOWN = 32 << 10  # bytes of a payload (as JSON) sent to the page; past it, a preview
+_LISTENER_QUEUE = 2_000
+_RETRY = (0.2, 2.0)  # first and longest wait before reconnecting to the daemon
+_SETTLE = 0.25  # seconds between two status requests, at the most
+_LOST = (ConnectionLost, DaemonNotRunning, HookdError, OSError)
+
+
+class Link:
+    def __init__(self, socket: str | None, name: str, history: int = 500, poll: float = 2.0) -> None:
+        self.socket = socket
+        self.name = name
+        self.history = history
+        self.poll = poll
+        self.events: deque[dict[str, Any]] = deque(maxlen=max(history, 1))
+        self.status: dict[str, Any] | None = None
+        self.stats: dict[str, Any] | None = None
+        self.pending: dict[int, dict[str, Any]] = {}
+        self.connected = False
+        self.approver: AsyncApprover | None = None
+        self.listeners: set[asyncio.Queue[tuple[str, Any] | None]] = set()
+        self.ready = asyncio.Event()  # the first connection to the daemon is made (stream and approver)
+        self._dirty = asyncio.Event()  # calls happened: status and stats are asked for again soon
+        self._tasks: list[asyncio.Task[None]] = []
+        self._last_seq = 0
+        self._client: AsyncClient | None = None
+
+    # ------------------------------------------------------------- running
+
+    def start(self) -> None:
+        self._tasks = [asyncio.ensure_future(t) for t in (self._follow_events(), self._approve(), self._poll())]
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        if self._client is not None:
+            await self._client.close()
+        for queue in list(self.listeners):
+            queue.put_nowait(None)
+
+    # ------------------------------------------------------------ the page
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "connected": self.connected,
+            "approver": self.name,
+            "status": self.status,
+            "stats": self.stats,
+            "events": list(self.events),
+            "pending": list(self.pending.values()),
+            "time": time.time(),
+        }
+
+    def listen(self) -> asyncio.Queue[tuple[str, Any] | None]:
+        queue: asyncio.Queue[tuple[str, Any] | None] = asyncio.Queue()
+        self.listeners.add(queue)
+        return queue
+
+    def unlisten(self, queue: asyncio.Queue[tuple[str, Any] | None]) -> None:
+        self.listeners.discard(queue)
+
+    async def answer(self, offer: int, decision: str, reason: str | None) -> None:
+        approver = self.approver
+        if approver is None:
+            raise HookdError("not_running", "the dashboard is not connected to the daemon as an approver")
+        await approver.answer(offer, decision, reason)  # type: ignore[arg-type]
+
+    def _tell(self, kind: str, data: Any) -> None:
+        for queue in list(self.listeners):
+            if queue.qsize() >= _LISTENER_QUEUE:
+                self.listeners.discard(queue)  # too far behind: its page reconnects and starts from a snapshot
+                queue.put_nowait(None)
+            else:
+                queue.put_nowait((kind, data))
+
+    def _set_connected(self, connected: bool) -> None:
+        if connected != self.connected:
+            self.connected = connected
+            self._tell("daemon", {"connected": connected})
+
+    # --------------------------------------------------------- the daemon
+
+    async def _follow_events(self) -> None:
+        wait = _RETRY[0]
+        while True:
+            try:
+                client = await self._connected_client()
+                if self._last_seq:
+                    since = self._last_seq + 1
+                else:
+                    newest = (await client.status()).events
+                    since = max(1, newest - self.history + 1)
+                async with client.subscribe(since=since) as stream:
+                    self._set_connected(True)
+                    wait = _RETRY[0]
+                    async for item in stream:
+                        if isinstance(item, Event):
+                            self._event(item)
+                        elif isinstance(item, Gap):
+                            self._tell("gap", msgspec.to_builtins(item))
+            except _LOST as exc:
+                log.info("daemon stream lost; reconnecting", error=str(exc))
+            self._set_connected(False)
+            await asyncio.sleep(wait)
+            wait = min(wait * 2, _RETRY[1])
+
+    def _event(self, ev: Event) -> None:
+        self._last_seq = ev.seq
+        data = msgspec.to_builtins(ev)
+        data.pop("id", None)
+        payload = data.get("payload")
+        if payload:
+            shown = msgspec.json.encode(payload)
+            if len(shown) > _PAYLOAD_SHOWN:
+                data["payload"] = {"(preview)": shown[:2048].decode(errors="replace"), "(bytes)": len(shown)}
+        self.events.append(data)
+        self._tell("event", data)
+        if ev.kind != "internal":
+            self._dirty.set()
+
+    async def _approve(self) -> None:
+        wait = _RETRY[0]
+        while True:
+            approver = AsyncApprover(self.socket, name=self.name, client="hookd-dashboard")
+            try:
+                await approver.open()
+                self.approver = approver
+                self.ready.set()
+                wait = _RETRY[0]
+                while True:
+                    item = await approver.next()
+                    if isinstance(item, ApprovalOffer):
+                        offer = _offer(item)
+                        self.pending[item.offer] = offer
+                        self._tell("offer", offer)
+                    elif isinstance(item, ApprovalClosed):
+                        self.pending.pop(item.approval.offer, None)
+                        self._tell("closed", msgspec.to_builtins(item.approval))
+            except _LOST as exc:
+                log.info("approver connection lost; reconnecting", error=str(exc))
+            finally:
+                self.approver = None
+                await approver.close()
+            if self.pending:  # a new connection is offered what is still open
+                self.pending.clear()
+                self._tell("pending", [])
+            await asyncio.sleep(wait)
+            wait = min(wait * 2, _RETRY[1])
+
+    async def _connected_client(self) -> AsyncClient:
+        if self._client is None:
+            self._client = AsyncClient(self.socket, name="hookd-dashboard")
+        await self._client.connect()
+        return self._client
+
+    async def _poll(self) -> None:
+        while True:
+            try:
+                client = await self._connected_client()
+                status = msgspec.to_builtins(await client.status())
+                if _changed(self.status, status):
+                    self.status = status
+                    self._tell("status", status)
+                stats = await _stats(client)
+                if stats is not None and _changed(self.stats, stats):
+                    self.stats = stats
+                    self._tell("stats", stats)
+            except _LOST as exc:
+                log.debug("status poll failed", error=str(exc))
+            # Every `poll` seconds, or soon after calls were made (at most a few times a second).
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._dirty.wait(), self.poll)
+            self._dirty.clear()
+            await asyncio.sleep(_SETTLE)
+
+
+def _offer(offer: ApprovalOffer) -> dict[str, Any]:
+    data = msgspec.to_builtins(offer)
+    data.pop("id", None)
+    return data
+
+
+def _changed(old: dict[str, Any] | None, new: dict[str, Any]) -> bool:
+    if old is None:
+        return True
+    ignore = ("uptime", "id", "since")
+    return {k: v for k, v in old.items() if k not in ignore} != {k: v for k, v in new.items() if k not in ignore}
+
+
+async def _stats(client: AsyncClient) -> dict[str, Any] | None:
+    """The daemon's stats, on a daemon (and client) that have the request; None otherwise."""
+    ask = getattr(client, "stats", None)
+    if ask is None:
+        return None
+    try:
+        reply = await ask()
+    except HookdError as exc:
+        if exc.code in ("bad_request", "not_found"):
+            return None
+        raise
+    data: dict[str, Any] = msgspec.to_builtins(reply)
+    data.pop("id", None)
+    return data
