@@ -8,7 +8,7 @@ import sys
 from hookd.bridges.run import add_options
 
 AGENTS = ("claude-code",)
-INSTALLABLE = (*AGENTS, "opencode")
+INSTALLABLE = (*AGENTS, "opencode", "codex")
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -30,6 +30,9 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     add_options(c)
     c.set_defaults(run=run_bridge)
+    x = bridges.add_parser("codex", help="handle one Codex hook event (stdin: hook input, stdout: hook output)")
+    add_options(x)
+    x.set_defaults(run=run_codex)
 
     r = bridges.add_parser(
         "run-hook",
@@ -88,6 +91,12 @@ def run_bridge(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def run_codex(args: argparse.Namespace) -> int:
+    from hookd.bridges.codex.run import run
+
+    return run(args)
+
+
 def run_hook(args: argparse.Namespace) -> int:
     from hookd.bridges.adapter import main
 
@@ -125,6 +134,10 @@ def route(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 
 def run_install(args: argparse.Namespace) -> int:
+    if args.agent == "codex":
+        from hookd.bridges.codex.cli import run_install as install_codex
+
+        return install_codex(args)
     if args.agent == "opencode":
         from hookd.bridges.opencode.cli import run_install as install_opencode
 
@@ -148,6 +161,10 @@ def run_install(args: argparse.Namespace) -> int:
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
+    if args.agent == "codex":
+        from hookd.bridges.codex.cli import run_uninstall as uninstall_codex
+
+        return uninstall_codex(args)
     if args.agent == "opencode":
         from hookd.bridges.opencode.cli import run_uninstall as uninstall_opencode
 

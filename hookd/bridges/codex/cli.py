@@ -1,0 +1,42 @@
+"""`hookd bridge install codex` and `uninstall codex`, called from hookd/cli/bridge.py."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import install
+
+
+def _path(args: argparse.Namespace) -> str:
+    if getattr(args, "settings", None):
+        return str(args.settings)
+    return install.config_path(getattr(args, "scope", None) or "user")
+
+
+def run_install(args: argparse.Namespace) -> int:
+    from hookd.cli.common import fail
+
+    try:
+        options = install.default_options(
+            timeout=getattr(args, "timeout", install.DEFAULT_TIMEOUT),
+            fail_closed=bool(getattr(args, "fail_closed", False)),
+            extra=getattr(args, "bridge_args", "") or "",
+            hookd=getattr(args, "command", None),
+        )
+        result = install.install(_path(args), options)
+    except (install.InstallError, OSError) as exc:
+        return fail(str(exc))
+    sys.stdout.write(result + "\n")
+    return 0
+
+
+def run_uninstall(args: argparse.Namespace) -> int:
+    from hookd.cli.common import fail
+
+    try:
+        result = install.uninstall(_path(args))
+    except (install.InstallError, OSError) as exc:
+        return fail(str(exc))
+    sys.stdout.write(result + "\n")
+    return 0

@@ -1,0 +1,193 @@
+"""Codex end to end: the real CLI (`codex exec`), offline, against a scripted Responses API, with hookd's bridge.
+
+The CLI is this directory's `@openai/codex` (`npm ci` here: a native binary in a platform package). Its
+CODEX_HOME is in the test's HOME; config.toml there points a provider at the scripted server on 127.0.0.1
+(`wire_api = "responses"`), and `hookd bridge install codex` adds the hooks. Codex runs hooks only once the
+user trusted them; the test, being automation, passes `--dangerously-bypass-hook-trust`, and
+`--dangerously-bypass-approvals-and-sandbox` so that nothing but the hook stands between the model's command
+and the machine (the command would run if the hook let it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Env, write_script
+
+HERE = Path(__file__).resolve().parent
+CODEX = HERE / "node_modules" / ".bin" / "codex"
+
+GUARDS = """\
+hooks:
+  - name: no-rm-rf
+    point: tool.approval.pre
+    type: decision
+    command: {scripts}/no_rm_rf.py
+    enabled: true
+  - name: rewrite-placeholder
+    point: tool.approval.pre
+    type: decision
+    command: {scripts}/rewrite.py
+    enabled: true
+"""
+NO_RM_RF = """
+import json, sys
+command = json.load(sys.stdin).get("args", {}).get("command", "")
+print(json.dumps({"decision": "deny", "reason": "no recursive force delete"}) if "rm -rf" in command else "null")
+"""
+REWRITE = """
+import json, sys
+args = json.load(sys.stdin).get("args", {})
+command = args.get("command", "")
+rewritten = dict(args, command=command.replace("echo original", "echo rewritten"))
+print(json.dumps({"decision": "allow", "modifiedInput": rewritten}) if "echo original" in command else "null")
+"""
+CONFIG = """\
+model = "m"
+model_provider = "scripted"
+check_for_update_on_startup = false
+
+[model_providers.scripted]
+name = "Scripted"
+base_url = "http://127.0.0.1:{port}/v1"
+wire_api = "responses"
+env_key = "SCRIPTED_API_KEY"
+"""
+
+pytestmark = pytest.mark.timeout(600)
+
+
+def require_codex() -> Path:
+    """The CLI, or skip; in CI (``$CI`` set) a missing CLI fails instead of skipping."""
+    if CODEX.exists() and os.access(CODEX, os.X_OK):
+        return CODEX
+    if os.environ.get("CI"):
+        pytest.fail(f"the Codex CLI is missing at {CODEX}; run `npm ci` in {HERE} (make e2e-deps)")
+    pytest.skip(f"the Codex CLI is not installed at {CODEX} (npm ci in {HERE})")
+
+
+@dataclass
+class Run:
+    returncode: int
+    output: str
+    requests: list[dict]
+
+    def tool_results(self) -> list[str]:
+        """What Codex told the model about its tool call (the function_call_output items of later requests)."""
+        out: list[str] = []
+        for r in self.requests:
+            for item in r["body"].get("input") or []:
+                if isinstance(item, dict) and item.get("type") == "function_call_output":
+                    output = item.get("output")
+                    text = output if isinstance(output, str) else json.dumps(output)
+                    if text not in out:
+                        out.append(text)
+        return out
+
+
+@pytest.fixture
+def codex(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
+    binary = require_codex()
+    scripts = tmp_path / "guards"
+    write_script(scripts / "no_rm_rf.py", NO_RM_RF)
+    write_script(scripts / "rewrite.py", REWRITE)
+    env.write_global_hooks(GUARDS.format(scripts=scripts))
+    daemon_factory()
+    codex_home = env.home / ".codex"
+    codex_home.mkdir()
+    env.env.update(CODEX_HOME=str(codex_home), SCRIPTED_API_KEY="unused")
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY"):
+        env.env.pop(name, None)
+    project = tmp_path / "project"
+    project.mkdir()
+    servers: list[subprocess.Popen[bytes]] = []
+
+    def run(command: str) -> Run:
+        port_file, log_file = tmp_path / f"port{len(servers)}", tmp_path / f"requests{len(servers)}.jsonl"
+        log_file.touch()
+        server = subprocess.Popen([sys.executable, str(HERE / "model_server.py"), str(port_file), str(log_file), command], env=env.env)
+        servers.append(server)
+        deadline = time.monotonic() + 30
+        while not port_file.exists():
+            assert server.poll() is None and time.monotonic() < deadline, "the scripted model server did not start"
+            time.sleep(0.02)
+        config = codex_home / "config.toml"
+        original = CONFIG.format(port=port_file.read_text()).encode()
+        config.write_bytes(original)
+        installed = env.hookd("bridge", "install", "codex")
+        assert installed.returncode == 0, installed.stderr
+        assert "/hooks" in installed.stdout and "--dangerously-bypass-hook-trust" in installed.stdout
+        argv = [
+            str(binary),
+            "exec",
+            "--skip-git-repo-check",
+            "--dangerously-bypass-hook-trust",
+            "--dangerously-bypass-approvals-and-sandbox",
+            "Run the command.",
+        ]
+        done = subprocess.run(argv, cwd=project, env=env.env, capture_output=True, text=True, timeout=400, stdin=subprocess.DEVNULL)
+        removed = env.hookd("bridge", "uninstall", "codex")
+        assert removed.returncode == 0, removed.stderr
+        assert config.read_bytes() == original, "uninstall did not give back the file as it was"
+        requests = [json.loads(line) for line in log_file.read_text().splitlines() if line.strip()]
+        return Run(done.returncode, done.stdout + done.stderr, requests)
+
+    yield env, project, run
+    for s in servers:
+        s.kill()
+        s.wait()
+
+
+def journal(env: Env, point: str, *extra: str) -> list[dict]:
+    tail = env.hookd("tail", "--no-follow", "--json", "--since", "0", "--point", point, *extra)
+    assert tail.returncode == 0, tail.stderr
+    return [json.loads(line) for line in tail.stdout.splitlines()]
+
+
+def session_of(output: str) -> str:
+    [line] = [x for x in output.splitlines() if x.startswith("session id: ")]
+    return line.removeprefix("session id: ").strip()
+
+
+def test_a_global_guard_stops_rm_rf_in_codex(codex) -> None:  # type: ignore[no-untyped-def]
+    env, project, run = codex
+    victim = project / "keep"
+    victim.mkdir()
+    (victim / "file").write_text("precious")
+    result = run(f"rm -rf {victim}")
+    assert result.returncode == 0, result.output
+    assert (victim / "file").read_text() == "precious"
+    told = result.tool_results()
+    assert told and "no recursive force delete" in told[0], (told, result.output)
+    session = session_of(result.output)
+    [call] = [e for e in journal(env, "tool.approval.pre") if e.get("kind") == "decide"]
+    assert call["decision"] == "deny" and call["decided_by"]["name"] == "no-rm-rf"
+    assert call["session"] == session
+    assert call["payload"]["args"] == {"command": f"rm -rf {victim}"}
+    assert call["payload"]["toolName"] == "Bash" and call["payload"]["model"] == "m" and call["payload"]["turnId"]
+    assert call["payload"]["hookInput"]["hook_event_name"] == "PreToolUse"
+    # The session's other events reached hookd under the same session, which the bridge attached and disposed.
+    assert [e["kind"] for e in journal(env, "chat.message", "--session", session)] == ["decide"]
+    assert [e["kind"] for e in journal(env, "chat.finished", "--session", session)] == ["emit"]
+    internal = [e["point"] for e in journal(env, "hookd.session.*", "--session", session)]
+    assert internal == ["hookd.session.attached", "hookd.session.disposed"], internal
+
+
+def test_an_allow_rewrites_the_command(codex) -> None:  # type: ignore[no-untyped-def]
+    env, project, run = codex
+    out = project / "out.txt"
+    result = run(f"echo original > {out}")
+    assert result.returncode == 0, result.output
+    assert out.read_text() == "rewritten\n", result.output
+    [call] = [e for e in journal(env, "tool.approval.pre") if e.get("kind") == "decide"]
+    assert call["decision"] == "allow" and call["decided_by"]["name"] == "rewrite-placeholder"
+    assert call["session"] == session_of(result.output)
