@@ -80,6 +80,9 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             )
             i.add_argument("--no-shim", action="store_true", help="use the Python bridge, not the compiled shim, where a command is needed")
             i.add_argument("--client", metavar="PATH", help="opencode: the hookd-client package the plugin imports")
+            i.add_argument(
+                "--trust", nargs="?", const="codex", metavar="CODEX", help="codex: trust the installed hooks through Codex itself"
+            )
         i.set_defaults(run=run_install if verb == "install" else run_uninstall, scope=None)
 
     p.set_defaults(run=lambda args: (p.print_help(sys.stderr), 2)[1])

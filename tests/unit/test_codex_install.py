@@ -3,6 +3,7 @@ block, the user's bytes never re-serialized, and uninstall giving the file back 
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
 from pathlib import Path
@@ -38,7 +39,8 @@ def test_install_appends_one_hook_per_event_that_codex_parses(tmp_path: Path) ->
     config = tmp_path / "config.toml"
     config.write_text(USER_CONFIG)
     said = install.install(str(config), OPTIONS)
-    assert "/hooks" in said and "--dangerously-bypass-hook-trust" in said
+    assert said == f"installed the hookd bridge for {len(INSTALLED_EVENTS)} Codex events in {config}"
+    assert "/hooks" in install.TRUST_NOTE and "--dangerously-bypass-hook-trust" in install.TRUST_NOTE
     text = config.read_text()
     assert text.startswith(USER_CONFIG)
     doc = tomllib.loads(text)
@@ -78,6 +80,27 @@ def test_changes_made_after_install_are_kept(tmp_path: Path) -> None:
     config.write_text('approval_policy = "never"\n' + config.read_text() + "\n[tui]\nnotifications = true\n")
     install.uninstall(str(config))
     assert config.read_text() == 'approval_policy = "never"\n' + USER_CONFIG + "\n[tui]\nnotifications = true\n"
+
+
+def _trust_record(key: str) -> str:
+    # As Codex writes it (toml_edit: a blank line, the table, its hash), at the end of the document's tables.
+    return f'\n[hooks.state.{json.dumps(key)}]\ntrusted_hash = "sha256:{"0" * 64}"\n'
+
+
+def test_codex_trust_records_of_our_hooks_go_and_everything_else_codex_added_stays(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(USER_CONFIG)
+    install.install(str(config), OPTIONS)
+    text = config.read_text()
+    # Our PreToolUse group is the second in its list (the user's comes first): index 1.
+    ours = _trust_record(f"{config}:pre_tool_use:1:0") + _trust_record(f"{config}:session_end:0:0")
+    theirs = _trust_record(f"{config}:pre_tool_use:0:0") + '\n[projects."/work/other"]\ntrust_level = "trusted"\n'
+    # Codex puts new tables before the document's trailing comment: inside our block, before its end marker.
+    at = text.index(install.END)
+    config.write_text(text[:at] + ours + theirs + text[at:] + _trust_record("/elsewhere/config.toml:stop:0:0"))
+    tomllib.loads(config.read_text())
+    install.uninstall(str(config))
+    assert config.read_text() == USER_CONFIG + theirs + _trust_record("/elsewhere/config.toml:stop:0:0")
 
 
 def test_reinstall_with_other_options_replaces_the_block_in_place(tmp_path: Path) -> None:
@@ -152,8 +175,6 @@ _values = st.one_of(st.integers(-(2**63), 2**63 - 1), st.booleans(), st.text(max
     comment=st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs")), max_size=20),
 )
 def test_any_valid_file_comes_back_byte_for_byte(tmp_path: Path, lines, newline: str, trailing: bool, comment: str) -> None:
-    import json
-
     body = newline.join(f"{k} = {json.dumps(v) if not isinstance(v, bool) else str(v).lower()}" for k, v in lines)
     text = f"# {comment}{newline}{body}" + (newline if trailing else "")
     config = tmp_path / "config.toml"

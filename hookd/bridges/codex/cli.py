@@ -24,10 +24,23 @@ def run_install(args: argparse.Namespace) -> int:
             extra=getattr(args, "bridge_args", "") or "",
             hookd=getattr(args, "command", None),
         )
-        result = install.install(_path(args), options)
+        path = _path(args)
+        result = install.install(path, options)
     except (install.InstallError, OSError) as exc:
         return fail(str(exc))
     sys.stdout.write(result + "\n")
+    codex = getattr(args, "trust", None)
+    if not codex:
+        sys.stdout.write(install.TRUST_NOTE + "\n")
+        return 0
+    from . import trust
+
+    try:
+        trusted = trust.trust(codex, path, install.commands(options))
+    except trust.TrustError as exc:
+        sys.stdout.write(install.TRUST_NOTE + "\n")
+        return fail(f"the hooks are installed but not trusted: {exc}")
+    sys.stdout.write(f"trusted through Codex ({codex} app-server): {trusted} hookd hooks in {path}\n")
     return 0
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import tomllib
 from pathlib import Path
@@ -169,15 +170,67 @@ def install(path: str, options: Options) -> str:
         os.makedirs(d, exist_ok=True)
     _write(path, new.encode("utf-8"))
     verb = "updated" if found is not None else "installed"
-    return f"{verb} the hookd bridge for {len(INSTALLED_EVENTS)} Codex events in {path}\n{TRUST_NOTE}"
+    return f"{verb} the hookd bridge for {len(INSTALLED_EVENTS)} Codex events in {path}"
+
+
+def commands(options: Options) -> set[str]:
+    """Every command install writes (the hooks `--trust` trusts)."""
+    return {command(options, event) for event in INSTALLED_EVENTS}
 
 
 TRUST_NOTE = (
-    "Codex runs a hook only once you trust it: start `codex`, type /hooks, review the hookd entries and trust them "
-    "(Codex remembers each hook's hash, so installing the same thing again keeps them trusted). Until then Codex "
-    "skips them without a word. Automation that vets its hooks itself can run `codex exec "
-    "--dangerously-bypass-hook-trust ...` instead. A project's .codex/config.toml is read only in a project Codex trusts."
+    "Codex runs a hook only once you trust it, and skips it without a word until then: start `codex`, type /hooks, "
+    "review the hookd entries and trust them, or run `hookd bridge install codex --trust` (it asks Codex's app-server "
+    "to trust exactly these hooks). Codex keys trust on each hook's definition, so installing the same thing again "
+    "keeps them trusted. Automation that vets its hooks itself can run `codex exec --dangerously-bypass-hook-trust`. "
+    "A project's .codex/config.toml is read only in a project Codex trusts."
 )
+
+
+def _snake(event: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in event).lstrip("_")
+
+
+def state_keys(text: str, path: str) -> set[str]:
+    """The keys Codex files its trust in our hooks under: `SOURCE:event_name:GROUP:HANDLER` (the matcher group's
+    index in the event's list, as Codex counts it in this file)."""
+    try:
+        hooks = tomllib.loads(text).get("hooks", {})
+    except tomllib.TOMLDecodeError:
+        return set()
+    keys: set[str] = set()
+    sources = {os.path.abspath(path), os.path.realpath(path)}
+    for event in INSTALLED_EVENTS:
+        groups = hooks.get(event) if isinstance(hooks, dict) else None
+        for i, group in enumerate(groups if isinstance(groups, list) else []):
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            first = handlers[0] if isinstance(handlers, list) and handlers and isinstance(handlers[0], dict) else {}
+            if " bridge codex" in str(first.get("command", "")) and len(handlers) == 1:
+                keys |= {f"{source}:{_snake(event)}:{i}:0" for source in sources}
+    return keys
+
+
+# A trust record Codex appends when the user trusts a hook (`/hooks`): a blank line, the table, its fields.
+_STATE = re.compile(r'\n?\[hooks\.state\.("(?:[^"\\\n]|\\.)*")\]\n(?:(?:trusted_hash|enabled) = [^\n]*\n)*')
+
+
+# One matcher group as `block` writes it, whatever the options were.
+_OUR_GROUP = re.compile(
+    r'\[\[hooks\.([A-Za-z]+)\]\]\n\[\[hooks\.\1\.hooks\]\]\ntype = "command"\ncommand = "[^\n]* bridge codex[^\n]*"\ntimeout = \d+\n'
+)
+
+
+def _drop_trust(text: str, keys: set[str]) -> str:
+    """``text`` without Codex's trust records of our hooks (left as they are for every other hook)."""
+
+    def keep(m: re.Match[str]) -> str:
+        try:
+            key = json.loads(m.group(1))
+        except ValueError:
+            return m.group(0)
+        return "" if key in keys else m.group(0)
+
+    return _STATE.sub(keep, text)
 
 
 def uninstall(path: str) -> str:
@@ -185,7 +238,12 @@ def uninstall(path: str) -> str:
     found = find(text) if text is not None else None
     if text is None or found is None:
         return f"nothing to remove: no hookd block in {path}"
-    rest = text[: found.start] + text[found.end :]
+    # Codex adds its own tables (trust records, a trusted project...) at the end of the file, which may be inside
+    # our block, before its end marker: only our lines go, everything else stays where it is.
+    inside = _OUR_GROUP.sub("", text[found.start : found.end])
+    inside = inside[inside.index("\n", inside.index(BEGIN)) + 1 :]
+    inside = inside[: inside.rindex(END)]
+    rest = _drop_trust(text[: found.start] + inside + text[found.end :], state_keys(text, path))
     if not rest and found.header.get("created_file") is True:
         os.unlink(os.path.realpath(path))
         for d in reversed([d for d in found.header.get("created_dirs", []) if isinstance(d, str)]):

@@ -3,7 +3,8 @@
 The CLI is this directory's `@openai/codex` (`npm ci` here: a native binary in a platform package). Its
 CODEX_HOME is in the test's HOME; config.toml there points a provider at the scripted server on 127.0.0.1
 (`wire_api = "responses"`), and `hookd bridge install codex` adds the hooks. Codex runs hooks only once the
-user trusted them; the test, being automation, passes `--dangerously-bypass-hook-trust`, and
+user trusted them: one test trusts them as a person would in Codex's /hooks (`hookd bridge install codex --trust`,
+through Codex's app-server), the other passes `--dangerously-bypass-hook-trust` as automation would. Both pass
 `--dangerously-bypass-approvals-and-sandbox` so that nothing but the hook stands between the model's command
 and the machine (the command would run if the hook let it).
 """
@@ -111,7 +112,7 @@ def codex(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore
     project.mkdir()
     servers: list[subprocess.Popen[bytes]] = []
 
-    def run(command: str) -> Run:
+    def run(command: str, trust: bool = False) -> Run:
         port_file, log_file = tmp_path / f"port{len(servers)}", tmp_path / f"requests{len(servers)}.jsonl"
         log_file.touch()
         server = subprocess.Popen([sys.executable, str(HERE / "model_server.py"), str(port_file), str(log_file), command], env=env.env)
@@ -123,17 +124,18 @@ def codex(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore
         config = codex_home / "config.toml"
         original = CONFIG.format(port=port_file.read_text()).encode()
         config.write_bytes(original)
-        installed = env.hookd("bridge", "install", "codex")
-        assert installed.returncode == 0, installed.stderr
-        assert "/hooks" in installed.stdout and "--dangerously-bypass-hook-trust" in installed.stdout
-        argv = [
-            str(binary),
-            "exec",
-            "--skip-git-repo-check",
-            "--dangerously-bypass-hook-trust",
-            "--dangerously-bypass-approvals-and-sandbox",
-            "Run the command.",
-        ]
+        if trust:
+            # The trust a person gives in Codex's /hooks, given through Codex's app-server.
+            installed = env.hookd("bridge", "install", "codex", "--trust", str(binary), timeout=120)
+            assert installed.returncode == 0, installed.stdout + installed.stderr
+            assert "trusted through Codex" in installed.stdout, installed.stdout
+            assert "trusted_hash" in config.read_text()
+        else:
+            installed = env.hookd("bridge", "install", "codex")
+            assert installed.returncode == 0, installed.stderr
+            assert "/hooks" in installed.stdout and "--dangerously-bypass-hook-trust" in installed.stdout
+        bypass = [] if trust else ["--dangerously-bypass-hook-trust"]
+        argv = [str(binary), "exec", "--skip-git-repo-check", *bypass, "--dangerously-bypass-approvals-and-sandbox", "Run the command."]
         done = subprocess.run(argv, cwd=project, env=env.env, capture_output=True, text=True, timeout=400, stdin=subprocess.DEVNULL)
         removed = env.hookd("bridge", "uninstall", "codex")
         assert removed.returncode == 0, removed.stderr
@@ -163,8 +165,9 @@ def test_a_global_guard_stops_rm_rf_in_codex(codex) -> None:  # type: ignore[no-
     victim = project / "keep"
     victim.mkdir()
     (victim / "file").write_text("precious")
-    result = run(f"rm -rf {victim}")
+    result = run(f"rm -rf {victim}", trust=True)
     assert result.returncode == 0, result.output
+    assert "bypass-hook-trust" not in result.output  # trusted hooks: no bypass, no warning
     assert (victim / "file").read_text() == "precious"
     told = result.tool_results()
     assert told and "no recursive force delete" in told[0], (told, result.output)
