@@ -16,7 +16,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,7 +102,6 @@ def codex(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore
     write_script(scripts / "no_rm_rf.py", NO_RM_RF)
     write_script(scripts / "rewrite.py", REWRITE)
     env.write_global_hooks(GUARDS.format(scripts=scripts))
-    daemon_factory()
     codex_home = env.home / ".codex"
     codex_home.mkdir()
     env.env.update(CODEX_HOME=str(codex_home), SCRIPTED_API_KEY="unused")
@@ -112,7 +111,9 @@ def codex(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore
     project.mkdir()
     servers: list[subprocess.Popen[bytes]] = []
 
-    def run(command: str, trust: bool = False) -> Run:
+    def run(command: str, trust: bool = False, user_hooks: str = "", prepare: Callable[[Path], None] | None = None) -> Run:
+        """One `codex exec` whose model runs ``command``; ``user_hooks`` (TOML) are the user's own Codex hooks,
+        and ``prepare(config)`` runs before the daemon starts and the bridge is installed."""
         port_file, log_file = tmp_path / f"port{len(servers)}", tmp_path / f"requests{len(servers)}.jsonl"
         log_file.touch()
         server = subprocess.Popen([sys.executable, str(HERE / "model_server.py"), str(port_file), str(log_file), command], env=env.env)
@@ -122,8 +123,11 @@ def codex(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore
             assert server.poll() is None and time.monotonic() < deadline, "the scripted model server did not start"
             time.sleep(0.02)
         config = codex_home / "config.toml"
-        original = CONFIG.format(port=port_file.read_text()).encode()
-        config.write_bytes(original)
+        config.write_text(CONFIG.format(port=port_file.read_text()) + user_hooks)
+        if prepare is not None:
+            prepare(config)
+        daemon_factory()
+        original = config.read_bytes()
         if trust:
             # The trust a person gives in Codex's /hooks, given through Codex's app-server.
             installed = env.hookd("bridge", "install", "codex", "--trust", str(binary), timeout=120)
@@ -194,3 +198,55 @@ def test_an_allow_rewrites_the_command(codex) -> None:  # type: ignore[no-untype
     [call] = [e for e in journal(env, "tool.approval.pre") if e.get("kind") == "decide"]
     assert call["decision"] == "allow" and call["decided_by"]["name"] == "rewrite-placeholder"
     assert call["session"] == session_of(result.output)
+
+
+NO_TOUCH = """
+import json, sys
+data = json.load(sys.stdin)
+with open(sys.argv[1], "a") as log:
+    log.write(json.dumps(data) + "\\n")
+if data["tool_input"]["command"].startswith("touch "):
+    print("touch is not allowed here; the user keeps this directory read-only", file=sys.stderr)
+    sys.exit(2)
+"""
+
+
+def test_a_codex_hook_imported_into_hookd_runs_once_and_blocks_as_it_did(codex, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    env, project, run = codex
+    hook = write_script(tmp_path / "no_touch.py", NO_TOUCH)
+    seen = tmp_path / "seen.jsonl"
+    user_hooks = f"""
+[[hooks.PreToolUse]]
+matcher = "Bash"
+
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "{hook} {seen}"
+timeout = 30
+"""
+    before: list[bytes] = []
+
+    def import_it(config: Path) -> None:
+        before.append(config.read_bytes())
+        out = env.config / "hookd" / "hooks.d" / "codex.yaml"
+        done = env.hookd("import", "codex", str(config), "-o", str(out))
+        assert done.returncode == 0, done.stderr
+        assert "turned them off in Codex" in done.stderr, done.stderr
+        assert "name: codex-pre-tool-use-1" in out.read_text()
+
+    marker = project / "touched"
+    result = run(f"touch {marker}", user_hooks=user_hooks, prepare=import_it)
+    assert result.returncode == 0, result.output
+    assert not marker.exists()
+    told = result.tool_results()
+    assert told and "touch is not allowed here" in told[0], (told, result.output)
+    # Codex no longer runs it (its `enabled = false`); hookd ran it once, with Codex's own hook input.
+    [data] = [json.loads(line) for line in seen.read_text().splitlines()]
+    assert data["hook_event_name"] == "PreToolUse" and data["turn_id"] and data["model"] == "m"
+    assert data["tool_input"] == {"command": f"touch {marker}"} and data["session_id"] == session_of(result.output)
+    [call] = [e for e in journal(env, "tool.approval.pre") if e.get("kind") == "decide"]
+    assert call["decision"] == "deny" and call["decided_by"]["name"] == "codex-pre-tool-use-1"
+    config = env.home / ".codex" / "config.toml"
+    undone = env.hookd("import", "codex", "--undo", str(config))
+    assert undone.returncode == 0, undone.stderr
+    assert config.read_bytes() == before[0]
