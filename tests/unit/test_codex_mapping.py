@@ -126,6 +126,13 @@ def test_pre_tool_use_never_carries_fields_codex_refuses_there() -> None:
     }
 
 
+def test_a_deny_on_pre_compact_stops_instead_of_compacting() -> None:
+    call = mapping.route({**COMMON, "turn_id": TURN, "hook_event_name": "PreCompact", "trigger": "auto"}, {})
+    assert (call.point, call.decide) == ("experimental.session.compacting", True)
+    assert mapping.render("PreCompact", Verdict("deny", "not now")) == {"continue": False, "stopReason": "not now"}
+    assert mapping.render("PreCompact", Verdict("allow")) is None
+
+
 def test_permission_request() -> None:
     assert mapping.render("PermissionRequest", Verdict("allow", modified_input={"command": "x"})) == {
         "hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}

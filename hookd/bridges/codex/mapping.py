@@ -30,7 +30,7 @@ ROUTES: dict[str, tuple[str, bool]] = {
     "SubagentStop": ("agent.subagent.complete", True),
     "SessionStart": ("agent.turn.start", True),
     "SessionEnd": ("chat.finished", False),
-    "PreCompact": ("experimental.session.compacting", False),
+    "PreCompact": ("experimental.session.compacting", True),
     "PostCompact": (UNMAPPED_PREFIX + "PostCompact", False),
     "Interrupt": (UNMAPPED_PREFIX + "Interrupt", False),
 }
@@ -134,6 +134,9 @@ def render(event: str, verdict: Verdict | None, tool_name: str | None = None) ->
             specific["decision"] = {"behavior": "deny", "message": _why(v, "denied")}
     elif event in TOP_LEVEL_BLOCK and v.decision == "deny":
         out.update(decision="block", reason=_why(v, "blocked"))
+    elif event == "PreCompact" and v.decision == "deny":
+        # Codex's PreCompact reads no decision; `continue: false` stops the turn instead of compacting.
+        out.update({"continue": False, "stopReason": _why(v, "compaction stopped")})
     elif event == "SubagentStart" and v.decision == "deny":
         notes.append(f"hookd: {_why(v, 'denied')} (Codex cannot block SubagentStart)")
     if event == "PostToolUse" and v.modified_output is not None:
