@@ -103,6 +103,21 @@ def test_codex_trust_records_of_our_hooks_go_and_everything_else_codex_added_sta
     assert config.read_text() == USER_CONFIG + theirs + _trust_record("/elsewhere/config.toml:stop:0:0")
 
 
+def test_reinstalling_keeps_what_codex_added_inside_the_block(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(USER_CONFIG)
+    install.install(str(config), OPTIONS)
+    text = config.read_text()
+    at = text.index(install.END)
+    trusted = _trust_record(f"{config}:pre_tool_use:1:0") + '\n[projects."/work/other"]\ntrust_level = "trusted"\n'
+    config.write_text(text[:at] + trusted + text[at:])
+    assert install.install(str(config), OPTIONS).startswith("already installed")
+    install.install(str(config), OPTIONS._replace(timeout=30))
+    assert trusted in config.read_text() and "timeout = 30\n" in config.read_text()
+    install.uninstall(str(config))
+    assert config.read_text() == USER_CONFIG + '\n[projects."/work/other"]\ntrust_level = "trusted"\n'
+
+
 def test_reinstall_with_other_options_replaces_the_block_in_place(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text(USER_CONFIG)

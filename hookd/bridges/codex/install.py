@@ -77,9 +77,9 @@ def _toml_string(text: str) -> str:
     return json.dumps(text)
 
 
-def block(options: Options, header: dict[str, Any]) -> str:
-    """The marked block install appends: one matcher group with one command hook per Codex event."""
-    lines = [BEGIN + json.dumps(header, sort_keys=True) + "\n"]
+def _groups(options: Options) -> str:
+    """One matcher group with one command hook per Codex event."""
+    lines: list[str] = []
     for event in INSTALLED_EVENTS:
         lines += [
             f"[[hooks.{event}]]\n",
@@ -88,8 +88,12 @@ def block(options: Options, header: dict[str, Any]) -> str:
             f"command = {_toml_string(command(options, event))}\n",
             f"timeout = {timeout_for(event, options)}\n",
         ]
-    lines.append(END)
     return "".join(lines)
+
+
+def block(options: Options, header: dict[str, Any]) -> str:
+    """The marked block install appends."""
+    return BEGIN + json.dumps(header, sort_keys=True) + "\n" + _groups(options) + END
 
 
 class Found(NamedTuple):
@@ -150,21 +154,33 @@ def _missing_dirs(path: str) -> list[str]:
     return list(reversed(missing))
 
 
+def _parts(text: str, found: Found) -> tuple[str, str]:
+    """(our groups, everything else inside the block, in order) of the block ``found`` in ``text``.
+
+    Codex adds its own tables (trust records, a trusted project...) after the file's last table, which is inside
+    our block, before its end marker: they are not ours to remove or rewrite."""
+    region = text[found.start : found.end]
+    region = region[region.index("\n", region.index(BEGIN)) + 1 : region.rindex(END)]
+    ours = "".join(m.group(0) for m in _OUR_GROUP.finditer(region))
+    return ours, _OUR_GROUP.sub("", region)
+
+
 def install(path: str, options: Options) -> str:
     text = _read(path)
     original = text if text is not None else ""
     found = find(original) if text is not None else None
     if found is not None:
         header = found.header
-        before, after = original[: found.start], original[found.end :]
+        ours, foreign = _parts(original, found)
+        if ours == _groups(options):
+            return f"already installed: {path}"
+        before, after = original[: found.start], foreign + original[found.end :]
     else:
         _check(original, path)
         sep = "" if not original else "\n" if original.endswith("\n") else "\n\n"
         header = {"sep": sep, "created_file": text is None, "created_dirs": _missing_dirs(path)}
         before, after = original, ""
     new = before + header.get("sep", "") + block(options, header) + after
-    if new == original:
-        return f"already installed: {path}"
     _check(new, path)
     for d in header.get("created_dirs", []) if found is None else []:
         os.makedirs(d, exist_ok=True)
@@ -238,12 +254,8 @@ def uninstall(path: str) -> str:
     found = find(text) if text is not None else None
     if text is None or found is None:
         return f"nothing to remove: no hookd block in {path}"
-    # Codex adds its own tables (trust records, a trusted project...) at the end of the file, which may be inside
-    # our block, before its end marker: only our lines go, everything else stays where it is.
-    inside = _OUR_GROUP.sub("", text[found.start : found.end])
-    inside = inside[inside.index("\n", inside.index(BEGIN)) + 1 :]
-    inside = inside[: inside.rindex(END)]
-    rest = _drop_trust(text[: found.start] + inside + text[found.end :], state_keys(text, path))
+    _, foreign = _parts(text, found)
+    rest = _drop_trust(text[: found.start] + foreign + text[found.end :], state_keys(text, path))
     if not rest and found.header.get("created_file") is True:
         os.unlink(os.path.realpath(path))
         for d in reversed([d for d in found.header.get("created_dirs", []) if isinstance(d, str)]):
