@@ -1,6 +1,8 @@
-"""What a Codex hook event costs through hookd: Codex has command hooks only, so each event spawns
-`hookd bridge codex`; next to it, in the same run, spawning `sh -c 'cat >/dev/null'` (the cheapest command
-hook), `python -c pass` (the floor of any Python hook) and the Claude Code Python bridge on the same event.
+"""What a Codex hook event costs through hookd: Codex has command hooks only, so each event spawns a
+process: the compiled shim (`claude-shim EVENT PORT TOKEN_FILE --agent codex`, one loopback request to the
+daemon's /codex/ endpoint), or the Python bridge `hookd bridge codex`; next to them, in the same run, spawning
+`sh -c 'cat >/dev/null'` (the cheapest command hook), `python -c pass` (the floor of any Python hook) and the
+Claude Code Python bridge on the same event.
 
     python bench/codex_bridge.py [--n 200]
 
@@ -13,10 +15,12 @@ import argparse
 import json
 import os
 import sys
+import tempfile
+from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench.bridge import NOOP, hookd_script, wall
+from bench.bridge import NOOP, endpoint, hookd_script, wall
 from bench.common import Stats, daemon, sandbox, table
 
 EVENT = json.dumps(
@@ -39,15 +43,30 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=200)
     n = ap.parse_args().n
-    with sandbox() as env, daemon(env, "--no-user-hooks"):
+    from hookd.bridges import shim
+
+    with sandbox() as env, tempfile.TemporaryDirectory(prefix="hookd-shim-") as tmp, daemon(env, "--no-user-hooks") as proc:
+        port, _ = endpoint(env, proc.pid)
+        token_file = str(Path(env["XDG_STATE_HOME"]) / "hookd" / "http-token")
+        built = shim.build(Path(tmp))
         base = Stats.of("spawn sh -c 'cat >/dev/null' (baseline)", wall(NOOP, env, n, EVENT))
+        shimmed = None
+        if built.path:
+            argv = [built.path, "PreToolUse", str(port), token_file, "--agent", "codex"]
+            shimmed = Stats.of("shim --agent codex (spawn + HTTP), PreToolUse -> decide, no hooks", wall(argv, env, n, EVENT))
         python = Stats.of("spawn python -c pass", wall([sys.executable, "-c", "pass"], env, n // 4, EVENT))
         codex = Stats.of(
             "hookd bridge codex, PreToolUse -> decide, no hooks", wall([*hookd_script(), "bridge", "codex"], env, n // 4, EVENT)
         )
         claude = Stats.of("hookd bridge claude-code, same event", wall([*hookd_script(), "bridge", "claude-code"], env, n // 4, EVENT))
-    rows = [(base, None, "baseline"), (python, base, "Python's floor"), (codex, base, "per Codex event"), (claude, base, "for comparison")]
+    rows = [(base, None, "baseline")]
+    rows += [(shimmed, base, "per Codex event (installed)")] if shimmed else []
+    rows += [(python, base, "Python's floor"), (codex, base, "without a C compiler"), (claude, base, "for comparison")]
     sys.stdout.write(table("A Codex hook event through hookd, wall time per event", rows))
+    if shimmed:
+        sys.stdout.write(f"- shim over the baseline: {(shimmed.median_us - base.median_us) / 1000:.2f} ms\n")
+    else:
+        sys.stdout.write(f"- shim: not built ({built.why})\n")
     sys.stdout.write(f"- hookd bridge codex over python -c pass: {(codex.median_us - python.median_us) / 1000:.1f} ms\n")
 
 

@@ -119,3 +119,42 @@ def test_daemon_down_proceeds_or_denies_with_fail_closed(env: Env) -> None:
 def test_bad_input_exits_1_with_a_reason(env: Env, raw: str) -> None:
     r = env.hookd("bridge", "codex", input=raw)
     assert (r.returncode, r.stdout) == (1, "") and "bad hook input" in r.stderr
+
+
+def test_the_installed_shim_answers_in_codex_format(env: Env, daemon_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+    import tomllib
+
+    from hookd.bridges.shim import compiler
+
+    if compiler() is None:
+        pytest.skip("no C compiler: install uses the Python bridge, covered above")
+    b = Bridge(env, tmp_path)
+    answer = write_script(tmp_path / "answer.py", ANSWER)
+    env.write_global_hooks(
+        f"hooks:\n  - name: answer\n    point: tool.approval.pre\n    type: decision\n    command: {answer}\n"
+        f"    env: {{ANSWERS: {b.answers}}}\n    enabled: true\n"
+    )
+    daemon_factory()
+    env.env["CODEX_HOME"] = str(env.home / ".codex")
+    r = env.hookd("bridge", "install", "codex")
+    assert r.returncode == 0, r.stderr
+    hooks = tomllib.loads((env.home / ".codex" / "config.toml").read_text())["hooks"]
+    [command] = [g["hooks"][0]["command"] for g in hooks["PreToolUse"]]
+    assert "claude-shim PreToolUse" in command and command.endswith("--agent codex")
+
+    def run(answers: dict[str, Any]) -> tuple[int, Any]:
+        b.answers.write_text(json.dumps(answers))
+        # As Codex runs a command hook: through the shell, the hook input on stdin.
+        done = subprocess.run(
+            ["sh", "-c", command], input=json.dumps({"cwd": b.cwd, **PRE_TOOL_USE}), capture_output=True, text=True, env=env.env, timeout=60
+        )
+        return done.returncode, json.loads(done.stdout) if done.stdout.strip() else None
+
+    assert run({"tool.approval.pre": {"decision": "deny", "reason": "no"}}) == (
+        0,
+        {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no"}},
+    )
+    # Codex's rules, not Claude Code's: a plain allow is no answer, an ask is a deny.
+    assert run({"tool.approval.pre": {"decision": "allow"}}) == (0, None)
+    assert run({"tool.approval.pre": {"decision": "ask"}})[1]["hookSpecificOutput"]["permissionDecision"] == "deny"

@@ -14,19 +14,30 @@ def _path(args: argparse.Namespace) -> str:
     return install.config_path(getattr(args, "scope", None) or "user")
 
 
+def options_for(args: argparse.Namespace) -> install.Options:
+    """What to install: the shim and the daemon's HTTP endpoint (as for Claude Code's command-only events),
+    else, with --command or --no-shim or without a C compiler, the Python bridge."""
+    timeout = max(1, getattr(args, "timeout", install.DEFAULT_TIMEOUT))
+    fail_closed = bool(getattr(args, "fail_closed", False))
+    extra = getattr(args, "bridge_args", "") or ""
+    command = getattr(args, "command", None)
+    if command is not None:
+        return install.default_options(timeout, fail_closed, extra, hookd=command)
+    from hookd.cli.bridge import route
+
+    how = route(args)
+    return install.default_options(timeout, fail_closed, extra)._replace(shim=how.shim, port=how.port, token_file=how.token_file)
+
+
 def run_install(args: argparse.Namespace) -> int:
     from hookd.cli.common import fail
+    from hookd.httphooks.files import EndpointFileError
 
     try:
-        options = install.default_options(
-            timeout=getattr(args, "timeout", install.DEFAULT_TIMEOUT),
-            fail_closed=bool(getattr(args, "fail_closed", False)),
-            extra=getattr(args, "bridge_args", "") or "",
-            hookd=getattr(args, "command", None),
-        )
+        options = options_for(args)
         path = _path(args)
         result = install.install(path, options)
-    except (install.InstallError, OSError) as exc:
+    except (install.InstallError, EndpointFileError, OSError) as exc:
         return fail(str(exc))
     sys.stdout.write(result + "\n")
     codex = getattr(args, "trust", None)

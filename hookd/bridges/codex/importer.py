@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import tomllib
 from collections.abc import Mapping
 from typing import Any
@@ -22,12 +21,11 @@ from hookd import points
 
 from .. import import_move
 from ..importer import MAX_TIMEOUT, Imported, _shell, _slug, match_pattern
-from .install import SHORT_EVENTS
+from .install import SHORT_EVENTS, is_ours_command
 from .mapping import MATCHER_FIELDS, ROUTES, UNMAPPED_PREFIX
 
 GROUP = "codex"
 DEFAULT_TIMEOUT = 600  # Codex's default for a command hook, in seconds
-_OURS = re.compile(r"(^|\s)bridge codex(\s|$)")
 
 
 class ImportFileError(ValueError):
@@ -61,7 +59,7 @@ def is_ours(group: Any) -> bool:
         isinstance(handlers, list)
         and len(handlers) == 1
         and isinstance(handlers[0], dict)
-        and bool(_OURS.search(str(handlers[0].get("command", ""))))
+        and is_ours_command(str(handlers[0].get("command", "")))
     )
 
 

@@ -42,6 +42,10 @@ class Options(NamedTuple):
     timeout: int = DEFAULT_TIMEOUT
     fail_closed: bool = False
     extra: str = ""  # more options for `hookd bridge codex`
+    # The compiled shim and the daemon's HTTP endpoint; without a shim, the Python bridge runs.
+    shim: str | None = None
+    port: int = 0
+    token_file: str = ""
 
 
 def config_path(scope: str, environ: dict[str, str] | None = None, cwd: str | None = None) -> str:
@@ -60,14 +64,18 @@ def timeout_for(event: str, options: Options) -> int:
 
 
 def command(options: Options, event: str = "") -> str:
-    """The hook command: the Python bridge, giving up a second before Codex would kill it."""
-    words = [f"{options.hookd} bridge codex"]
+    """The hook command, giving up a second before Codex would kill it: the shim (an exec and one loopback
+    request to the daemon's /codex/ endpoint) where it was built, else the Python bridge."""
     timeout = timeout_for(event, options)
+    if options.shim:
+        words = [shlex.quote(options.shim), event, str(options.port), shlex.quote(options.token_file), "--agent codex"]
+    else:
+        words = [f"{options.hookd} bridge codex"]
     if timeout != DEFAULT_TIMEOUT:
         words.append(f"--timeout {max(1, timeout - 1)}")
     if options.fail_closed:
         words.append("--fail-closed")
-    if options.extra.strip():
+    if options.extra.strip() and not options.shim:
         words.append(" ".join(shlex.quote(w) for w in shlex.split(options.extra)))
     return " ".join(words)
 
@@ -203,6 +211,11 @@ TRUST_NOTE = (
 )
 
 
+def is_ours_command(command: str) -> bool:
+    """A command install writes: the Python bridge or the shim for Codex."""
+    return bool(re.search(r"(^|\s)bridge codex(\s|$)|\s--agent codex(\s|$)", command))
+
+
 def _snake(event: str) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in event).lstrip("_")
 
@@ -221,7 +234,7 @@ def state_keys(text: str, path: str) -> set[str]:
         for i, group in enumerate(groups if isinstance(groups, list) else []):
             handlers = group.get("hooks") if isinstance(group, dict) else None
             first = handlers[0] if isinstance(handlers, list) and handlers and isinstance(handlers[0], dict) else {}
-            if " bridge codex" in str(first.get("command", "")) and len(handlers) == 1:
+            if is_ours_command(str(first.get("command", ""))) and len(handlers) == 1:
                 keys |= {f"{source}:{_snake(event)}:{i}:0" for source in sources}
     return keys
 
@@ -232,7 +245,8 @@ _STATE = re.compile(r'\n?\[hooks\.state\.("(?:[^"\\\n]|\\.)*")\]\n(?:(?:trusted_
 
 # One matcher group as `block` writes it, whatever the options were.
 _OUR_GROUP = re.compile(
-    r'\[\[hooks\.([A-Za-z]+)\]\]\n\[\[hooks\.\1\.hooks\]\]\ntype = "command"\ncommand = "[^\n]* bridge codex[^\n]*"\ntimeout = \d+\n'
+    r"\[\[hooks\.([A-Za-z]+)\]\]\n\[\[hooks\.\1\.hooks\]\]\n"
+    r'type = "command"\ncommand = "[^\n]*(?: bridge codex| --agent codex)[^\n]*"\ntimeout = \d+\n'
 )
 
 

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..claude_code import AGENT_ENV, Call, Verdict, payload_of
+from ..claude_code import BadInput as cc_BadInput
 
 AGENT = "codex"
 UNMAPPED_PREFIX = "custom.codex."
@@ -56,8 +57,8 @@ NO_FLOW_FIELDS = frozenset({"PreToolUse", "PermissionRequest"})
 MCP_PREFIX = "mcp__"
 
 
-class BadInput(ValueError):
-    """The agent's stdin is not a hook input object."""
+# The agent's stdin is not a hook input object (the same error as Claude Code's, so the HTTP endpoint reports both alike).
+BadInput = cc_BadInput
 
 
 def route(hook_input: Any, environ: Mapping[str, str]) -> Call:

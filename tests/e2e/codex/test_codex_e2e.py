@@ -16,12 +16,14 @@ import os
 import subprocess
 import sys
 import time
+import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from hookd.bridges.shim import compiler
 from tests.conftest import Env, write_script
 
 HERE = Path(__file__).resolve().parent
@@ -111,7 +113,9 @@ def codex(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore
     project.mkdir()
     servers: list[subprocess.Popen[bytes]] = []
 
-    def run(command: str, trust: bool = False, user_hooks: str = "", prepare: Callable[[Path], None] | None = None) -> Run:
+    def run(
+        command: str, trust: bool = False, user_hooks: str = "", prepare: Callable[[Path], None] | None = None, shim: bool = True
+    ) -> Run:
         """One `codex exec` whose model runs ``command``; ``user_hooks`` (TOML) are the user's own Codex hooks,
         and ``prepare(config)`` runs before the daemon starts and the bridge is installed."""
         port_file, log_file = tmp_path / f"port{len(servers)}", tmp_path / f"requests{len(servers)}.jsonl"
@@ -130,14 +134,19 @@ def codex(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore
         original = config.read_bytes()
         if trust:
             # The trust a person gives in Codex's /hooks, given through Codex's app-server.
-            installed = env.hookd("bridge", "install", "codex", "--trust", str(binary), timeout=120)
+            installed = env.hookd("bridge", "install", "codex", "--trust", str(binary), *([] if shim else ["--no-shim"]), timeout=120)
             assert installed.returncode == 0, installed.stdout + installed.stderr
             assert "trusted through Codex" in installed.stdout, installed.stdout
             assert "trusted_hash" in config.read_text()
         else:
-            installed = env.hookd("bridge", "install", "codex")
+            installed = env.hookd("bridge", "install", "codex", *([] if shim else ["--no-shim"]))
             assert installed.returncode == 0, installed.stderr
             assert "/hooks" in installed.stdout and "--dangerously-bypass-hook-trust" in installed.stdout
+        # The compiled shim posting to the daemon's /codex/ endpoint (where a C compiler exists), or the Python bridge.
+        shimmed = shim and compiler() is not None
+        command_of = tomllib.loads(config.read_text())["hooks"]["PreToolUse"][-1]["hooks"][0]["command"]
+        wanted = ("claude-shim PreToolUse ", " --agent codex") if shimmed else (" bridge codex", " bridge codex")
+        assert wanted[0] in command_of and command_of.endswith(wanted[1]), command_of
         bypass = [] if trust else ["--dangerously-bypass-hook-trust"]
         argv = [str(binary), "exec", "--skip-git-repo-check", *bypass, "--dangerously-bypass-approvals-and-sandbox", "Run the command."]
         done = subprocess.run(argv, cwd=project, env=env.env, capture_output=True, text=True, timeout=400, stdin=subprocess.DEVNULL)
@@ -192,7 +201,7 @@ def test_a_global_guard_stops_rm_rf_in_codex(codex) -> None:  # type: ignore[no-
 def test_an_allow_rewrites_the_command(codex) -> None:  # type: ignore[no-untyped-def]
     env, project, run = codex
     out = project / "out.txt"
-    result = run(f"echo original > {out}")
+    result = run(f"echo original > {out}", shim=False)
     assert result.returncode == 0, result.output
     assert out.read_text() == "rewritten\n", result.output
     [call] = [e for e in journal(env, "tool.approval.pre") if e.get("kind") == "decide"]
