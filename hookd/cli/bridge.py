@@ -8,7 +8,7 @@ import sys
 from hookd.bridges.run import add_options
 
 AGENTS = ("claude-code",)
-INSTALLABLE = (*AGENTS, "opencode")
+INSTALLABLE = (*AGENTS, "opencode", "codex")
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -30,6 +30,9 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     add_options(c)
     c.set_defaults(run=run_bridge)
+    x = bridges.add_parser("codex", help="handle one Codex hook event (stdin: hook input, stdout: hook output)")
+    add_options(x)
+    x.set_defaults(run=run_codex)
 
     r = bridges.add_parser(
         "run-hook",
@@ -77,6 +80,9 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             )
             i.add_argument("--no-shim", action="store_true", help="use the Python bridge, not the compiled shim, where a command is needed")
             i.add_argument("--client", metavar="PATH", help="opencode: the hookd-client package the plugin imports")
+            i.add_argument(
+                "--trust", nargs="?", const="codex", metavar="CODEX", help="codex: trust the installed hooks through Codex itself"
+            )
         i.set_defaults(run=run_install if verb == "install" else run_uninstall, scope=None)
 
     p.set_defaults(run=lambda args: (p.print_help(sys.stderr), 2)[1])
@@ -84,6 +90,12 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run_bridge(args: argparse.Namespace) -> int:
     from hookd.bridges.run import run
+
+    return run(args)
+
+
+def run_codex(args: argparse.Namespace) -> int:
+    from hookd.bridges.codex.run import run
 
     return run(args)
 
@@ -125,6 +137,10 @@ def route(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 
 def run_install(args: argparse.Namespace) -> int:
+    if args.agent == "codex":
+        from hookd.bridges.codex.cli import run_install as install_codex
+
+        return install_codex(args)
     if args.agent == "opencode":
         from hookd.bridges.opencode.cli import run_install as install_opencode
 
@@ -148,6 +164,10 @@ def run_install(args: argparse.Namespace) -> int:
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
+    if args.agent == "codex":
+        from hookd.bridges.codex.cli import run_uninstall as uninstall_codex
+
+        return uninstall_codex(args)
     if args.agent == "opencode":
         from hookd.bridges.opencode.cli import run_uninstall as uninstall_opencode
 

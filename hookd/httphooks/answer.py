@@ -11,6 +11,7 @@ import msgspec
 from hookd_client import messages as m
 
 from ..bridges import claude_code as cc
+from ..bridges.codex import mapping as codex
 from ..bridges.run import not_run_line, verdict_of
 
 if TYPE_CHECKING:
@@ -83,10 +84,14 @@ def too_large(event: str, size: int, limit: int) -> bytes:
     return encode(out)
 
 
-async def answer(daemon: Daemon, event: str, body: bytes, environ: Mapping[str, str]) -> bytes:
+async def answer(daemon: Daemon, event: str, body: bytes, environ: Mapping[str, str], agent: str = "claude-code") -> bytes:
     """The response body for one hook input. Raises cc.BadInput, msgspec.DecodeError, Unavailable."""
     hook_input = msgspec.json.decode(body)
     if isinstance(hook_input, dict) and not hook_input.get("hook_event_name"):
         hook_input["hook_event_name"] = event
+    if agent == "codex":
+        routed = codex.route(hook_input, environ)
+        tool = hook_input.get("tool_name")
+        return encode(codex.render(routed.event, await call(daemon, routed), tool if isinstance(tool, str) else None))
     routed = cc.route(hook_input, environ)
     return encode(cc.render(routed.event, await call(daemon, routed)))

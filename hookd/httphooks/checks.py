@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 PATH_PREFIX = "/claude-code/"
+# Each agent's endpoint: its hook events are POSTed to PREFIX + EVENT and answered in its format.
+AGENT_PREFIXES = {PATH_PREFIX: "claude-code", "/codex/": "codex"}
 ENV_HEADER = "x-hookd-env-"
 _EVENT = re.compile(r"[A-Za-z][A-Za-z0-9]{0,63}")
 _ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,127}")
@@ -28,6 +30,7 @@ class Refusal(NamedTuple):
 class Accepted(NamedTuple):
     event: str
     environ: dict[str, str]  # the agent's environment, as forwarded in X-Hookd-Env-NAME headers
+    agent: str = "claude-code"
 
 
 def hosts(port: int) -> frozenset[bytes]:
@@ -66,7 +69,8 @@ def check(
     if method != b"POST":
         return Refusal(405, "only POST is served")
     path = target.split(b"?", 1)[0].decode("ascii", "replace")
-    event = path[len(PATH_PREFIX) :] if path.startswith(PATH_PREFIX) else ""
+    prefix = next((p for p in AGENT_PREFIXES if path.startswith(p)), PATH_PREFIX)
+    event = path[len(prefix) :] if path.startswith(prefix) else ""
     if not _EVENT.fullmatch(event):
         return Refusal(404, f"no such endpoint; hook events are POSTed to {PATH_PREFIX}EVENT")
-    return Accepted(event, environ)
+    return Accepted(event, environ, AGENT_PREFIXES[prefix])

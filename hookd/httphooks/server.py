@@ -218,7 +218,7 @@ class HttpConnection(asyncio.Protocol):
             if size > limit:
                 log.warning("HTTP hook input over the limit: answered without its hooks", hook_event=accepted.event, size=size, limit=limit)
                 return 200, answer.too_large(accepted.event, size, limit)
-            return 200, await answer.answer(self.endpoint.daemon, accepted.event, body, accepted.environ)
+            return 200, await answer.answer(self.endpoint.daemon, accepted.event, body, accepted.environ, accepted.agent)
         except (msgspec.DecodeError, cc.BadInput) as exc:
             return 400, f"bad hook input: {exc}".encode()
         except answer.Unavailable as exc:

@@ -10,7 +10,10 @@
  * When hookd cannot answer (not running, refused, too slow), the agent proceeds and one line
  * on stderr says why; with --fail-closed a PreToolUse is denied instead.
  *
- * usage: claude-shim EVENT PORT TOKEN_FILE [--fail-closed] [--timeout SECONDS]
+ * usage: claude-shim EVENT PORT TOKEN_FILE [--fail-closed] [--timeout SECONDS] [--agent NAME]
+ *
+ * --agent names the endpoint's agent (default claude-code): Codex's hooks, which have no HTTP type,
+ * run this shim with --agent codex and are answered in Codex's format.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -37,6 +40,7 @@ extern char **environ;
 static const char *KEEP[] = {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "TMPDIR", "VIRTUAL_ENV", "PWD", NULL};
 
 static const char *event = "";
+static const char *agent = "claude-code";
 static int fail_closed = 0;
 static double deadline_at = 0;
 
@@ -212,7 +216,7 @@ static int recv_all(int fd, struct buf *b) {
 int main(int argc, char **argv) {
     double timeout = 600;
     if (argc < 4) {
-        fputs("usage: claude-shim EVENT PORT TOKEN_FILE [--fail-closed] [--timeout SECONDS]\n", stderr);
+        fputs("usage: claude-shim EVENT PORT TOKEN_FILE [--fail-closed] [--timeout SECONDS] [--agent NAME]\n", stderr);
         return 2;
     }
     event = argv[1];
@@ -221,6 +225,11 @@ int main(int argc, char **argv) {
     for (int i = 4; i < argc; i++) {
         if (strcmp(argv[i], "--fail-closed") == 0) fail_closed = 1;
         else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) timeout = strtod(argv[++i], NULL);
+        else if (strcmp(argv[i], "--agent") == 0 && i + 1 < argc) agent = argv[++i];
+    }
+    if (strspn(agent, "abcdefghijklmnopqrstuvwxyz-") != strlen(agent) || !*agent || strlen(agent) > 32) {
+        fputs("claude-shim: --agent takes a lower-case name\n", stderr);
+        return 2;
     }
     if (timeout <= 0) timeout = 600;
     deadline_at = now() + timeout;
@@ -237,7 +246,7 @@ int main(int argc, char **argv) {
     if (port <= 0 || port > 65535) return unavailable("no valid port given");
 
     struct buf head = {0};
-    addf(&head, "POST /claude-code/%s HTTP/1.1\r\nHost: 127.0.0.1:%ld\r\n", event, port);
+    addf(&head, "POST /%s/%s HTTP/1.1\r\nHost: 127.0.0.1:%ld\r\n", agent, event, port);
     addf(&head, "Content-Type: application/json\r\nContent-Length: %zu\r\nConnection: close\r\n", body.len);
     add(&head, "Authorization: Bearer ", 22);
     add(&head, token, strlen(token));

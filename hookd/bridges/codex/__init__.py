@@ -1,0 +1,1 @@
+"""The Codex CLI bridge: Codex's command hooks (config.toml `[hooks]`) forwarded to hookd."""

@@ -1,0 +1,286 @@
+"""`hookd bridge install codex` / `uninstall codex`: hookd's command hooks in Codex's config.toml.
+
+Codex reads hooks from inline `[hooks]` tables of its config.toml (`$CODEX_HOME/config.toml`, by default
+`~/.codex/config.toml`; a project's `.codex/config.toml` once Codex trusts the project). Install appends one
+marked block at the end of the file: per Codex event, one `[[hooks.EVENT]]` matcher group (no matcher: every
+tool, every source) holding one `type = "command"` hook that runs `hookd bridge codex`. The user's bytes are
+never re-serialized: uninstall cuts the block out (and the newline install added before it), so install then
+uninstall leaves the file byte for byte as it was, whatever else the user changed in between. The composed
+file is parsed (tomllib) before it is written; a file TOML cannot read, or whose `hooks` is not a table of
+arrays, is reported and left alone.
+
+The command is the same text on every install with the same options, because Codex runs a hook only once the
+user trusted it and keys that trust on the hook's definition: reinstalling does not ask for trust again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import tomllib
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from ..settings_file import _write, default_hookd
+from .mapping import INSTALLED_EVENTS
+
+BEGIN = "# >>> hookd bridge codex: `hookd bridge uninstall codex` removes this block "
+END = "# <<< hookd bridge codex\n"
+DEFAULT_TIMEOUT = 600  # seconds, Codex's `timeout` unit; Codex's own default for a command hook
+# Codex clamps these events' hook timeouts to 3 s (and warns at every start about a longer one).
+SHORT_EVENTS = {"SessionEnd": 3, "Interrupt": 3}
+
+
+class InstallError(Exception):
+    """Something the user must fix; the message says what."""
+
+
+class Options(NamedTuple):
+    hookd: str  # how Codex starts hookd (an absolute path: Codex does not share our PATH)
+    timeout: int = DEFAULT_TIMEOUT
+    fail_closed: bool = False
+    extra: str = ""  # more options for `hookd bridge codex`
+    # The compiled shim and the daemon's HTTP endpoint; without a shim, the Python bridge runs.
+    shim: str | None = None
+    port: int = 0
+    token_file: str = ""
+
+
+def config_path(scope: str, environ: dict[str, str] | None = None, cwd: str | None = None) -> str:
+    """Codex's config.toml for ``scope``: the user's ($CODEX_HOME, else ~/.codex) or the project's (./.codex)."""
+    env = os.environ if environ is None else environ
+    if scope == "project":
+        return os.path.join(cwd or os.getcwd(), ".codex", "config.toml")
+    if scope != "user":
+        raise InstallError(f"Codex has no {scope} settings: use --user (default), --project or --settings FILE")
+    home = env.get("CODEX_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".codex")
+    return os.path.join(home, "config.toml")
+
+
+def timeout_for(event: str, options: Options) -> int:
+    return min(options.timeout, SHORT_EVENTS.get(event, options.timeout))
+
+
+def command(options: Options, event: str = "") -> str:
+    """The hook command, giving up a second before Codex would kill it: the shim (an exec and one loopback
+    request to the daemon's /codex/ endpoint) where it was built, else the Python bridge."""
+    timeout = timeout_for(event, options)
+    if options.shim:
+        words = [shlex.quote(options.shim), event, str(options.port), shlex.quote(options.token_file), "--agent codex"]
+    else:
+        words = [f"{options.hookd} bridge codex"]
+    if timeout != DEFAULT_TIMEOUT:
+        words.append(f"--timeout {max(1, timeout - 1)}")
+    if options.fail_closed:
+        words.append("--fail-closed")
+    if options.extra.strip() and not options.shim:
+        words.append(" ".join(shlex.quote(w) for w in shlex.split(options.extra)))
+    return " ".join(words)
+
+
+def _toml_string(text: str) -> str:
+    # JSON's escapes are TOML basic-string escapes for everything json.dumps emits (ensure_ascii).
+    return json.dumps(text)
+
+
+def _groups(options: Options) -> str:
+    """One matcher group with one command hook per Codex event."""
+    lines: list[str] = []
+    for event in INSTALLED_EVENTS:
+        lines += [
+            f"[[hooks.{event}]]\n",
+            f"[[hooks.{event}.hooks]]\n",
+            'type = "command"\n',
+            f"command = {_toml_string(command(options, event))}\n",
+            f"timeout = {timeout_for(event, options)}\n",
+        ]
+    return "".join(lines)
+
+
+def block(options: Options, header: dict[str, Any]) -> str:
+    """The marked block install appends."""
+    return BEGIN + json.dumps(header, sort_keys=True) + "\n" + _groups(options) + END
+
+
+class Found(NamedTuple):
+    start: int  # where the separator install added begins
+    end: int  # just past the END line
+    header: dict[str, Any]
+
+
+def find(text: str) -> Found | None:
+    """The block install wrote, with the separator before it; None when there is none."""
+    at = text.find(BEGIN)
+    while at > 0 and text[at - 1] != "\n":
+        at = text.find(BEGIN, at + 1)
+    if at < 0:
+        return None
+    line_end = text.find("\n", at)
+    stop = text.find(END, at)
+    if line_end < 0 or stop < 0 or (stop > 0 and text[stop - 1] != "\n"):
+        raise InstallError("the hookd block in the Codex configuration is damaged (its end marker is missing); remove it by hand")
+    try:
+        header = json.loads(text[at + len(BEGIN) : line_end])
+    except ValueError:
+        header = {}
+    header = header if isinstance(header, dict) else {}
+    sep = header.get("sep") if isinstance(header.get("sep"), str) else ""
+    start = at - len(sep) if sep and text[:at].endswith(sep) else at
+    return Found(start, stop + len(END), header)
+
+
+def _check(text: str, path: str) -> None:
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InstallError(f"{path}: not valid TOML ({exc}); fix it first, nothing was changed") from None
+    hooks = doc.get("hooks", {})
+    if not isinstance(hooks, dict) or any(not isinstance(hooks.get(e, []), list) for e in INSTALLED_EVENTS):
+        raise InstallError(f"{path}: 'hooks' must be a table of arrays of matcher groups; nothing was changed")
+
+
+def _read(path: str) -> str | None:
+    try:
+        return Path(path).read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError as exc:
+        raise InstallError(f"{path} is not UTF-8: {exc}") from None
+    except OSError as exc:
+        raise InstallError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _missing_dirs(path: str) -> list[str]:
+    """The directories above ``path`` that do not exist yet, outermost first."""
+    missing: list[str] = []
+    d = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(d):
+        missing.append(d)
+        d = os.path.dirname(d)
+    return list(reversed(missing))
+
+
+def _parts(text: str, found: Found) -> tuple[str, str]:
+    """(our groups, everything else inside the block, in order) of the block ``found`` in ``text``.
+
+    Codex adds its own tables (trust records, a trusted project...) after the file's last table, which is inside
+    our block, before its end marker: they are not ours to remove or rewrite."""
+    region = text[found.start : found.end]
+    region = region[region.index("\n", region.index(BEGIN)) + 1 : region.rindex(END)]
+    ours = "".join(m.group(0) for m in _OUR_GROUP.finditer(region))
+    return ours, _OUR_GROUP.sub("", region)
+
+
+def install(path: str, options: Options) -> str:
+    text = _read(path)
+    original = text if text is not None else ""
+    found = find(original) if text is not None else None
+    if found is not None:
+        header = found.header
+        ours, foreign = _parts(original, found)
+        if ours == _groups(options):
+            return f"already installed: {path}"
+        before, after = original[: found.start], foreign + original[found.end :]
+    else:
+        _check(original, path)
+        sep = "" if not original else "\n" if original.endswith("\n") else "\n\n"
+        header = {"sep": sep, "created_file": text is None, "created_dirs": _missing_dirs(path)}
+        before, after = original, ""
+    new = before + header.get("sep", "") + block(options, header) + after
+    _check(new, path)
+    for d in header.get("created_dirs", []) if found is None else []:
+        os.makedirs(d, exist_ok=True)
+    _write(path, new.encode("utf-8"))
+    verb = "updated" if found is not None else "installed"
+    return f"{verb} the hookd bridge for {len(INSTALLED_EVENTS)} Codex events in {path}"
+
+
+def commands(options: Options) -> set[str]:
+    """Every command install writes (the hooks `--trust` trusts)."""
+    return {command(options, event) for event in INSTALLED_EVENTS}
+
+
+TRUST_NOTE = (
+    "Codex runs a hook only once you trust it, and skips it without a word until then: start `codex`, type /hooks, "
+    "review the hookd entries and trust them, or run `hookd bridge install codex --trust` (it asks Codex's app-server "
+    "to trust exactly these hooks). Codex keys trust on each hook's definition, so installing the same thing again "
+    "keeps them trusted. Automation that vets its hooks itself can run `codex exec --dangerously-bypass-hook-trust`. "
+    "A project's .codex/config.toml is read only in a project Codex trusts."
+)
+
+
+def is_ours_command(command: str) -> bool:
+    """A command install writes: the Python bridge or the shim for Codex."""
+    return bool(re.search(r"(^|\s)bridge codex(\s|$)|\s--agent codex(\s|$)", command))
+
+
+def _snake(event: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in event).lstrip("_")
+
+
+def state_keys(text: str, path: str) -> set[str]:
+    """The keys Codex files its trust in our hooks under: `SOURCE:event_name:GROUP:HANDLER` (the matcher group's
+    index in the event's list, as Codex counts it in this file)."""
+    try:
+        hooks = tomllib.loads(text).get("hooks", {})
+    except tomllib.TOMLDecodeError:
+        return set()
+    keys: set[str] = set()
+    sources = {os.path.abspath(path), os.path.realpath(path)}
+    for event in INSTALLED_EVENTS:
+        groups = hooks.get(event) if isinstance(hooks, dict) else None
+        for i, group in enumerate(groups if isinstance(groups, list) else []):
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            first = handlers[0] if isinstance(handlers, list) and handlers and isinstance(handlers[0], dict) else {}
+            if is_ours_command(str(first.get("command", ""))) and len(handlers) == 1:
+                keys |= {f"{source}:{_snake(event)}:{i}:0" for source in sources}
+    return keys
+
+
+# A trust record Codex appends when the user trusts a hook (`/hooks`): a blank line, the table, its fields.
+_STATE = re.compile(r'\n?\[hooks\.state\.("(?:[^"\\\n]|\\.)*")\]\n(?:(?:trusted_hash|enabled) = [^\n]*\n)*')
+
+
+# One matcher group as `block` writes it, whatever the options were.
+_OUR_GROUP = re.compile(
+    r"\[\[hooks\.([A-Za-z]+)\]\]\n\[\[hooks\.\1\.hooks\]\]\n"
+    r'type = "command"\ncommand = "[^\n]*(?: bridge codex| --agent codex)[^\n]*"\ntimeout = \d+\n'
+)
+
+
+def _drop_trust(text: str, keys: set[str]) -> str:
+    """``text`` without Codex's trust records of our hooks (left as they are for every other hook)."""
+
+    def keep(m: re.Match[str]) -> str:
+        try:
+            key = json.loads(m.group(1))
+        except ValueError:
+            return m.group(0)
+        return "" if key in keys else m.group(0)
+
+    return _STATE.sub(keep, text)
+
+
+def uninstall(path: str) -> str:
+    text = _read(path)
+    found = find(text) if text is not None else None
+    if text is None or found is None:
+        return f"nothing to remove: no hookd block in {path}"
+    _, foreign = _parts(text, found)
+    rest = _drop_trust(text[: found.start] + foreign + text[found.end :], state_keys(text, path))
+    if not rest and found.header.get("created_file") is True:
+        os.unlink(os.path.realpath(path))
+        for d in reversed([d for d in found.header.get("created_dirs", []) if isinstance(d, str)]):
+            try:
+                os.rmdir(d)
+            except OSError:
+                break
+        return f"removed the hookd bridge: {path} (install created it, so it is gone again)"
+    _write(path, rest.encode("utf-8"))
+    return f"removed the hookd bridge from {path}"
+
+
+def default_options(timeout: int = DEFAULT_TIMEOUT, fail_closed: bool = False, extra: str = "", hookd: str | None = None) -> Options:
+    return Options(hookd or default_hookd(), max(1, timeout), fail_closed, extra)
