@@ -8,7 +8,7 @@ import sys
 from hookd.bridges.run import add_options
 
 AGENTS = ("claude-code",)
-INSTALLABLE = (*AGENTS, "opencode")
+INSTALLABLE = (*AGENTS, "opencode", "gemini", "qwen")
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -30,6 +30,9 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     add_options(c)
     c.set_defaults(run=run_bridge)
+    g = bridges.add_parser("gemini", help="handle one Gemini CLI hook event (stdin: hook input, stdout: hook output)")
+    add_options(g)
+    g.set_defaults(run=run_gemini_bridge)
 
     r = bridges.add_parser(
         "run-hook",
@@ -88,6 +91,12 @@ def run_bridge(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def run_gemini_bridge(args: argparse.Namespace) -> int:
+    from hookd.bridges.gemini.cli import run_bridge as run_gemini
+
+    return run_gemini(args)
+
+
 def run_hook(args: argparse.Namespace) -> int:
     from hookd.bridges.adapter import main
 
@@ -129,6 +138,10 @@ def run_install(args: argparse.Namespace) -> int:
         from hookd.bridges.opencode.cli import run_install as install_opencode
 
         return install_opencode(args)
+    if args.agent in ("gemini", "qwen"):
+        from hookd.bridges.gemini.cli import run_install as install_gemini
+
+        return install_gemini(args)
     from hookd.bridges import settings_file
     from hookd.httphooks.files import EndpointFileError
 
@@ -152,6 +165,10 @@ def run_uninstall(args: argparse.Namespace) -> int:
         from hookd.bridges.opencode.cli import run_uninstall as uninstall_opencode
 
         return uninstall_opencode(args)
+    if args.agent in ("gemini", "qwen"):
+        from hookd.bridges.gemini.cli import run_uninstall as uninstall_gemini
+
+        return uninstall_gemini(args)
     from hookd.bridges import settings_file
 
     from .common import fail
