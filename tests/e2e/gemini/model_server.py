@@ -70,9 +70,8 @@ class Handler(BaseHTTPRequestHandler):
         has_tools = bool(request.get("tools"))
         if path.endswith(":generateContent") or not has_tools:
             # Side queries (the model router, next-speaker checks, summaries) ask for JSON or text.
-            text = json.dumps(
-                {"reasoning": "scripted", "model_choice": "flash", "next_speaker": "user", "complexity_reasoning": "scripted", "complexity_score": 1}
-            )
+            answer = {"reasoning": "scripted", "model_choice": "flash", "next_speaker": "user"}
+            text = json.dumps({**answer, "complexity_reasoning": "scripted", "complexity_score": 1})
             body = {"candidates": [candidate([{"text": text}])], "usageMetadata": USAGE}
             if path.endswith(":generateContent"):
                 self.send(200, json.dumps(body).encode())
