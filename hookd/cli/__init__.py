@@ -57,10 +57,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from hookd.bridges.run import main as bridge_main
 
         return bridge_main(args_list[2:])
-    if args_list[:2] == ["bridge", "gemini"]:
-        from hookd.bridges.gemini.cli import main as gemini_main
+    if args_list[:2] == ["bridge", "gemini"] or args_list[:3] == ["bridge", "run-hook", "gemini"]:
+        from hookd.bridges.gemini import adapter, cli
 
-        return gemini_main(args_list[2:])
+        return cli.main(args_list[2:]) if args_list[1] == "gemini" else adapter.main(args_list[3:])
     if args_list[:3] == ["bridge", "run-hook", "claude-code"]:
         from hookd.bridges.adapter import main as adapter_main
 
