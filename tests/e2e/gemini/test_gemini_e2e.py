@@ -80,12 +80,12 @@ def gemini(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignor
     write_script(scripts / "no_rm_rf.py", NO_RM_RF)
     write_script(scripts / "rewrite.py", REWRITE)
     env.write_global_hooks(GUARDS.format(scripts=scripts))
-    daemon_factory()
+    daemon = daemon_factory()
     settings = env.home / ".gemini" / "settings.json"
     settings.parent.mkdir(parents=True)
     original = json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}}}, indent=2)
     settings.write_text(original + "\n")
-    installed = env.hookd("bridge", "install", "gemini", "--command", f"{sys.executable} -m hookd")
+    installed = env.hookd("bridge", "install", "gemini")  # the default command: this hookd, by absolute path
     assert installed.returncode == 0, installed.stderr
     project = tmp_path / "project"
     project.mkdir()
@@ -107,7 +107,7 @@ def gemini(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignor
         requests = [json.loads(line) for line in log_file.read_text().splitlines() if line.strip()]
         return Run(done.returncode, done.stdout + done.stderr, requests)
 
-    yield env, project, run, settings, original + "\n"
+    yield env, project, run, settings, original + "\n", daemon
     for s in servers:
         s.kill()
         s.wait()
@@ -120,7 +120,7 @@ def decides(env: Env, *extra: str) -> list[dict[str, Any]]:
 
 
 def test_a_global_guard_stops_rm_rf_in_gemini_cli(gemini) -> None:  # type: ignore[no-untyped-def]
-    env, project, run, _settings, _original = gemini
+    env, project, run, _settings, _original, _daemon = gemini
     victim = project / "keep"
     victim.mkdir()
     (victim / "file").write_text("precious")
@@ -142,7 +142,7 @@ def test_a_global_guard_stops_rm_rf_in_gemini_cli(gemini) -> None:  # type: igno
 
 
 def test_an_allow_rewrites_the_command_in_gemini_cli(gemini) -> None:  # type: ignore[no-untyped-def]
-    env, project, run, _settings, _original = gemini
+    env, project, run, _settings, _original, _daemon = gemini
     out = project / "out.txt"
     result = run(f"echo original > {out}")
     assert result.returncode == 0, result.output
@@ -153,7 +153,7 @@ def test_an_allow_rewrites_the_command_in_gemini_cli(gemini) -> None:  # type: i
 
 
 def test_uninstall_restores_the_settings_byte_for_byte(gemini) -> None:  # type: ignore[no-untyped-def]
-    env, _project, _run, settings, original = gemini
+    env, _project, _run, settings, original, _daemon = gemini
     doc = json.loads(settings.read_text())
     assert set(doc["hooks"]) >= {"BeforeTool", "AfterTool", "SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent"}
     [group] = doc["hooks"]["BeforeTool"]
@@ -161,3 +161,16 @@ def test_uninstall_restores_the_settings_byte_for_byte(gemini) -> None:  # type:
     gone = env.hookd("bridge", "uninstall", "gemini")
     assert gone.returncode == 0, gone.stderr
     assert settings.read_text() == original
+
+
+def test_with_fail_closed_a_tool_call_is_denied_while_hookd_is_down(gemini) -> None:  # type: ignore[no-untyped-def]
+    env, project, run, _settings, _original, daemon = gemini
+    again = env.hookd("bridge", "install", "gemini", "--fail-closed", "--timeout", "20")
+    assert again.returncode == 0, again.stderr
+    daemon.stop()
+    marker = project / "marker"
+    result = run(f"touch {marker}")
+    assert result.returncode == 0, result.output
+    assert not marker.exists()
+    told = result.tool_results()
+    assert told and "hookd is not running" in told[0] and "--fail-closed" in told[0], (told, result.output)

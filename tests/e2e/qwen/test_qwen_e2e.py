@@ -81,7 +81,7 @@ def qwen(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore[
     write_script(scripts / "no_rm_rf.py", NO_RM_RF)
     write_script(scripts / "rewrite.py", REWRITE)
     env.write_global_hooks(GUARDS.format(scripts=scripts))
-    daemon_factory()
+    daemon = daemon_factory()
     settings = env.home / ".qwen" / "settings.json"
     settings.parent.mkdir(parents=True)
     original = json.dumps({"security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": False}}}, indent=2)
@@ -109,7 +109,7 @@ def qwen(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore[
         requests = [json.loads(line) for line in log_file.read_text().splitlines() if line.strip()]
         return Run(done.returncode, done.stdout + done.stderr, requests)
 
-    yield env, project, run, settings, original + "\n"
+    yield env, project, run, settings, original + "\n", daemon
     for s in servers:
         s.kill()
         s.wait()
@@ -122,7 +122,7 @@ def decides(env: Env, *extra: str) -> list[dict[str, Any]]:
 
 
 def test_a_global_guard_stops_rm_rf_in_qwen_code(qwen) -> None:  # type: ignore[no-untyped-def]
-    env, project, run, _settings, _original = qwen
+    env, project, run, _settings, _original, _daemon = qwen
     victim = project / "keep"
     victim.mkdir()
     (victim / "file").write_text("precious")
@@ -147,7 +147,7 @@ def test_qwen_code_runs_the_original_command_when_an_allow_rewrites_it(qwen) -> 
     """Qwen Code 0.24 documents PreToolUse's `updatedInput` but does not apply it: its firePreToolUseHook reads
     only deny, ask, `continue: false` and additionalContext. hookd's answer carries the rewrite; the agent runs
     the model's command. When Qwen Code starts applying it, this test fails and docs/bridges.md must change."""
-    env, project, run, _settings, _original = qwen
+    env, project, run, _settings, _original, _daemon = qwen
     out = project / "out.txt"
     result = run(f"echo original > {out}")
     assert result.returncode == 0, result.output
@@ -158,7 +158,7 @@ def test_qwen_code_runs_the_original_command_when_an_allow_rewrites_it(qwen) -> 
 
 
 def test_uninstall_restores_the_settings_byte_for_byte(qwen) -> None:  # type: ignore[no-untyped-def]
-    env, _project, _run, settings, original = qwen
+    env, _project, _run, settings, original, _daemon = qwen
     doc = json.loads(settings.read_text())
     assert set(doc["hooks"]) >= {"PreToolUse", "PostToolUse", "SessionStart", "SessionEnd", "UserPromptSubmit", "Stop"}
     [group] = doc["hooks"]["PreToolUse"]
@@ -167,3 +167,18 @@ def test_uninstall_restores_the_settings_byte_for_byte(qwen) -> None:  # type: i
     gone = env.hookd("bridge", "uninstall", "qwen")
     assert gone.returncode == 0, gone.stderr
     assert settings.read_text() == original
+
+
+def test_with_fail_closed_a_tool_call_is_denied_while_hookd_is_down(qwen) -> None:  # type: ignore[no-untyped-def]
+    env, project, run, _settings, _original, daemon = qwen
+    again = env.hookd("bridge", "install", "qwen", "--fail-closed", "--timeout", "20")
+    assert again.returncode == 0, again.stderr
+    daemon.stop()
+    marker = project / "marker"
+    result = run(f"touch {marker}")
+    assert result.returncode == 0, result.output
+    assert not marker.exists()
+    told = result.tool_results()
+    # The shim words it "not answering on 127.0.0.1:PORT"; without a C compiler the Python bridge runs instead.
+    assert told and "--fail-closed" in told[0], (told, result.output)
+    assert "hookd is not answering" in told[0] or "hookd is not running" in told[0], told
