@@ -137,7 +137,7 @@ def _unsendable(client: Any, call: cc.Call, what: str) -> cc.Verdict | None:
     return cc.Verdict("deny", reason, not_run=(*skipped, *(not_run_line(g, "too_large", what) for g in guards)))
 
 
-def ask(call: cc.Call, socket_path: str | None, timeout: float) -> cc.Verdict | None:
+def ask(call: cc.Call, socket_path: str | None, timeout: float, agent: str = cc.AGENT) -> cc.Verdict | None:
     """Make ``call`` on the daemon. Raises Unavailable."""
     import msgspec
     from hookd_client.client import Client
@@ -146,7 +146,7 @@ def ask(call: cc.Call, socket_path: str | None, timeout: float) -> cc.Verdict | 
     from hookd_client.messages import Decide, Emit
 
     try:
-        with Client(socket_path, name="hookd-bridge/claude-code", timeout=timeout) as client:
+        with Client(socket_path, name=f"hookd-bridge/{agent}", timeout=timeout) as client:
             if call.attach:
                 client.attach_session(call.session, project=call.project)
             where = {"session": call.session, "project": call.project}
@@ -187,7 +187,8 @@ def ask(call: cc.Call, socket_path: str | None, timeout: float) -> cc.Verdict | 
         raise Unavailable(f"hookd is unreachable: {exc}") from None
 
 
-def run(opts: Options | argparse.Namespace) -> int:
+def run(opts: Options | argparse.Namespace, proto: Any = cc) -> int:
+    """One event: ``proto`` is the agent's mapping (claude_code, or a module with the same names)."""
     import msgspec  # loaded by the client anyway; its JSON codec spares importing json
 
     from hookd.cli.termsafe import one_line
@@ -201,20 +202,20 @@ def run(opts: Options | argparse.Namespace) -> int:
         try:
             raw = sys.stdin.buffer.read()
             try:
-                call = cc.route(msgspec.json.decode(raw), os.environ)
-            except (msgspec.DecodeError, cc.BadInput) as exc:
+                call = proto.route(msgspec.json.decode(raw), os.environ)
+            except (msgspec.DecodeError, proto.BadInput) as exc:
                 sys.stderr.write(f"hookd bridge: bad hook input: {exc}\n")
                 return 1
             event = call.event
-            if call.event == cc.SESSION_END and timeout > SESSION_END_TIMEOUT:
+            if call.event == proto.SESSION_END and timeout > SESSION_END_TIMEOUT:
                 timeout = SESSION_END_TIMEOUT
                 signal.setitimer(signal.ITIMER_REAL, timeout)
-            verdict = ask(call, opts.socket, timeout)
+            verdict = ask(call, opts.socket, timeout, proto.AGENT)
             for error in verdict.errors if verdict else ():
                 sys.stderr.write(f"hookd bridge: hook failed: {one_line(error)}\n")
             for line in verdict.not_run if verdict else ():
                 sys.stderr.write(line + "\n")
-            out = cc.render(call.event, verdict)
+            out = proto.render(call.event, verdict)
         except _Deadline:
             if event is None:
                 raise Unavailable(f"no complete hook input on stdin within {timeout:g} s") from None
@@ -223,9 +224,10 @@ def run(opts: Options | argparse.Namespace) -> int:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
     except Unavailable as exc:
-        policy = "denying the tool call (--fail-closed)" if opts.fail_closed and event == "PreToolUse" else "the agent proceeds"
+        closes = opts.fail_closed and event is not None and proto.fail_closed(event, "") is not None
+        policy = "denying the tool call (--fail-closed)" if closes else "the agent proceeds"
         sys.stderr.write(f"hookd bridge: {exc}; {policy}\n")
-        out = cc.fail_closed(event, f"{exc}; the hookd bridge runs with --fail-closed") if opts.fail_closed and event else None
+        out = proto.fail_closed(event, f"{exc}; the hookd bridge runs with --fail-closed") if opts.fail_closed and event else None
     if out is not None:
         sys.stdout.buffer.write(msgspec.json.encode(out) + b"\n")
         sys.stdout.flush()

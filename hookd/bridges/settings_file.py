@@ -28,6 +28,7 @@ import shlex
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -252,16 +253,16 @@ def _backup(path: str, data: bytes) -> str:
     return backup
 
 
-def _ours(doc: dict[str, Any]) -> int:
-    return sum(1 for groups in doc.get("hooks", {}).values() for g in groups if is_ours(g))
+def _ours(doc: dict[str, Any], ours: Callable[[Any], bool] = is_ours) -> int:
+    return sum(1 for groups in doc.get("hooks", {}).values() for g in groups if ours(g))
 
 
-def _strip(doc: dict[str, Any], before: dict[str, Any] | None) -> None:
+def _strip(doc: dict[str, Any], before: dict[str, Any] | None, ours: Callable[[Any], bool] = is_ours) -> None:
     """Take out of ``doc`` what install put in: our groups, the secret, and the containers install created."""
     before_hooks = before.get("hooks", {}) if before is not None and "hooks" in before else None
     hooks = doc.get("hooks", {})
     for event in list(hooks):
-        hooks[event] = [g for g in hooks[event] if not is_ours(g)]
+        hooks[event] = [g for g in hooks[event] if not ours(g)]
         if not hooks[event] and (before_hooks is None or event not in before_hooks):
             del hooks[event]
     if "hooks" in doc and not hooks and before_hooks is None:
@@ -273,23 +274,39 @@ def _strip(doc: dict[str, Any], before: dict[str, Any] | None) -> None:
             del doc["env"]
 
 
-def install(path: str, command: str | None = None, route: Route | None = None) -> str:
-    """Install ``route`` (HTTP hooks + shim), or with ``command`` the Python bridge command for every mapped event."""
+class Layout(NamedTuple):
+    """Another agent's settings file in Claude Code's layout: the events to hook, the matcher group
+    each gets, how to recognise one (for uninstall), and how to describe the install."""
+
+    events: tuple[str, ...]
+    group: Callable[[str], dict[str, Any]]
+    ours: Callable[[Any], bool]
+    description: str
+
+
+def install(path: str, command: str | None = None, route: Route | None = None, layout: Layout | None = None) -> str:
+    """Install ``route`` (HTTP hooks + shim), or with ``command`` the Python bridge command for every mapped event.
+
+    With ``layout`` (another agent's file): its groups for its events, plus ``route``'s secret when given."""
     original = _read(path)
     doc = _parse(original, path)
-    if command is None and route is None:
+    if command is None and route is None and layout is None:
         raise SettingsError("nothing to install: no command and no route")
+    ours = layout.ours if layout is not None else is_ours
     backup_path = path + BACKUP_SUFFIX
-    installed = _ours(doc)
+    installed = _ours(doc, ours)
     wanted = json.loads(json.dumps(doc))
     if installed:
         # Installed before: replaced by this install's hooks (a new port, secret or shim).
         earlier = _read(backup_path)
-        _strip(wanted, _parse(earlier, backup_path) if earlier is not None else None)
+        _strip(wanted, _parse(earlier, backup_path) if earlier is not None else None, ours)
     hooks = wanted.setdefault("hooks", {})
-    events = INSTALLED_EVENTS if route is None else EVENTS
+    events = layout.events if layout is not None else INSTALLED_EVENTS if route is None else EVENTS
     for event in events:
-        hooks.setdefault(event, []).append(group_for(command) if route is None else route.group(event))
+        if layout is not None:
+            hooks.setdefault(event, []).append(layout.group(event))
+        else:
+            hooks.setdefault(event, []).append(group_for(command) if route is None else route.group(event))  # type: ignore[arg-type]
     if route is not None:
         env = wanted.setdefault("env", {})
         if not isinstance(env, dict):
@@ -303,7 +320,7 @@ def install(path: str, command: str | None = None, route: Route | None = None) -
     # The file now holds the endpoint's secret: readable by its owner alone.
     _write(path, style.dump(wanted).encode("utf-8"), 0o600 if route is not None else None)
     backup = f"; backup of the previous file: {backup_path}" if original is not None else ""
-    how = command if route is None else _describe(route)
+    how = layout.description if layout is not None else command if route is None else _describe(route)
     return f"installed the hookd bridge in {path} for {len(events)} events ({how}){backup}"
 
 
@@ -313,18 +330,18 @@ def _describe(route: Route) -> str:
     return f"HTTP hooks on 127.0.0.1:{route.port}; {runner} for {commands}; timeout {route.timeout} s"
 
 
-def uninstall(path: str) -> str:
+def uninstall(path: str, ours: Callable[[Any], bool] = is_ours) -> str:
     current = _read(path)
     if current is None:
         return f"{path} does not exist; nothing to uninstall"
     doc = _parse(current, path)
-    removed = _ours(doc)
+    removed = _ours(doc, ours)
     if not removed:
         return f"the hookd bridge is not in {path}; nothing changed"
     backup_path = path + BACKUP_SUFFIX
     backup = _read(backup_path)
     before = _parse(backup, backup_path) if backup is not None else None
-    _strip(doc, before)
+    _strip(doc, before, ours)
     if backup is not None and doc == before:
         _write(path, backup, Path(backup_path).stat().st_mode & 0o777)
         os.unlink(backup_path)

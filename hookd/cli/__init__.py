@@ -64,6 +64,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from hookd.bridges.codex.run import main as codex_main
 
         return codex_main(args_list[2:])
+    if args_list[:2] == ["bridge", "gemini"] or args_list[:3] == ["bridge", "run-hook", "gemini"]:
+        from hookd.bridges.gemini import adapter, cli
+
+        return cli.main(args_list[2:]) if args_list[1] == "gemini" else adapter.main(args_list[3:])
     if args_list[:3] == ["bridge", "run-hook", "claude-code"]:
         from hookd.bridges.adapter import main as adapter_main
 

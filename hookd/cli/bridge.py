@@ -8,7 +8,7 @@ import sys
 from hookd.bridges.run import add_options
 
 AGENTS = ("claude-code",)
-INSTALLABLE = (*AGENTS, "opencode", "codex")
+INSTALLABLE = (*AGENTS, "opencode", "codex", "gemini", "qwen")
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -33,6 +33,9 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     x = bridges.add_parser("codex", help="handle one Codex hook event (stdin: hook input, stdout: hook output)")
     add_options(x)
     x.set_defaults(run=run_codex)
+    g = bridges.add_parser("gemini", help="handle one Gemini CLI hook event (stdin: hook input, stdout: hook output)")
+    add_options(g)
+    g.set_defaults(run=run_gemini_bridge)
 
     r = bridges.add_parser(
         "run-hook",
@@ -41,7 +44,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "Claude Code hook input on CMD's stdin, and CMD's output JSON or exit code 2 becomes a hookd decision. "
         "`hookd import claude-code` writes hooks that use this.",
     )
-    r.add_argument("agent", choices=AGENTS, help="the agent whose hook format CMD speaks")
+    r.add_argument("agent", choices=(*AGENTS, "gemini"), help="the agent whose hook format CMD speaks")
     r.add_argument("--matcher", help="the settings matcher; the hook abstains on events it does not match")
     r.add_argument("cmd", nargs=argparse.REMAINDER, help="-- then the command and its arguments")
     r.set_defaults(run=run_hook)
@@ -100,7 +103,17 @@ def run_codex(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def run_gemini_bridge(args: argparse.Namespace) -> int:
+    from hookd.bridges.gemini.cli import run_bridge as run_gemini
+
+    return run_gemini(args)
+
+
 def run_hook(args: argparse.Namespace) -> int:
+    if args.agent == "gemini":
+        from hookd.bridges.gemini.adapter import main as gemini_hook
+
+        return gemini_hook(args.cmd)
     from hookd.bridges.adapter import main
 
     matcher = ["--matcher", args.matcher] if args.matcher is not None else []
@@ -145,6 +158,10 @@ def run_install(args: argparse.Namespace) -> int:
         from hookd.bridges.opencode.cli import run_install as install_opencode
 
         return install_opencode(args)
+    if args.agent in ("gemini", "qwen"):
+        from hookd.bridges.gemini.cli import run_install as install_gemini
+
+        return install_gemini(args)
     from hookd.bridges import settings_file
     from hookd.httphooks.files import EndpointFileError
 
@@ -172,6 +189,10 @@ def run_uninstall(args: argparse.Namespace) -> int:
         from hookd.bridges.opencode.cli import run_uninstall as uninstall_opencode
 
         return uninstall_opencode(args)
+    if args.agent in ("gemini", "qwen"):
+        from hookd.bridges.gemini.cli import run_uninstall as uninstall_gemini
+
+        return uninstall_gemini(args)
     from hookd.bridges import settings_file
 
     from .common import fail

@@ -22,7 +22,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "rewritten without them (its original bytes kept beside it) so that they do not run twice; --undo puts it "
         "back byte for byte. Without -o the YAML is printed and nothing is changed.",
     )
-    p.add_argument("agent", choices=("claude-code", "codex"), help="the agent whose settings format SETTINGS uses")
+    p.add_argument("agent", choices=("claude-code", "codex", "gemini", "qwen"), help="the agent whose settings format SETTINGS uses")
     p.add_argument("settings", metavar="SETTINGS.json", help="the settings file to read, e.g. ~/.claude/settings.json")
     p.add_argument("-o", "--output", metavar="FILE", help="write the hooks here (refuses to overwrite) and move them out of SETTINGS")
     p.add_argument("--keep", action="store_true", help="with -o: leave SETTINGS as it is (the hooks then run twice)")
@@ -68,12 +68,15 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"{args.settings} is not valid JSON: {exc}")
     if not isinstance(settings, dict):
         return fail(f"{args.settings} must hold a JSON object")
-    plugin_root = os.path.abspath(args.plugin_root) if args.plugin_root else plugin_root_of(args.settings)
-    result = convert(settings, os.path.basename(args.settings), plugin_root=plugin_root)
-    lines = [
-        f"# hookd hooks imported from {os.path.abspath(args.settings)} by `hookd import claude-code`.",
-        "# format: claude-code runs each command as Claude Code would; the decision hooks combine strictest, as in Claude Code.",
-    ]
+    how = "# format: claude-code runs each command as Claude Code would; the decision hooks combine strictest, as in Claude Code."
+    if args.agent == "claude-code":
+        plugin_root = os.path.abspath(args.plugin_root) if args.plugin_root else plugin_root_of(args.settings)
+        result = convert(settings, os.path.basename(args.settings), plugin_root=plugin_root)
+    else:
+        from hookd.bridges.gemini.importer import convert_for
+
+        result, how = convert_for(args.agent, settings, os.path.basename(args.settings))
+    lines = [f"# hookd hooks imported from {os.path.abspath(args.settings)} by `hookd import {args.agent}`.", how]
     lines += [f"# note: {n}" for n in result.notes]
     text = "\n".join(lines) + "\n" + yaml.safe_dump({"hooks": result.hooks}, sort_keys=False, allow_unicode=True, width=1000)
     if not args.output:
@@ -82,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.keep and os.path.lexists(args.settings + import_move.SAVED):
             return fail(
                 f"{args.settings + import_move.SAVED} exists: an earlier import from this file was not undone; run "
-                f"`hookd import claude-code --undo {args.settings}` first (or pass --keep)"
+                f"`hookd import {args.agent} --undo {args.settings}` first (or pass --keep)"
             )
         try:
             os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
@@ -101,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
                 return fail(f"{exc}; {args.output} was not kept")
             sys.stderr.write(
                 f"hookd: moved them out of {args.settings} (the original is kept in {saved}; "
-                f"`hookd import claude-code --undo {args.settings}` puts it back)\n"
+                f"`hookd import {args.agent} --undo {args.settings}` puts it back)\n"
             )
     for note in result.notes:
         sys.stderr.write(f"hookd: note: {note}\n")

@@ -1,0 +1,1 @@
+"""Bridges for Gemini CLI (command hooks through `hookd bridge gemini`) and Qwen Code (HTTP hooks, Claude Code's format)."""

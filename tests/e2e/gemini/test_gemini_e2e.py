@@ -1,0 +1,176 @@
+"""Gemini CLI end to end: the real CLI, offline, against a scripted Gemini API, through `hookd bridge install gemini`.
+
+A test HOME whose .gemini/settings.json picks API-key auth and turns folder trust off, GOOGLE_GEMINI_BASE_URL on
+127.0.0.1 and any GEMINI_API_KEY make `gemini -p PROMPT --yolo` run a whole session against model_server.py.
+The bridge is installed into that settings file by hookd itself; a real daemon runs real YAML guards.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Env, write_script
+
+HERE = Path(__file__).resolve().parent
+GEMINI = HERE / "node_modules" / ".bin" / "gemini"
+
+GUARDS = """\
+hooks:
+  - name: no-rm-rf
+    point: tool.approval.pre
+    type: decision
+    command: {scripts}/no_rm_rf.py
+    enabled: true
+  - name: rewrite-placeholder
+    point: tool.approval.pre
+    type: decision
+    command: {scripts}/rewrite.py
+    enabled: true
+"""
+NO_RM_RF = """
+import json, sys
+command = json.load(sys.stdin).get("args", {}).get("command", "")
+print(json.dumps({"decision": "deny", "reason": "no recursive force delete"}) if "rm -rf" in command else "null")
+"""
+REWRITE = """
+import json, sys
+args = json.load(sys.stdin).get("args", {})
+command = args.get("command", "")
+rewritten = dict(args, command=command.replace("echo original", "echo rewritten"))
+print(json.dumps({"decision": "allow", "modifiedInput": rewritten}) if "echo original" in command else "null")
+"""
+
+pytestmark = [
+    pytest.mark.timeout(600),
+    pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed"),
+]
+
+
+@dataclass
+class Run:
+    returncode: int
+    output: str
+    requests: list[dict[str, Any]]
+
+    def tool_results(self) -> list[str]:
+        """What Gemini CLI told the model about its tool call (the functionResponse parts of later requests)."""
+        out = []
+        for r in self.requests:
+            for content in r["body"].get("contents") or []:
+                for part in content.get("parts") or []:
+                    if "functionResponse" in part:
+                        out.append(json.dumps(part["functionResponse"]))
+        return out
+
+
+@pytest.fixture
+def gemini(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
+    assert GEMINI.exists(), f"{HERE}/node_modules is missing: run `make e2e-deps`"
+    scripts = tmp_path / "guards"
+    write_script(scripts / "no_rm_rf.py", NO_RM_RF)
+    write_script(scripts / "rewrite.py", REWRITE)
+    env.write_global_hooks(GUARDS.format(scripts=scripts))
+    daemon = daemon_factory()
+    settings = env.home / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    original = json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}}}, indent=2)
+    settings.write_text(original + "\n")
+    installed = env.hookd("bridge", "install", "gemini")  # the default command: this hookd, by absolute path
+    assert installed.returncode == 0, installed.stderr
+    project = tmp_path / "project"
+    project.mkdir()
+    servers: list[subprocess.Popen[bytes]] = []
+
+    def run(command: str) -> Run:
+        port_file, log_file = tmp_path / f"port{len(servers)}", tmp_path / f"requests{len(servers)}.jsonl"
+        log_file.touch()
+        server = subprocess.Popen([sys.executable, str(HERE / "model_server.py"), str(port_file), str(log_file), command], env=env.env)
+        servers.append(server)
+        deadline = time.monotonic() + 30
+        while not port_file.exists():
+            assert server.poll() is None and time.monotonic() < deadline, "the scripted model server did not start"
+            time.sleep(0.02)
+        agent_env = dict(env.env, GOOGLE_GEMINI_BASE_URL=f"http://127.0.0.1:{port_file.read_text()}", GEMINI_API_KEY="unused")
+        done = subprocess.run(
+            [str(GEMINI), "-p", "Run the command.", "--yolo"], cwd=project, env=agent_env, capture_output=True, text=True, timeout=400
+        )
+        requests = [json.loads(line) for line in log_file.read_text().splitlines() if line.strip()]
+        return Run(done.returncode, done.stdout + done.stderr, requests)
+
+    yield env, project, run, settings, original + "\n", daemon
+    for s in servers:
+        s.kill()
+        s.wait()
+
+
+def decides(env: Env, *extra: str) -> list[dict[str, Any]]:
+    tail = env.hookd("tail", "--no-follow", "--json", "--since", "0", "--point", "tool.approval.pre", *extra)
+    assert tail.returncode == 0, tail.stderr
+    return [e for e in map(json.loads, tail.stdout.splitlines()) if e.get("kind") == "decide"]
+
+
+def test_a_global_guard_stops_rm_rf_in_gemini_cli(gemini) -> None:  # type: ignore[no-untyped-def]
+    env, project, run, _settings, _original, _daemon = gemini
+    victim = project / "keep"
+    victim.mkdir()
+    (victim / "file").write_text("precious")
+    result = run(f"rm -rf {victim}")
+    assert result.returncode == 0, result.output
+    assert (victim / "file").read_text() == "precious"
+    told = result.tool_results()
+    assert told and "no recursive force delete" in told[0], (told, result.output)
+    [call] = decides(env)
+    assert call["decision"] == "deny" and call["decided_by"]["name"] == "no-rm-rf"
+    assert call["payload"]["toolName"] == "run_shell_command"
+    assert call["payload"]["args"]["command"] == f"rm -rf {victim}"
+    assert call["payload"]["hookInput"]["hook_event_name"] == "BeforeTool"
+    session = call["session"]
+    assert session and call["project"] == str(project)
+    # The session's other events reached hookd under the same session: SessionStart attached it.
+    start = env.hookd("tail", "--no-follow", "--json", "--since", "0", "--point", "agent.turn.start", "--session", session)
+    assert start.returncode == 0 and json.loads(start.stdout.splitlines()[0])["payload"]["source"] == "startup", start.stdout
+
+
+def test_an_allow_rewrites_the_command_in_gemini_cli(gemini) -> None:  # type: ignore[no-untyped-def]
+    env, project, run, _settings, _original, _daemon = gemini
+    out = project / "out.txt"
+    result = run(f"echo original > {out}")
+    assert result.returncode == 0, result.output
+    assert out.read_text() == "rewritten\n"
+    [call] = decides(env)
+    assert call["decision"] == "allow" and call["decided_by"]["name"] == "rewrite-placeholder"
+    assert call["session"]
+
+
+def test_uninstall_restores_the_settings_byte_for_byte(gemini) -> None:  # type: ignore[no-untyped-def]
+    env, _project, _run, settings, original, _daemon = gemini
+    doc = json.loads(settings.read_text())
+    assert set(doc["hooks"]) >= {"BeforeTool", "AfterTool", "SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent"}
+    [group] = doc["hooks"]["BeforeTool"]
+    assert group["matcher"] == "*" and group["hooks"][0]["timeout"] == 602_000
+    gone = env.hookd("bridge", "uninstall", "gemini")
+    assert gone.returncode == 0, gone.stderr
+    assert settings.read_text() == original
+
+
+def test_with_fail_closed_a_tool_call_is_denied_while_hookd_is_down(gemini) -> None:  # type: ignore[no-untyped-def]
+    env, project, run, _settings, _original, daemon = gemini
+    again = env.hookd("bridge", "install", "gemini", "--fail-closed", "--timeout", "20")
+    assert again.returncode == 0, again.stderr
+    daemon.stop()
+    marker = project / "marker"
+    result = run(f"touch {marker}")
+    assert result.returncode == 0, result.output
+    assert not marker.exists()
+    told = result.tool_results()
+    assert told and "hookd is not running" in told[0] and "--fail-closed" in told[0], (told, result.output)

@@ -1,0 +1,85 @@
+"""A scripted OpenAI Chat Completions server for driving Qwen Code offline.
+
+`POST /v1/chat/completions` with tools and no `tool` message yet: one `tool_calls` entry for Qwen Code's
+`run_shell_command` with COMMAND; once the conversation holds the tool's result, text. Requests without
+tools (side queries) get short JSON text. Streamed (`stream: true`, server-sent `data:` chunks) or not, as
+asked. Every request is appended, one JSON line each, to the log file.
+
+    python model_server.py PORT_FILE LOG_FILE COMMAND
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+USAGE = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    command_to_run = "true"
+    log_file = ""
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def send(self, body: bytes, kind: str) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(body)
+        self.wfile.flush()
+        self.close_connection = True
+
+    def do_GET(self) -> None:
+        self.send(json.dumps({"object": "list", "data": [{"id": "m", "object": "model"}]}).encode(), "application/json")
+
+    def do_POST(self) -> None:
+        request = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+        with open(self.log_file, "a", encoding="utf-8") as log:
+            log.write(json.dumps({"path": self.path, "body": request}) + "\n")
+        messages = request.get("messages") or []
+        message: dict[str, Any]
+        if not request.get("tools"):
+            message, finish = {"role": "assistant", "content": json.dumps({"reasoning": "scripted", "next_speaker": "user"})}, "stop"
+        elif any(m.get("role") == "tool" for m in messages):
+            message, finish = {"role": "assistant", "content": "The command has been handled."}, "stop"
+        else:
+            arguments = json.dumps({"command": self.command_to_run, "description": "run it", "is_background": False})
+            function = {"name": "run_shell_command", "arguments": arguments}
+            call = {"index": 0, "id": "call_scripted_1", "type": "function", "function": function}
+            message, finish = {"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls"
+        base = {"id": "chatcmpl-scripted", "created": 0, "model": request.get("model", "m")}
+        if not request.get("stream"):
+            choice = {"index": 0, "message": message, "finish_reason": finish}
+            body = {**base, "object": "chat.completion", "choices": [choice], "usage": USAGE}
+            self.send(json.dumps(body).encode(), "application/json")
+            return
+        chunks = [
+            {**base, "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": message, "finish_reason": None}]},
+            {**base, "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
+            {**base, "object": "chat.completion.chunk", "choices": [], "usage": USAGE},
+        ]
+        stream = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
+        self.send(stream, "text/event-stream")
+
+
+def main() -> None:
+    port_file, log_file, command = sys.argv[1:4]
+    Handler.command_to_run = command
+    Handler.log_file = log_file
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    with open(port_file + ".tmp", "w") as f:
+        f.write(str(server.server_address[1]))
+    os.replace(port_file + ".tmp", port_file)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
