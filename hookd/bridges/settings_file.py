@@ -58,9 +58,13 @@ NOT_INSTALLED = {
 EVENTS = tuple(e for e in dict.fromkeys((*CLAUDE_EVENTS, *INSTALLED_EVENTS)) if e not in NOT_INSTALLED)
 # Claude Code skips HTTP hooks on these ("HTTP hooks are not supported for SessionStart"): they get a command.
 COMMAND_ONLY = frozenset({"SessionStart", "Setup"})
+# Installed whatever hooks hookd has: SessionStart attaches the session and forwards the agent's
+# environment; UserPromptSubmit and Stop come once a turn, so a session that started before a hook was
+# added on an event it does not call hookd for is told so at its next turn (hookd/bridges/installed.py).
+ALWAYS = frozenset({"SessionStart", "UserPromptSubmit", "Stop"})
 # The agent's environment the HTTP hooks forward to hookd (Claude Code fills only the variables listed).
 FORWARDED_ENV = ("CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "PATH", "HOME")
-_OUR_URL = re.compile(r"http://127\.0\.0\.1:[0-9]{1,5}/claude-code/[A-Za-z0-9]{1,64}")
+_OUR_URL = re.compile(r"http://127\.0\.0\.1:[0-9]{1,5}/claude-code/[A-Za-z0-9]{1,64}(\?events=[A-Za-z,]{1,2000})?")
 _HTTP_KEYS = frozenset({"type", "url", "headers", "allowedEnvVars", "timeout", "onFailure"})
 _COMMAND_KEYS = frozenset({"type", "command", "timeout"})
 SCOPES = {"user": "~/.claude/settings.json", "project": ".claude/settings.json", "local": ".claude/settings.local.json"}
@@ -104,13 +108,25 @@ class Route(NamedTuple):
     fallback: str
     timeout: int = DEFAULT_TIMEOUT
     fail_closed: bool = False
+    # The events to install (None: all of EVENTS). Each installed hook names the set it belongs to, so
+    # the daemon can tell a session that read an older set which of hookd's hooks it cannot run.
+    events: tuple[str, ...] | None = None
+
+    def installed(self) -> tuple[str, ...]:
+        if self.events is None:
+            return EVENTS
+        wanted = set(self.events) | ALWAYS
+        return tuple(e for e in EVENTS if e in wanted)
+
+    def _set_query(self) -> str:
+        return "" if self.events is None else "?events=" + ",".join(self.installed())
 
     def http_hook(self, event: str) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer ${TOKEN_ENV}"}
         headers.update({f"X-Hookd-Env-{name}": f"${name}" for name in FORWARDED_ENV})
         hook: dict[str, Any] = {
             "type": "http",
-            "url": f"http://127.0.0.1:{self.port}/claude-code/{event}",
+            "url": f"http://127.0.0.1:{self.port}/claude-code/{event}{self._set_query()}",
             "headers": headers,
             "allowedEnvVars": [TOKEN_ENV, *FORWARDED_ENV],
             "timeout": self.timeout,
@@ -123,7 +139,8 @@ class Route(NamedTuple):
     def command_for(self, event: str) -> str:
         closed = " --fail-closed" if self.fail_closed else ""
         if self.shim:
-            return f"{shlex.quote(self.shim)} {event} {self.port} {shlex.quote(self.token_file)} --timeout {self.timeout}{closed}"
+            events = f" --events {','.join(self.installed())}" if self.events is not None else ""
+            return f"{shlex.quote(self.shim)} {event} {self.port} {shlex.quote(self.token_file)} --timeout {self.timeout}{closed}{events}"
         return f"{self.fallback} {BRIDGE_ARGS} --timeout {self.timeout}{closed}"
 
     def group(self, event: str) -> dict[str, Any]:
@@ -287,7 +304,7 @@ def install(path: str, command: str | None = None, route: Route | None = None) -
         earlier = _read(backup_path)
         _strip(wanted, _parse(earlier, backup_path) if earlier is not None else None)
     hooks = wanted.setdefault("hooks", {})
-    events = INSTALLED_EVENTS if route is None else EVENTS
+    events = INSTALLED_EVENTS if route is None else route.installed()
     for event in events:
         hooks.setdefault(event, []).append(group_for(command) if route is None else route.group(event))
     if route is not None:
@@ -305,6 +322,16 @@ def install(path: str, command: str | None = None, route: Route | None = None) -
     backup = f"; backup of the previous file: {backup_path}" if original is not None else ""
     how = command if route is None else _describe(route)
     return f"installed the hookd bridge in {path} for {len(events)} events ({how}){backup}"
+
+
+def resync(path: str, route: Route) -> str | None:
+    """Rewrite the bridge in ``path`` for ``route``'s events, if the bridge is still there (a file the user
+    took it out of, or removed, is left alone). None when nothing changed."""
+    current = _read(path)
+    if current is None or not _ours(_parse(current, path)):
+        return None
+    result = install(path, route=route)
+    return None if _read(path) == current else result
 
 
 def _describe(route: Route) -> str:
