@@ -206,6 +206,11 @@ class Registry:
     def missing(self, scope: Scope, owner: str) -> dict[str, tuple[NotRunReason, str]]:
         return self._missing.get((scope, owner), {})
 
+    @property
+    def has_missing(self) -> bool:
+        """Whether some file's hooks should be in force and are not (their points are then unknown)."""
+        return bool(self._missing)
+
     # ---------------------------------------------------------------- mutations
 
     def _changed(self) -> None:

@@ -59,9 +59,13 @@ NOT_INSTALLED = {
 EVENTS = tuple(e for e in dict.fromkeys((*CLAUDE_EVENTS, *INSTALLED_EVENTS)) if e not in NOT_INSTALLED)
 # Claude Code skips HTTP hooks on these ("HTTP hooks are not supported for SessionStart"): they get a command.
 COMMAND_ONLY = frozenset({"SessionStart", "Setup"})
+# Installed whatever hooks hookd has: SessionStart attaches the session and forwards the agent's
+# environment; UserPromptSubmit and Stop come once a turn, so a session that started before a hook was
+# added on an event it does not call hookd for is told so at its next turn (hookd/bridges/installed.py).
+ALWAYS = frozenset({"SessionStart", "UserPromptSubmit", "Stop"})
 # The agent's environment the HTTP hooks forward to hookd (Claude Code fills only the variables listed).
 FORWARDED_ENV = ("CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "PATH", "HOME")
-_OUR_URL = re.compile(r"http://127\.0\.0\.1:[0-9]{1,5}/claude-code/[A-Za-z0-9]{1,64}")
+_OUR_URL = re.compile(r"http://127\.0\.0\.1:[0-9]{1,5}/claude-code/[A-Za-z0-9]{1,64}(\?events=[A-Za-z,]{1,2000})?")
 _HTTP_KEYS = frozenset({"type", "url", "headers", "allowedEnvVars", "timeout", "onFailure"})
 _COMMAND_KEYS = frozenset({"type", "command", "timeout"})
 SCOPES = {"user": "~/.claude/settings.json", "project": ".claude/settings.json", "local": ".claude/settings.local.json"}
@@ -105,13 +109,25 @@ class Route(NamedTuple):
     fallback: str
     timeout: int = DEFAULT_TIMEOUT
     fail_closed: bool = False
+    # The events to install (None: all of EVENTS). Each installed hook names the set it belongs to, so
+    # the daemon can tell a session that read an older set which of hookd's hooks it cannot run.
+    events: tuple[str, ...] | None = None
+
+    def installed(self) -> tuple[str, ...]:
+        if self.events is None:
+            return EVENTS
+        wanted = set(self.events) | ALWAYS
+        return tuple(e for e in EVENTS if e in wanted)
+
+    def _set_query(self) -> str:
+        return "" if self.events is None else "?events=" + ",".join(self.installed())
 
     def http_hook(self, event: str) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer ${TOKEN_ENV}"}
         headers.update({f"X-Hookd-Env-{name}": f"${name}" for name in FORWARDED_ENV})
         hook: dict[str, Any] = {
             "type": "http",
-            "url": f"http://127.0.0.1:{self.port}/claude-code/{event}",
+            "url": f"http://127.0.0.1:{self.port}/claude-code/{event}{self._set_query()}",
             "headers": headers,
             "allowedEnvVars": [TOKEN_ENV, *FORWARDED_ENV],
             "timeout": self.timeout,
@@ -124,7 +140,8 @@ class Route(NamedTuple):
     def command_for(self, event: str) -> str:
         closed = " --fail-closed" if self.fail_closed else ""
         if self.shim:
-            return f"{shlex.quote(self.shim)} {event} {self.port} {shlex.quote(self.token_file)} --timeout {self.timeout}{closed}"
+            events = f" --events {','.join(self.installed())}" if self.events is not None else ""
+            return f"{shlex.quote(self.shim)} {event} {self.port} {shlex.quote(self.token_file)} --timeout {self.timeout}{closed}{events}"
         return f"{self.fallback} {BRIDGE_ARGS} --timeout {self.timeout}{closed}"
 
     def group(self, event: str) -> dict[str, Any]:
@@ -301,7 +318,7 @@ def install(path: str, command: str | None = None, route: Route | None = None, l
         earlier = _read(backup_path)
         _strip(wanted, _parse(earlier, backup_path) if earlier is not None else None, ours)
     hooks = wanted.setdefault("hooks", {})
-    events = layout.events if layout is not None else INSTALLED_EVENTS if route is None else EVENTS
+    events = layout.events if layout is not None else INSTALLED_EVENTS if route is None else route.installed()
     for event in events:
         if layout is not None:
             hooks.setdefault(event, []).append(layout.group(event))
@@ -322,6 +339,16 @@ def install(path: str, command: str | None = None, route: Route | None = None, l
     backup = f"; backup of the previous file: {backup_path}" if original is not None else ""
     how = layout.description if layout is not None else command if route is None else _describe(route)
     return f"installed the hookd bridge in {path} for {len(events)} events ({how}){backup}"
+
+
+def resync(path: str, route: Route) -> str | None:
+    """Rewrite the bridge in ``path`` for ``route``'s events, if the bridge is still there (a file the user
+    took it out of, or removed, is left alone). None when nothing changed."""
+    current = _read(path)
+    if current is None or not _ours(_parse(current, path)):
+        return None
+    result = install(path, route=route)
+    return None if _read(path) == current else result
 
 
 def _describe(route: Route) -> str:

@@ -81,6 +81,12 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                 help="how long Claude Code waits for hookd per event (default 600, Claude Code's own hook default; "
                 "keep it no shorter than your longest hook's)",
             )
+            i.add_argument(
+                "--all-events",
+                action="store_true",
+                help="keep every Claude Code event installed; by default a running hookd installs only the events "
+                "its hooks are on (and SessionStart, UserPromptSubmit, Stop) and keeps them in step as hooks change",
+            )
             i.add_argument("--no-shim", action="store_true", help="use the Python bridge, not the compiled shim, where a command is needed")
             i.add_argument("--client", metavar="PATH", help="opencode: the hookd-client package the plugin imports")
             i.add_argument(
@@ -173,8 +179,15 @@ def run_install(args: argparse.Namespace) -> int:
             extra = " ".join(x for x in (args.bridge_args, "--fail-closed" if args.fail_closed else "") if x)
             result = settings_file.install(path, settings_file.bridge_command(args.command, extra))
         else:
-            result = settings_file.install(path, route=route(args))
-    except (settings_file.SettingsError, EndpointFileError) as exc:
+            from hookd.bridges import installed
+            from hookd.statefiles import state_home
+
+            chosen = route(args)
+            result = settings_file.install(path, route=chosen)
+            installed.remember(state_home(), path, chosen, args.all_events)
+            if not args.all_events:
+                result += "; a running hookd keeps installed only the events that have hooks (`--all-events`: all)"
+    except (settings_file.SettingsError, EndpointFileError, OSError) as exc:
         return fail(str(exc))
     sys.stdout.write(result + "\n")
     return 0
@@ -193,13 +206,15 @@ def run_uninstall(args: argparse.Namespace) -> int:
         from hookd.bridges.gemini.cli import run_uninstall as uninstall_gemini
 
         return uninstall_gemini(args)
-    from hookd.bridges import settings_file
+    from hookd.bridges import installed, settings_file
+    from hookd.statefiles import state_home
 
     from .common import fail
 
     try:
         result = settings_file.uninstall(_settings_path(args))
-    except settings_file.SettingsError as exc:
+        installed.forget(state_home(), _settings_path(args))
+    except (settings_file.SettingsError, OSError) as exc:
         return fail(str(exc))
     sys.stdout.write(result + "\n")
     return 0

@@ -11,6 +11,7 @@ import msgspec
 from hookd_client import messages as m
 
 from ..bridges import claude_code as cc
+from ..bridges import installed as installed_events
 from ..bridges.codex import mapping as codex
 from ..bridges.run import not_run_line, verdict_of
 
@@ -84,8 +85,18 @@ def too_large(event: str, size: int, limit: int) -> bytes:
     return encode(out)
 
 
-async def answer(daemon: Daemon, event: str, body: bytes, environ: Mapping[str, str], agent: str = "claude-code") -> bytes:
-    """The response body for one hook input. Raises cc.BadInput, msgspec.DecodeError, Unavailable."""
+async def answer(
+    daemon: Daemon,
+    event: str,
+    body: bytes,
+    environ: Mapping[str, str],
+    agent: str = "claude-code",
+    installed: frozenset[str] | None = None,
+) -> bytes:
+    """The response body for one hook input. Raises cc.BadInput, msgspec.DecodeError, Unavailable.
+
+    ``installed``: the events the calling session's settings send to hookd (None: all); hooks on
+    the others cannot run in that session, and the answer says so (bridges/installed.py)."""
     hook_input = msgspec.json.decode(body)
     if isinstance(hook_input, dict) and not hook_input.get("hook_event_name"):
         hook_input["hook_event_name"] = event
@@ -94,4 +105,10 @@ async def answer(daemon: Daemon, event: str, body: bytes, environ: Mapping[str, 
         tool = hook_input.get("tool_name")
         return encode(codex.render(routed.event, await call(daemon, routed), tool if isinstance(tool, str) else None))
     routed = cc.route(hook_input, environ)
-    return encode(cc.render(routed.event, await call(daemon, routed)))
+    out = cc.render(routed.event, await call(daemon, routed))
+    if installed is not None:
+        line = installed_events.stale(daemon.registry, installed, routed.session, routed.project)
+        if line is not None:
+            out = out or {}
+            out["systemMessage"] = f"{out['systemMessage']}\n{line}" if out.get("systemMessage") else line
+    return encode(out)

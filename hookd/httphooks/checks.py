@@ -31,6 +31,7 @@ class Accepted(NamedTuple):
     event: str
     environ: dict[str, str]  # the agent's environment, as forwarded in X-Hookd-Env-NAME headers
     agent: str = "claude-code"
+    installed: frozenset[str] | None = None  # the events installed with the calling hook (``?events=``); None: all
 
 
 def hosts(port: int) -> frozenset[bytes]:
@@ -68,9 +69,20 @@ def check(
         return Refusal(401, "missing or wrong bearer secret (see `hookd bridge install`)")
     if method != b"POST":
         return Refusal(405, "only POST is served")
-    path = target.split(b"?", 1)[0].decode("ascii", "replace")
+    raw_path, _, query = target.partition(b"?")
+    path = raw_path.decode("ascii", "replace")
     prefix = next((p for p in AGENT_PREFIXES if path.startswith(p)), PATH_PREFIX)
     event = path[len(prefix) :] if path.startswith(prefix) else ""
     if not _EVENT.fullmatch(event):
         return Refusal(404, f"no such endpoint; hook events are POSTed to {PATH_PREFIX}EVENT")
-    return Accepted(event, environ, AGENT_PREFIXES[prefix])
+    installed = parse_events(query.decode("ascii", "replace")) if query else None
+    return Accepted(event, environ, AGENT_PREFIXES[prefix], installed)
+
+
+def parse_events(query: str) -> frozenset[str] | None:
+    """The installed set a request names (``events=A,B``), or None when it names none (all installed)."""
+    for part in query.split("&"):
+        name, _, value = part.partition("=")
+        if name == "events":
+            return frozenset(e for e in value.split(",") if _EVENT.fullmatch(e))
+    return None

@@ -20,6 +20,7 @@ import msgspec
 import structlog
 
 from ..bridges import claude_code as cc
+from ..bridges import installed
 from . import answer, checks, files
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ class Endpoint:
         self.server: asyncio.AbstractServer | None = None
         self.connections: set[HttpConnection] = set()
         self.tasks: set[asyncio.Task[Any]] = set()
+        self.sync: installed.Sync | None = None
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -82,9 +84,14 @@ class Endpoint:
         self.port = int(self.server.sockets[0].getsockname()[1])
         self.hosts = checks.hosts(self.port)
         files.write_endpoint(self.state, self.port, os.getpid())
+        # The settings files `hookd bridge install` wrote follow the hooks from now on.
+        self.sync = installed.Sync(self.daemon.registry, self.state)
+        self.sync.start()
         log.info("HTTP hooks served", url=f"http://{files.HOST}:{self.port}{checks.PATH_PREFIX}EVENT")
 
     def close(self) -> None:
+        if self.sync is not None:
+            self.sync.close()
         if self.server is not None:
             self.server.close()
         for conn in list(self.connections):
@@ -218,7 +225,8 @@ class HttpConnection(asyncio.Protocol):
             if size > limit:
                 log.warning("HTTP hook input over the limit: answered without its hooks", hook_event=accepted.event, size=size, limit=limit)
                 return 200, answer.too_large(accepted.event, size, limit)
-            return 200, await answer.answer(self.endpoint.daemon, accepted.event, body, accepted.environ, accepted.agent)
+            daemon = self.endpoint.daemon
+            return 200, await answer.answer(daemon, accepted.event, body, accepted.environ, accepted.agent, accepted.installed)
         except (msgspec.DecodeError, cc.BadInput) as exc:
             return 400, f"bad hook input: {exc}".encode()
         except answer.Unavailable as exc:

@@ -10,10 +10,13 @@
  * When hookd cannot answer (not running, refused, too slow), the agent proceeds and one line
  * on stderr says why; with --fail-closed a PreToolUse is denied instead.
  *
- * usage: claude-shim EVENT PORT TOKEN_FILE [--fail-closed] [--timeout SECONDS] [--agent NAME]
+ * usage: claude-shim EVENT PORT TOKEN_FILE [--fail-closed] [--timeout SECONDS] [--agent NAME] [--events LIST]
  *
  * --agent names the endpoint's agent (default claude-code): Codex's hooks, which have no HTTP type,
  * run this shim with --agent codex and are answered in Codex's format.
+ *
+ * --events LIST names the events installed with it (sent as ?events=LIST), so that hookd can tell
+ * a session that read older settings which hooks it cannot run.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -215,8 +218,9 @@ static int recv_all(int fd, struct buf *b) {
 
 int main(int argc, char **argv) {
     double timeout = 600;
+    const char *events = NULL;
     if (argc < 4) {
-        fputs("usage: claude-shim EVENT PORT TOKEN_FILE [--fail-closed] [--timeout SECONDS] [--agent NAME]\n", stderr);
+        fputs("usage: claude-shim EVENT PORT TOKEN_FILE [--fail-closed] [--timeout SECONDS] [--agent NAME] [--events LIST]\n", stderr);
         return 2;
     }
     event = argv[1];
@@ -226,11 +230,15 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "--fail-closed") == 0) fail_closed = 1;
         else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) timeout = strtod(argv[++i], NULL);
         else if (strcmp(argv[i], "--agent") == 0 && i + 1 < argc) agent = argv[++i];
+        else if (strcmp(argv[i], "--events") == 0 && i + 1 < argc) events = argv[++i];
     }
     if (strspn(agent, "abcdefghijklmnopqrstuvwxyz-") != strlen(agent) || !*agent || strlen(agent) > 32) {
         fputs("claude-shim: --agent takes a lower-case name\n", stderr);
         return 2;
     }
+    /* Event names are letters, so a list of anything else is not put in the request line. */
+    if (events && (strlen(events) > 2000 || strspn(events, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz,") != strlen(events)))
+        events = NULL;
     if (timeout <= 0) timeout = 600;
     deadline_at = now() + timeout;
     signal(SIGPIPE, SIG_IGN);
@@ -246,7 +254,12 @@ int main(int argc, char **argv) {
     if (port <= 0 || port > 65535) return unavailable("no valid port given");
 
     struct buf head = {0};
-    addf(&head, "POST /%s/%s HTTP/1.1\r\nHost: 127.0.0.1:%ld\r\n", agent, event, port);
+    addf(&head, "POST /%s/%s", agent, event);
+    if (events) {
+        add(&head, "?events=", 8);
+        add(&head, events, strlen(events));
+    }
+    addf(&head, " HTTP/1.1\r\nHost: 127.0.0.1:%ld\r\n", port);
     addf(&head, "Content-Type: application/json\r\nContent-Length: %zu\r\nConnection: close\r\n", body.len);
     add(&head, "Authorization: Bearer ", 22);
     add(&head, token, strlen(token));
