@@ -7,8 +7,8 @@ server drops an event it already stored), waits for the acknowledgements and
 moves the record on by the acknowledged prefix. A batch that fails is sent
 again, whole, once the server answers again; hookd killed before it recorded an
 acknowledgement sends a few events again, and the server drops them as
-duplicates. Nothing here runs on a call's path: the bus writes the journal,
-and the exporter reads it at its own pace, in slices, yielding to calls between them.
+duplicates. Nothing here runs in the daemon: the bus writes the journal, and
+the exporter, in a process of its own (exportproc.py), reads it at its own pace.
 
 Subject: ``hookd.<host>.<user>.<point>``. Body: the event's JSON as the journal
 holds it. Headers: ``Hookd-Daemon`` (identity), ``Hookd-Seq``, ``Hookd-Host``,
@@ -28,7 +28,6 @@ from collections.abc import Callable
 from typing import Any
 
 import structlog
-from hookd_client import messages as m
 
 from ..statefiles import StateFileError, read_json, write_json
 from .link import Link
@@ -109,19 +108,6 @@ class Exporter:
         self._recorded = self.record.acked
         self.outbox = Outbox(self.journal_path, self.record.acked)
 
-    def info(self) -> m.ExportInfo:
-        acked = self.record.acked
-        return m.ExportInfo(
-            state=self.state,
-            stream=self.settings.stream,
-            identity=self.record.identity,
-            acked=acked,
-            lag=max(0, self.newest() - acked),
-            published=self.published,
-            missed=self.outbox.missed if self.outbox else 0,
-            error=self.error or (self.link.error if self.state == "connecting" else ""),
-        )
-
     # ------------------------------------------------------------------- run
 
     async def run(self) -> None:
@@ -172,9 +158,8 @@ class Exporter:
         try:
             while True:
                 while len(self.pending) < self.settings.batch:
-                    # Read on the loop, a slice at a time: the journal's newest lines are in the page
-                    # cache, and a reading thread would hold the interpreter lock for whole switch
-                    # intervals (milliseconds) while calls wait for it.
+                    # Read a slice at a time, yielding between slices so the process's status and
+                    # its stop (stdin's end) are heard while a large backlog drains.
                     got = outbox.read(min(READ_SLICE, self.settings.batch - len(self.pending)))
                     self.pending.extend(got)
                     if len(got) < READ_SLICE:
@@ -201,7 +186,7 @@ class Exporter:
                         subject = subjects[line.point] = f"{prefix}.{point_subject(line.point)}"
                     await nc.publish(subject, line.data, reply=f"{inbox}.{line.seq}", headers=headers)
                     if n % YIELD_EVERY == 0:
-                        await asyncio.sleep(0)  # let calls through between pieces of a batch
+                        await asyncio.sleep(0)  # let acknowledgements in between pieces of a batch
                 await acks.wait(ACK_WAIT)
                 failure = ""
                 for line in batch:

@@ -2,8 +2,10 @@
 
 Without a team settings file nothing here runs (and the NATS client is never
 imported). With one, the guards last received are put in force at start, before
-any client is served, and two tasks run on the daemon's loop: the exporter and
-the watch of the guards' bucket, over one NATS connection.
+any client is served; the watch of the guards' bucket runs on the daemon's loop
+(it wakes only when the bucket changes), and the exporter runs in a process of
+its own, supervised from here (exportsup.py), so exporting never takes the
+loop's time from a call.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from .managed import MANAGED_SCOPES, ManagedGuards, record_path
 
 if TYPE_CHECKING:
     from ..daemon import Daemon
-    from .exporter import Exporter
+    from .exportsup import ExportSupervisor
     from .guards import GuardWatch
     from .link import Link
 
@@ -37,7 +39,7 @@ class Team:
         self.error = ""
         self.settings: team_settings.TeamSettings | None = None
         self.guards: ManagedGuards | None = None
-        self.exporter: Exporter | None = None
+        self.exporter: ExportSupervisor | None = None
         self.watch: GuardWatch | None = None
         self.link: Link | None = None
         self._tasks: list[asyncio.Task[Any]] = []
@@ -65,16 +67,16 @@ class Team:
             asyncio.get_running_loop()
         except RuntimeError:
             return  # not serving
-        from .link import Link
-
-        self.link = Link(s, name=f"hookd {s.host}/{s.user}")
         if self.guards is not None and s.guards:
             from .guards import GuardWatch
+            from .link import Link
+
+            self.link = Link(s, name=f"hookd {s.host}/{s.user}")
 
             self.watch = GuardWatch(self.guards, self.link)
             self._spawn(self.watch.run(), "watching the team's guards")
         if s.export:
-            from .exporter import Exporter
+            from .exportsup import ExportSupervisor
 
             settings = self.d.settings
             if not settings.journal:
@@ -82,9 +84,8 @@ class Team:
                 log.error(self.error)
                 return
             path = settings.journal_path or journal_files.default_path()
-            self.exporter = Exporter(s, self.link, path, state_dir, lambda: self.d.bus.seq, self.d.publish_internal)
-            self.exporter.start_state()
-            self._spawn(self.exporter.run(), "exporting events to the team's stream")
+            self.exporter = ExportSupervisor(s, path, state_dir, lambda: self.d.bus.seq, self.d.publish_internal)
+            self._spawn(self.exporter.run(), "supervising the export to the team's stream")
 
     def _spawn(self, work: Coroutine[Any, Any, Any], what: str) -> None:
         # Not the daemon's background work: these run for the daemon's lifetime and must not hold

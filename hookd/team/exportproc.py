@@ -1,0 +1,191 @@
+"""The exporter's own process: reads the journal (the outbox) and publishes it, away from the daemon.
+
+The daemon starts it with ``python -m hookd.team.exportproc`` and talks to it over
+two pipes. On stdin the daemon writes one JSON line: the team settings, the
+journal's path, the state directory and the newest seq it knows. On stdout this
+process writes JSON lines back: ``{"t": "status", ...}`` when the export's state,
+acknowledged seq or error changes (at most every STATUS_EVERY), and
+``{"t": "event", "point": ..., "data": ...}`` for what the bus must hear
+(``hookd.export.*``). Logs go to stderr, the daemon's.
+
+stdin ends when the daemon closes it or dies, SIGKILL included: the exporter
+records what the server acknowledged and exits, so a daemon restarted after a
+crash never has two exporters sending. The record's lock makes the next one wait
+for the last to finish.
+
+Why a process: nats-py, the JSON of the batches and the journal reads cost
+interpreter time, and on the daemon's loop every slice of it is a slice a decide
+waits for. Here they only cost a core the daemon may not be using, at a lower
+priority than the daemon's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import fcntl
+import json
+import os
+import signal
+import sys
+import traceback
+from typing import IO, Any
+
+import structlog
+
+from .settings import Credentials, TeamSettings
+
+log = structlog.get_logger("hookd.team")
+
+STATUS_EVERY = 0.1  # seconds between status lines while the export moves
+NICE = 10  # the exporter yields the CPU to the daemon (and its hooks) when both want it
+EXIT_GRACE = 3.0  # seconds to record and close after stdin ended, then the process goes anyway
+
+
+def settings_to_json(s: TeamSettings) -> dict[str, Any]:
+    return dataclasses.asdict(s)
+
+
+def settings_from_json(data: dict[str, Any]) -> TeamSettings:
+    data = dict(data)
+    data["credentials"] = Credentials(**data.get("credentials") or {})
+    return TeamSettings(**data)
+
+
+class Reporter:
+    """Writes status and event lines to the daemon; a status line only when something changed."""
+
+    def __init__(self, out: IO[bytes]) -> None:
+        self.out = out
+        self.last: dict[str, Any] = {}
+
+    def write(self, line: dict[str, Any]) -> None:
+        try:
+            self.out.write(json.dumps(line, separators=(",", ":")).encode() + b"\n")
+            self.out.flush()
+        except (BrokenPipeError, ValueError):
+            pass  # the daemon is gone: stdin ends too, and the process with it
+
+    def event(self, point: str, data: dict[str, Any]) -> None:
+        self.write({"t": "event", "point": point, "data": data})
+
+    def status(self, exporter: Any) -> None:
+        link = exporter.link
+        state = exporter.state
+        if state == "connecting" and link.error:
+            state = "failing"  # never connected yet, and the server does not answer: nothing can be exported now
+        status = {
+            "t": "status",
+            "state": state,
+            "identity": exporter.record.identity,
+            "acked": exporter.record.acked,
+            "published": exporter.published,
+            "missed": exporter.outbox.missed if exporter.outbox else 0,
+            "error": exporter.error or (link.error if exporter.state == "connecting" else ""),
+        }
+        if status != self.last:
+            self.last = status
+            self.write(status)
+
+
+def _lock(state_dir: str) -> int:
+    """The record's lock, held for the process's life: an exporter left by a killed daemon finishes first."""
+    directory = os.path.join(state_dir, "team")
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    fd = os.open(os.path.join(directory, "export.lock"), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+async def _until_told_to_stop() -> None:
+    """Returns when stdin ends (the daemon closed it, or died) or SIGTERM came (a service manager's stop)."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
+
+    async def drain() -> None:
+        while await reader.read(4096):
+            pass
+        stop.set()
+
+    task = asyncio.ensure_future(drain())
+    try:
+        await stop.wait()
+    finally:
+        task.cancel()
+
+
+async def serve(config: dict[str, Any], reporter: Reporter) -> None:
+    from .exporter import Exporter
+    from .link import Link
+
+    settings = settings_from_json(config["settings"])
+    link = Link(settings, name=f"hookd export {settings.host}/{settings.user}")
+    newest = int(config["newest"])
+    exporter = Exporter(settings, link, config["journal"], config["state_dir"], lambda: newest, reporter.event)
+    exporter.start_state()
+    reporter.status(exporter)
+    work = asyncio.ensure_future(exporter.run())
+    told = asyncio.ensure_future(_until_told_to_stop())
+    try:
+        while not told.done() and not work.done():
+            await asyncio.wait({told, work}, timeout=STATUS_EVERY)
+            reporter.status(exporter)
+    finally:
+        work.cancel()
+        told.cancel()
+        with contextlib.suppress(BaseException):
+            await work
+        exporter.stop()
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(link.close(), EXIT_GRACE)
+    if work.done() and not work.cancelled() and (exc := work.exception()) is not None:
+        raise exc
+
+
+def _forward_logs(reporter: Reporter) -> None:
+    """The exporter's log entries go to the daemon, which logs them its way (level, format, log file)."""
+
+    def forward(logger: Any, name: str, event_dict: Any) -> Any:
+        entry = {k: v if isinstance(v, (str, int, float, bool)) or v is None else str(v) for k, v in event_dict.items()}
+        exc = event_dict.get("exc_info")
+        if exc:
+            entry["exc_info"] = "".join(traceback.format_exception(*sys.exc_info())) if exc is True else str(exc)
+        reporter.write({"t": "log", "level": name, "entry": entry})
+        raise structlog.DropEvent
+
+    structlog.configure(processors=[forward], logger_factory=structlog.PrintLoggerFactory(file=sys.stderr), cache_logger_on_first_use=False)
+
+
+def main() -> int:
+    # The daemon stops the exporter by closing stdin; a Ctrl-C meant for a daemon in a terminal is not for it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError):
+        os.nice(NICE)
+    config = json.loads(sys.stdin.buffer.readline() or b"{}")
+    if not config:
+        return 0  # the daemon went before it said what to export
+    reporter = Reporter(sys.stdout.buffer)
+    _forward_logs(reporter)
+    _lock(config["state_dir"])
+    try:
+        import uvloop
+
+        runner: Any = uvloop.run
+    except ImportError:
+        runner = asyncio.run
+    try:
+        runner(serve(config, reporter))
+    except Exception as exc:
+        log.exception("the exporter failed")
+        reporter.write({"t": "status", "state": "failing", "error": f"the exporter failed: {type(exc).__name__}: {exc}"})
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
