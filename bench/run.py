@@ -63,6 +63,7 @@ ROWS: dict[int, Callable[[bool], str]] = {
     6: lambda q: memory.measure(2000 if q else 10_000),
     7: lambda q: client_cost.measure(15 if q else 40),
     8: guarantees.measure,
+    9: lambda q: external("observe.py", "Row 9: decide through one hook, stats on vs off", "per-hook results and stats", q),
 }
 
 
@@ -86,7 +87,7 @@ def machine() -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer round trips (a smoke run; noisier)")
-    ap.add_argument("--rows", default="1,2,3,4,5,6,7,8", help="comma-separated row numbers (default: all)")
+    ap.add_argument("--rows", default="1,2,3,4,5,6,7,8,9", help="comma-separated row numbers (default: all)")
     ap.add_argument("--out", default=str(BENCH / "out" / "RESULTS.md"), help="results file (default bench/out/RESULTS.md, not tracked)")
     ap.add_argument("--update-results", action="store_true", help="also write the tracked bench/RESULTS.md")
     ap.add_argument("--no-write", action="store_true", help="print only; write no file")

@@ -2,7 +2,9 @@
 daemon's life and over a recent window.
 
 The decide path pays for one :meth:`Stats.decide` per call: a few dict look-ups and
-integer increments per hook, no allocation past a hook's first call in a window slice.
+integer increments per hook and one each for the point and the session, no allocation past
+a hook's first call in a window slice (only the current slice is updated; the life total is
+added up when it is read).
 Durations go into log buckets (16 per doubling, so a quantile is within about 3% of the
 true value) rather than a list: memory is bounded by the range of durations seen, never
 by the number of calls, and a quantile is read by walking the few buckets in use.
@@ -15,6 +17,7 @@ entry is forgotten first), so a flood of session ids costs bounded memory.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
 from collections import deque
@@ -28,9 +31,12 @@ SLICES = 10
 MAX_SESSIONS = 1_000
 MAX_HOOKS = 10_000
 MAX_POINTS = 1_000
+BATCH = 256  # calls queued before they are folded into the tallies
 _MIN_MS = 1e-3  # below a microsecond: counted in the lowest bucket
 _MAX_MS = 1e9  # a duration past ~11 days (or not a number) is counted here
 _LOWEST = math.frexp(_MIN_MS)[1] * SUB
+_TWICE_SUB = 2 * SUB
+_frexp = math.frexp
 
 
 def bucket(ms: float) -> int:
@@ -50,48 +56,48 @@ def bucket_value(index: int) -> float:
 
 
 class Tally:
-    """Counts and a duration histogram over one span of time."""
+    """Counts and a duration histogram over one span of time. ``outcomes`` counts runs by how they
+    ended: the error code (``error``, ``timeout``) or else the decision (None: an abstention)."""
 
-    __slots__ = ("allows", "asks", "calls", "denies", "errors", "hist", "max", "skips", "timeouts")
+    __slots__ = ("hist", "max", "outcomes", "skips")
 
     def __init__(self) -> None:
-        self.calls = self.errors = self.timeouts = self.allows = self.denies = self.asks = 0
+        self.outcomes: dict[str | None, int] = {}
         self.skips: dict[str, int] = {}
         self.hist: dict[int, int] = {}
         self.max = 0.0
 
+    @property
+    def calls(self) -> int:
+        return sum(self.hist.values())
+
     def ran(self, ms: float, decision: str | None, error: str | None) -> None:
-        self.calls += 1
-        b = bucket(ms)
+        # bucket(ms), inlined: this runs for every hook of every call.
+        if ms > _MIN_MS:
+            if ms > _MAX_MS:
+                ms = _MAX_MS
+            mant, exp = _frexp(ms)
+            b = exp * SUB + int((mant - 0.5) * _TWICE_SUB)
+            if ms > self.max:
+                self.max = ms
+        else:
+            b = _LOWEST
         hist = self.hist
         hist[b] = hist.get(b, 0) + 1
-        if ms > self.max:
-            self.max = min(ms, _MAX_MS)
-        if error is not None:
-            self.errors += 1
-            if error == "timeout":
-                self.timeouts += 1
-        elif decision == "deny":
-            self.denies += 1
-        elif decision == "ask":
-            self.asks += 1
-        elif decision == "allow":
-            self.allows += 1
+        key = error or decision
+        outcomes = self.outcomes
+        outcomes[key] = outcomes.get(key, 0) + 1
 
     def skipped(self, reason: str) -> None:
         self.skips[reason] = self.skips.get(reason, 0) + 1
 
     def merge(self, other: Tally) -> None:
-        self.calls += other.calls
-        self.errors += other.errors
-        self.timeouts += other.timeouts
-        self.allows += other.allows
-        self.denies += other.denies
-        self.asks += other.asks
-        for k, v in other.skips.items():
-            self.skips[k] = self.skips.get(k, 0) + v
-        for k, v in other.hist.items():
-            self.hist[k] = self.hist.get(k, 0) + v
+        for k, v in other.outcomes.items():
+            self.outcomes[k] = self.outcomes.get(k, 0) + v
+        for r, v in other.skips.items():
+            self.skips[r] = self.skips.get(r, 0) + v
+        for b, v in other.hist.items():
+            self.hist[b] = self.hist.get(b, 0) + v
         self.max = max(self.max, other.max)
 
     def quantiles(self, qs: Iterable[float]) -> list[float | None]:
@@ -112,40 +118,51 @@ class Tally:
 
     def counts(self) -> m.Counts:
         p50, p95, p99 = self.quantiles((0.5, 0.95, 0.99))
+        o = self.outcomes.get
+        calls = self.calls
         return m.Counts(
-            self.calls,
-            self.errors,
-            self.timeouts,
-            self.allows,
-            self.denies,
-            self.asks,
+            calls,
+            o("error", 0) + o("timeout", 0),
+            o("timeout", 0),
+            o("allow", 0),
+            o("deny", 0),
+            o("ask", 0),
             dict(self.skips),
             p50,
             p95,
             p99,
-            round(self.max, 3) if self.calls else None,
+            round(self.max, 3) if calls else None,
         )
 
 
 class Span:
-    """One hook's (or point's, or session's) tallies: its whole life and the recent slices."""
+    """One hook's (or point's, or session's) tallies: one per recent slice, and what slices too old
+    for the window added up (``retired``). A call updates only the current slice's tally; the
+    life is the retired tally plus the slices in the ring."""
 
-    __slots__ = ("life", "ring", "slice")
+    __slots__ = ("retired", "ring")
 
     def __init__(self) -> None:
-        self.life = Tally()
+        self.retired = Tally()
         self.ring: deque[tuple[int, Tally]] = deque()
-        self.slice: Tally = Tally()
 
     def now(self, index: int) -> Tally:
         """The tally of the current slice (``index``), started when the slice changes."""
         ring = self.ring
-        if not ring or ring[-1][0] != index:
-            while ring and ring[0][0] <= index - SLICES:
-                ring.popleft()
-            self.slice = Tally()
-            ring.append((index, self.slice))
-        return self.slice
+        if ring and ring[-1][0] == index:
+            return ring[-1][1]
+        while ring and ring[0][0] <= index - SLICES:
+            self.retired.merge(ring.popleft()[1])
+        tally = Tally()
+        ring.append((index, tally))
+        return tally
+
+    def life(self) -> Tally:
+        out = Tally()
+        out.merge(self.retired)
+        for _, tally in self.ring:
+            out.merge(tally)
+        return out
 
     def recent(self, index: int, slices: int) -> Tally:
         out = Tally()
@@ -175,14 +192,20 @@ def _bounded_put(table: dict[Any, Any], key: Any, value: Any, bound: int) -> Non
 
 
 class Stats:
+    """The counts. A call only queues what it did (:meth:`decide`, :meth:`run`: one tuple appended);
+    the queue is folded into the tallies every BATCH calls, after the call that fills it is
+    answered, and before each reading: the decide path pays for an append."""
+
     def __init__(self, window: float = 300.0, clock: Any = time.monotonic) -> None:
         self.window = window
         self.slice_seconds = window / SLICES
         self.clock = clock
         self.since = time.time()
+        self._clock0 = clock()
         self.hooks: dict[tuple[str, str, str, str], HookEntry] = {}
         self.points: dict[str, Span] = {}
         self.sessions: dict[str, Span] = {}
+        self._pending: list[tuple[float, str, str | None, Any, float | None, str | None]] = []
 
     def _index(self) -> int:
         return int(self.clock() / self.slice_seconds)
@@ -196,43 +219,71 @@ class Stats:
         entry.shadow = shadow
         return entry
 
-    def run(self, run: m.HookRun, point: str, index: int | None = None) -> None:
-        """Count one hook's run or skip."""
-        if index is None:
-            index = self._index()
-        entry = self._hook(run.hook, point, run.type, run.shadow)
-        now = entry.now(index)
-        if run.skipped is not None:
-            entry.life.skipped(run.skipped)
-            now.skipped(run.skipped)
-            return
-        ms = run.ms if run.ms is not None else 0.0
-        entry.life.ran(ms, run.decision, run.error)
-        now.ran(ms, run.decision, run.error)
-        if run.error is not None:
-            entry.last_error = f"{run.error}: {run.message}" if run.message else run.error
-            entry.last_error_time = time.time()
+    def run(self, run: m.HookRun, point: str) -> None:
+        """Count one hook's run or skip outside a decide (an observer's)."""
+        pending = self._pending
+        pending.append((self.clock(), point, None, (run,), None, None))
+        if len(pending) == BATCH:
+            self._fold_soon()
 
     def decide(self, point: str, session: str | None, runs: list[m.HookRun], ms: float, decision: str | None) -> None:
         """Count one decide: each of its hooks, and the whole chain under its point and session."""
-        index = self._index()
-        for run in runs:
-            self.run(run, point, index)
-        span = self.points.get(point)
-        if span is None:
-            span = Span()
-            _bounded_put(self.points, point, span, MAX_POINTS)
-        span.life.ran(ms, decision, None)
-        span.now(index).ran(ms, decision, None)
-        if session is not None:
-            span = self.sessions.get(session)
+        pending = self._pending
+        pending.append((self.clock(), point, session, runs, ms, decision))
+        if len(pending) == BATCH:
+            self._fold_soon()
+
+    def _fold_soon(self) -> None:
+        """Fold once the current call is answered (its reply is written first), or now outside a loop."""
+        try:
+            asyncio.get_running_loop().call_soon(self.flush)
+        except RuntimeError:
+            self.flush()
+
+    def flush(self) -> None:
+        """Fold the queued calls into the tallies (a loop kept flat: it runs for every hook of every call)."""
+        pending, self._pending = self._pending, []
+        seconds = self.slice_seconds
+        hooks = self.hooks
+        points = self.points
+        sessions = self.sessions
+        for when, point, session, runs, ms, decision in pending:
+            index = int(when / seconds)
+            for run in runs:
+                ref = run.hook
+                entry = hooks.get((ref.name, ref.scope, ref.source, point))
+                if entry is None or entry.shadow is not run.shadow:
+                    entry = self._hook(ref, point, run.type, run.shadow)
+                ring = entry.ring
+                tally = ring[-1][1] if ring and ring[-1][0] == index else entry.now(index)
+                skipped = run.skipped
+                if skipped is not None:
+                    skips = tally.skips
+                    skips[skipped] = skips.get(skipped, 0) + 1
+                    continue
+                error = run.error
+                tally.ran(run.ms or 0.0, run.decision, error)
+                if error is not None:
+                    entry.last_error = f"{error}: {run.message}" if run.message else error
+                    entry.last_error_time = self.since + (when - self._clock0)
+            if ms is None:
+                continue
+            span = points.get(point)
             if span is None:
                 span = Span()
-                _bounded_put(self.sessions, session, span, MAX_SESSIONS)
-            span.life.ran(ms, decision, None)
-            span.now(index).ran(ms, decision, None)
+                _bounded_put(points, point, span, MAX_POINTS)
+            ring = span.ring
+            (ring[-1][1] if ring and ring[-1][0] == index else span.now(index)).ran(ms, decision, None)
+            if session is not None:
+                span = sessions.get(session)
+                if span is None:
+                    span = Span()
+                    _bounded_put(sessions, session, span, MAX_SESSIONS)
+                ring = span.ring
+                (ring[-1][1] if ring and ring[-1][0] == index else span.now(index)).ran(ms, decision, None)
 
     def reply(self, rid: int, window: float | None) -> m.Stats:
+        self.flush()
         window = self.window if window is None else min(window, self.window)
         slices = max(1, math.ceil(window / self.slice_seconds))
         index = self._index()
@@ -241,7 +292,7 @@ class Stats:
                 e.hook,
                 e.point,
                 e.type,  # type: ignore[arg-type]
-                e.life.counts(),
+                e.life().counts(),
                 e.recent(index, slices).counts(),
                 e.shadow,
                 e.last_error,
@@ -249,6 +300,6 @@ class Stats:
             )
             for e in self.hooks.values()
         ]
-        points = [m.GroupStats(k, s.life.counts(), s.recent(index, slices).counts()) for k, s in self.points.items()]
-        sessions = [m.GroupStats(k, s.life.counts(), s.recent(index, slices).counts()) for k, s in self.sessions.items()]
+        points = [m.GroupStats(k, s.life().counts(), s.recent(index, slices).counts()) for k, s in self.points.items()]
+        sessions = [m.GroupStats(k, s.life().counts(), s.recent(index, slices).counts()) for k, s in self.sessions.items()]
         return m.Stats(rid, self.since, window, True, hooks, points, sessions)

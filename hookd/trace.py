@@ -12,10 +12,13 @@ from __future__ import annotations
 from contextvars import ContextVar
 from typing import Any
 
+import msgspec
 from hookd_client.messages import TraceEntry
 from hookd_client.messages.observe import TRACE_EXCERPT
 
 from .intake import safe_text
+
+_encode = msgspec.msgpack.Encoder().encode
 
 
 class Capture:
@@ -53,22 +56,45 @@ def output(stdout: bytes | str, stderr: bytes | str) -> None:
         capture.stderr = excerpt(stderr)
 
 
+# A trace repeats the call's payload for every hook: past this size (msgpack bytes) an input is
+# replaced by a note, so a traced call on a large payload still fits in a reply frame.
+TRACE_INPUT_MAX = 64 * 1024
+
+
 class Tracer:
     """The entries of one traced call, in the order the hooks came up."""
 
-    __slots__ = ("entries",)
+    __slots__ = ("_sizes", "entries")
 
     def __init__(self) -> None:
         self.entries: list[TraceEntry] = []
+        self._sizes: dict[int, tuple[dict[str, Any], int]] = {}  # by the payload's id (kept alive here)
+
+    def _bounded(self, payload: dict[str, Any] | None) -> dict[str, Any] | None:
+        if payload is None:
+            return None
+        known = self._sizes.get(id(payload))
+        if known is None:
+            try:
+                size = len(_encode(payload))
+            except Exception:  # what msgpack cannot carry is shown as the event would show it
+                size = TRACE_INPUT_MAX + 1
+            known = self._sizes[id(payload)] = (payload, size)
+        size = known[1]
+        if size <= TRACE_INPUT_MAX:
+            return payload
+        return {"hookd.trace": f"an input of {size} bytes, over the {TRACE_INPUT_MAX} a trace shows"}
 
     def add(self, entry: TraceEntry | None) -> None:
         if entry is not None:
+            entry.input = self._bounded(entry.input)
             self.entries.append(entry)
 
     def skipped(self, hook: Any, reason: str, why: str, payload: dict[str, Any] | None = None, shadow: bool = False) -> None:
         ref = hook.ref if hasattr(hook, "ref") else hook
         kind = getattr(hook, "type", "decision")
-        self.entries.append(TraceEntry(ref, kind, payload, skipped=reason, why=why, shadow=shadow))  # type: ignore[arg-type]
+        entry = TraceEntry(ref, kind, self._bounded(payload), skipped=reason, why=why, shadow=shadow)  # type: ignore[arg-type]
+        self.entries.append(entry)
 
 
 def unmatched(hook: Any, payload: dict[str, Any]) -> str:

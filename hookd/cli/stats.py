@@ -36,7 +36,8 @@ def _skips(skips: dict[str, int]) -> str:
 
 def _line(label: str, c: dict[str, Any], shadow: bool = False) -> str:
     deny, ask = ("would deny", "would ask") if shadow else ("deny", "ask")
-    parts = [f"{c.get('calls', 0)} calls"]
+    calls = c.get("calls", 0)
+    parts = [f"{calls} call{'' if calls == 1 else 's'}"]
     for key, name in (("denies", deny), ("asks", ask), ("allows", "allow"), ("errors", "errors"), ("timeouts", "timeouts")):
         if c.get(key):
             parts.append(f"{c[key]} {name}")

@@ -135,7 +135,7 @@ def test_hookd_stats_prints_and_prints_json(env: Env, daemon_factory, tmp_path: 
     text = env.hookd("stats")
     assert text.returncode == 0, text.stderr
     assert "guard  [decision, global]  tool.approval.pre" in text.stdout
-    assert "1 calls  1 deny" in text.stdout and "skipped: decided 1" in text.stdout
+    assert "1 call  1 deny" in text.stdout and "skipped: decided 1" in text.stdout
     out = env.hookd("stats", "--json", "--window", "60")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)

@@ -119,3 +119,16 @@ def test_a_trace_of_a_call_with_no_hooks(env: Env, daemon_factory) -> None:
     assert out.decision is None and out.trace == []
     r = env.hookd("decide", "tool.approval.pre", "--trace")
     assert "no hook is configured for this call" in r.stdout
+
+
+def test_a_large_input_is_named_not_repeated_in_the_trace(env: Env, daemon_factory, tmp_path: Path) -> None:
+    _setup(env, tmp_path)
+    daemon = daemon_factory()
+    big = {"toolName": "Bash", "args": {"command": "ls " + "x" * 300_000}}
+    with daemon.client() as c:
+        out = c.decide("tool.approval.pre", big, trace=True)
+    assert out.decision is None and [e.hook.name for e in out.trace][:2] == ["rewrite", "only-edits"]
+    for entry in out.trace:
+        if entry.input is not None:
+            (note,) = entry.input.values()
+            assert "over the 65536 a trace shows" in note

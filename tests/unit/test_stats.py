@@ -9,7 +9,7 @@ from hookd_client.messages import HookRef, HookRun
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hookd.stats import SLICES, Stats, Tally, bucket, bucket_value
+from hookd.stats import BATCH, SLICES, Stats, Tally, bucket, bucket_value
 
 REF = HookRef("guard", "global", "/x/hooks.yaml")
 anything = st.floats(allow_nan=True, allow_infinity=True)
@@ -73,15 +73,23 @@ def test_the_recent_window_forgets_old_slices_and_life_does_not() -> None:
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(st.text(max_size=8), max_size=50), st.lists(anything, max_size=20))
+@given(st.lists(st.text(max_size=8), max_size=50), st.lists(st.floats(min_value=0, max_value=1e12), max_size=20))
 def test_many_sessions_and_any_clock_cost_bounded_memory(sessions: list[str], clocks: list[float]) -> None:
     now = [0.0]
     stats = Stats(window=5, clock=lambda: now[0])
     for i, session in enumerate(sessions):
         if clocks:
-            value = clocks[i % len(clocks)]
-            now[0] = value if math.isfinite(value) else 0.0
+            now[0] = clocks[i % len(clocks)]
         stats.decide("p", session, [HookRun(REF, ms=1.0)], 1.0, None)
         stats.reply(i, None)
     for entry in stats.hooks.values():
         assert len(entry.ring) <= len(sessions)
+        assert entry.life().calls == len(sessions)
+
+
+def test_calls_queued_past_a_batch_are_all_counted() -> None:
+    stats = Stats()
+    for i in range(BATCH * 2 + 7):
+        stats.decide("p", f"s{i % 3}", [HookRun(REF, decision="deny" if i % 2 else None, ms=float(i))], 1.0, None)
+    (hook,) = stats.reply(1, None).hooks
+    assert (hook.life.calls, hook.life.denies, hook.recent.calls) == (BATCH * 2 + 7, BATCH + 3, BATCH * 2 + 7)
