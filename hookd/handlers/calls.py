@@ -122,7 +122,7 @@ class Calls:
         state = await self.d.engine.decide(plan, payload, ctx, leases)
         took = round((time.perf_counter() - started) * 1000, 3)
         # A chain that ends in ask waits for a person when approvers are connected (hookd/approvals.py).
-        approval = await self.d.approvals.settle(state, payload, ctx) if self.d.approvals.wanted(state) else None
+        approval = await self.d.approvals.settle(state, ctx) if self.d.approvals.wanted(state) else None
         self.d.bus.publish("decide", ctx.point, ctx.session, ctx.project, payload, state, took)
         reply = state.outcome(rid)
         reply.approval = approval
