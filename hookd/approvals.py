@@ -89,13 +89,16 @@ class Approvals:
     def wanted(self, state: ChainState) -> bool:
         return state.decision == "ask" and bool(self.approvers) and not self.closing
 
-    async def settle(self, state: ChainState, payload: dict[str, Any], ctx: CallContext) -> m.Approval:
-        """Offer the call, wait for the first answer or the deadline, and fold the result into ``state``."""
+    async def settle(self, state: ChainState, ctx: CallContext) -> m.Approval:
+        """Offer the call, wait for the first answer or the deadline, and fold the result into ``state``.
+
+        The offer shows the payload as the chain left it (``state.payload``: with any rewrite of its
+        arguments an earlier hook made), which is what the agent would run if the call is allowed."""
         timeout = self.settings.approval_timeout
         now = time.time()
         asked_by = state.decided_by
         offer = m.ApprovalOffer(
-            next(self._ids), ctx.point, ctx.session, ctx.project, payload, state.reason, asked_by, now, now + timeout, timeout
+            next(self._ids), ctx.point, ctx.session, ctx.project, state.payload, state.reason, asked_by, now, now + timeout, timeout
         )
         waiting = _Open(offer, time.monotonic())
         self.open[offer.offer] = waiting

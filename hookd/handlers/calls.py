@@ -133,7 +133,7 @@ class Calls:
         state = await engine.decide(plan, payload, ctx, leases, tracer)
         took = round((time.perf_counter() - started) * 1000, 3)
         # A chain that ends in ask waits for a person when approvers are connected (hookd/approvals.py).
-        approval = await self.d.approvals.settle(state, payload, ctx) if self.d.approvals.wanted(state) else None
+        approval = await self.d.approvals.settle(state, ctx) if self.d.approvals.wanted(state) else None
         if shadows is None:
             self.observed.decided(ctx, payload, state, took)
         elif tracer is not None:  # a traced call waits for its shadows: they are part of what it shows
@@ -148,7 +148,7 @@ class Calls:
         return outcome
 
     async def _approved_later(self, rid: int, state: Any, payload: dict[str, Any], ctx: CallContext) -> m.Reply:
-        approval = await self.d.approvals.settle(state, payload, ctx)
+        approval = await self.d.approvals.settle(state, ctx)
         self.observed.decided(ctx, payload, state, None)
         outcome = state.outcome(rid)
         outcome.approval = approval

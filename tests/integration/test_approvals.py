@@ -237,3 +237,19 @@ def test_hookd_approve_at_a_terminal_decides_a_waiting_call(asking, env, daemon)
     decided = result[0]
     assert decided.decision == "deny" and decided.approval.by.name == "carol" and decided.approval.by.client == "hookd-approve"
     assert decided.reason == f"denied by carol (hookd-approve, pid {proc.pid}): no way"
+
+
+def test_a_daemon_that_stops_decides_waiting_calls_by_the_default(asking, daemon):
+    import signal
+
+    async def main():  # type: ignore[no-untyped-def]
+        async with AsyncApprover(daemon.socket, name="watcher") as watcher, AsyncClient(daemon.socket) as agent:
+            call = asyncio.ensure_future(agent.decide("tool.approval.pre", PAYLOAD, session="s-stop"))
+            await _offer(watcher)
+            daemon.signal(signal.SIGTERM)  # the call must not wait for the drain's end, nor lose its reply
+            return await asyncio.wait_for(call, HANG_GUARD)
+
+    out = asyncio.run(main())
+    assert out.decision == "deny" and out.approval.expired
+    assert "the daemon is stopping" in out.reason and "the default applies (deny)" in out.reason
+    assert daemon.proc.wait(HANG_GUARD) == 0

@@ -229,3 +229,61 @@ def test_an_approval_clicked_in_the_page_decides_a_waiting_call(daemon, dashboar
     assert out.decision == "allow" and out.approval.by.name == "dana" and out.approval.by.client == "hookd-dashboard"
     assert out.reason.endswith(": checked the build directory")
     wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#approvals .offer") == [])  # gone once decided
+
+
+def test_the_page_shows_each_hook_of_a_chain_the_stats_and_the_shadow_guards(env, tmp_path, daemon_factory, browser):
+    from hookd_client import messages
+
+    from ..conftest import write_script
+
+    if not hasattr(messages, "StatsRequest") or "shadow" not in messages.HookSpec.__struct_fields__:
+        pytest.skip("this daemon has no stats request or shadow hooks yet: the page shows them once it does")
+    from selenium.webdriver.common.by import By
+
+    guard = write_script(
+        tmp_path / "guard.py",
+        """
+        import json, sys
+        command = json.load(sys.stdin).get("args", {}).get("command", "")
+        if "push --force" in command:
+            print(json.dumps({"decision": "deny", "reason": "no force pushes"}))
+        """,
+    )
+    strict = write_script(
+        tmp_path / "strict.py",
+        """
+        import json, sys
+        command = json.load(sys.stdin).get("args", {}).get("command", "")
+        if command.startswith("git push"):
+            print(json.dumps({"decision": "deny", "reason": "pushes only from CI"}))
+        """,
+    )
+    env.write_global_hooks(
+        f"""
+        hooks:
+          - {{name: no-force-push, point: tool.approval.pre, type: decision, command: {guard}, enabled: true, priority: 10}}
+          - {{name: ci-only-pushes, point: tool.approval.pre, type: decision, command: {strict}, enabled: true, shadow: true}}
+        """
+    )
+    daemon = daemon_factory()
+    dashboard = Dashboard(env, "--name", "dana")
+    try:
+        wait = _open(browser, dashboard)
+        with daemon.client() as c:
+            for command in ("git status", "git push origin main", "git push --force origin main"):
+                c.decide("tool.approval.pre", {"toolName": "execute_command", "args": {"command": command}}, session="s-shadow")
+        rows = "#events tr.row[data-point='tool.approval.pre']"
+        wait.until(lambda b: len(b.find_elements(By.CSS_SELECTOR, rows)) == 3)
+        browser.find_elements(By.CSS_SELECTOR, rows)[0].click()  # the forced push: denied, and the shadow agreed
+        detail = wait.until(lambda b: b.find_element(By.CSS_SELECTOR, "#events tr.detail"))
+        runs = wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#events tr.detail tr.hook-run"))
+        names = [r.find_elements(By.TAG_NAME, "td")[0].text for r in runs]
+        assert names[0] == "no-force-push" and names[1].startswith("ci-only-pushes") and "shadow" in names[1]
+        assert "no force pushes" in detail.text and " ms" in runs[0].text
+        # The stats and the shadow guard's would-be denials, once the daemon counted them.
+        wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#stats tr[data-hook='no-force-push']"))
+        shadow = wait.until(lambda b: b.find_element(By.ID, "shadow"))
+        wait.until(lambda b: "would deny" in shadow.text and "ci-only-pushes" in shadow.text)
+        _screenshot(browser, "dashboard-chain.png")
+    finally:
+        dashboard.stop()

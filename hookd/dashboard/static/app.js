@@ -285,7 +285,7 @@ function renderStats() {
     renderShadow();
     return;
   }
-  const head = ["hook", "point", "calls", "p50", "p95", "p99", "errors", "timeouts", "denies", "asks"];
+  const head = ["hook", "point", "calls", "p50", "p95", "p99", "err", "t/o", "deny", "ask"];
   const rows = (stats.hooks || []).map((h) =>
     el(
       "tr",
@@ -295,10 +295,12 @@ function renderStats() {
       ...countsCells(h.life || {}),
     ),
   );
-  const points = (stats.points || []).map((p) => el("tr", {}, el("td", { text: p.name }), el("td", { text: "" }), ...countsCells(p.life || {})));
+  const points = (stats.points || []).map((p) =>
+    el("tr", { class: "point-row", "data-point": p.name }, el("td", { class: "note", text: "whole chain" }), el("td", { text: p.name }), ...countsCells(p.life || {})),
+  );
   box.replaceChildren(
     el("table", {}, el("thead", {}, el("tr", {}, ...head.map((h, i) => el("th", { class: i > 1 ? "num" : "", text: h })))), el("tbody", {}, ...rows, ...points)),
-    el("p", { class: "note", text: `durations in ms over the daemon's life; recent window ${stats.window || "?"} s` }),
+    el("p", { class: "note", text: "over the daemon's life: durations in ms; err: failed, t/o: timed out; deny/ask: answers (a shadow hook's would-be answers)" }),
   );
   renderShadow();
 }
