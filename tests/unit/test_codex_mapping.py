@@ -4,6 +4,8 @@ and its output parser accept them (codex-rs/hooks: schema.rs, engine/output_pars
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hookd.bridges.claude_code import AGENT_ENV, Verdict
 from hookd.bridges.claude_hooks import hook_input
@@ -173,3 +175,77 @@ def test_guards_that_did_not_run_are_shown_to_the_user() -> None:
 def test_fail_closed_denies_only_tool_calls() -> None:
     assert mapping.fail_closed("PreToolUse", "down")["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert mapping.fail_closed("Stop", "down") is None and mapping.fail_closed(None, "down") is None
+
+
+# What Codex accepts in each event's answer (codex-rs/hooks/src/schema.rs: unknown fields refused;
+# engine/output_parser.rs: the values it refuses).
+UNIVERSAL = {"continue", "stopReason", "suppressOutput", "systemMessage"}
+TOP = {
+    "PreToolUse": {"systemMessage", "hookSpecificOutput"},
+    "PermissionRequest": {"systemMessage", "hookSpecificOutput"},
+    "PostToolUse": UNIVERSAL - {"suppressOutput"} | {"decision", "reason", "hookSpecificOutput"},
+    "UserPromptSubmit": UNIVERSAL | {"decision", "reason", "hookSpecificOutput"},
+    "Stop": UNIVERSAL | {"decision", "reason"},
+    "SubagentStop": UNIVERSAL | {"decision", "reason"},
+    "SessionStart": UNIVERSAL | {"hookSpecificOutput"},
+    "SubagentStart": UNIVERSAL | {"hookSpecificOutput"},
+    "PreCompact": UNIVERSAL,
+    "PostCompact": UNIVERSAL,
+    "SessionEnd": UNIVERSAL,
+    "Interrupt": UNIVERSAL,
+}
+SPECIFIC = {
+    "PreToolUse": {"hookEventName", "permissionDecision", "permissionDecisionReason", "updatedInput", "additionalContext"},
+    "PermissionRequest": {"hookEventName", "decision"},
+    "PostToolUse": {"hookEventName", "additionalContext", "updatedMCPToolOutput"},
+    "UserPromptSubmit": {"hookEventName", "additionalContext"},
+    "SessionStart": {"hookEventName", "additionalContext"},
+    "SubagentStart": {"hookEventName", "additionalContext"},
+}
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=5), c, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    event=st.sampled_from(sorted(TOP)),
+    decision=st.sampled_from([None, "allow", "deny", "ask", "defer", ""]),
+    reason=st.none() | st.text(max_size=12),
+    injection=st.none() | st.text(max_size=12),
+    modified_input=st.none() | st.dictionaries(st.text(max_size=5), _json, max_size=3),
+    modified_output=st.none() | _json,
+    agent=st.none()
+    | st.dictionaries(st.sampled_from(["continue", "stopReason", "suppressOutput", "systemMessage", "x"]), _json, max_size=4),
+    tool=st.sampled_from(["Bash", "apply_patch", "mcp__fs__read", None]),
+)
+def test_every_answer_is_one_codex_accepts(event, decision, reason, injection, modified_input, modified_output, agent, tool) -> None:  # type: ignore[no-untyped-def]
+    v = Verdict(decision, reason, injection, modified_input, modified_output, "g", (), (), agent)
+    out = mapping.render(event, v, tool)
+    if out is None:
+        return
+    assert set(out) <= TOP[event], out
+    assert out.get("continue", False) is False and isinstance(out.get("stopReason", ""), str)
+    assert out.get("suppressOutput", True) is True and isinstance(out.get("systemMessage", ""), str)
+    if "decision" in out:
+        assert out["decision"] == "block" and out["reason"].strip()
+    specific = out.get("hookSpecificOutput")
+    if specific is not None:
+        assert specific["hookEventName"] == event and set(specific) <= SPECIFIC[event] and len(specific) > 1
+        if event == "PreToolUse":
+            said = specific.get("permissionDecision")
+            assert said in (None, "allow", "deny")
+            assert ("updatedInput" in specific) == (said == "allow")
+            if said == "deny":
+                assert specific["permissionDecisionReason"].strip()
+            else:
+                assert "permissionDecisionReason" not in specific
+        if event == "PermissionRequest":
+            assert specific["decision"]["behavior"] in ("allow", "deny") and set(specific["decision"]) <= {"behavior", "message"}
+        if "updatedMCPToolOutput" in specific:
+            assert (tool or "").startswith("mcp__")
+    # A guard's deny is never lost where Codex can block.
+    if decision == "deny" and event == "PreToolUse":
+        assert specific["permissionDecision"] == "deny"
