@@ -181,3 +181,50 @@ def test_the_payload_gives_back_the_agents_input_exactly(event: str, fields: dic
         if key not in original:
             back.pop(key, None)
     assert back == original
+
+
+_any_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=10),
+    lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=8), c, max_size=4),
+    max_leaves=12,
+)
+_verdicts = st.builds(
+    Verdict,
+    st.sampled_from([None, "allow", "deny", "ask", "defer"]),
+    st.none() | st.text(max_size=10),
+    st.none() | st.text(max_size=10),
+    st.none() | st.dictionaries(st.text(max_size=5), _any_json, max_size=3),
+    _any_json,
+    st.none() | st.text(max_size=5),
+    st.lists(st.text(max_size=10), max_size=2).map(tuple),
+    st.lists(st.text(max_size=10), max_size=2).map(tuple),
+    st.none() | st.dictionaries(st.sampled_from(["continue", "stopReason", "systemMessage", "specific", "x"]), _any_json, max_size=4),
+)
+
+
+@given(_any_json, st.dictionaries(st.text(max_size=8), st.text(max_size=8), max_size=3))
+def test_any_input_is_routed_or_refused_by_name(data: Any, environ: dict[str, str]) -> None:
+    try:
+        call = protocol.route(data, environ)
+    except protocol.BadInput as exc:
+        assert str(exc)
+        return
+    assert call.point.startswith(("custom.gemini.", *(p for p, _ in protocol.ROUTES.values())))
+    assert call.project is None or call.project.startswith("/")
+
+
+@given(st.sampled_from([*protocol.ROUTES, "Other"]), _verdicts)
+def test_any_verdict_renders_to_an_object_gemini_cli_reads(event: str, v: Verdict) -> None:
+    out = protocol.render(event, v)
+    assert isinstance(out, dict)
+    json.dumps(out)  # what the bridge prints
+    if v.decision == "deny" and event in protocol.BLOCKING:
+        assert out["decision"] == "deny" and out["reason"]
+    assert out.get("decision") != "allow"  # Gemini CLI's default; never sent, never ends other hooks
+
+
+@given(st.sampled_from([*protocol.ROUTES]), st.integers(-3, 300), st.text(max_size=30), st.text(max_size=30))
+def test_any_hook_result_reads_as_a_decision_or_nothing(event: str, code: int, stdout: str, stderr: str) -> None:
+    out = hooks.answer(event, code, stdout, stderr, {"command": "ls"})
+    assert out is None or (isinstance(out, dict) and out.get("decision") in (None, "deny", "ask"))
+    json.dumps(out)
