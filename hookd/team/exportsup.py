@@ -71,9 +71,10 @@ class ExportSupervisor:
             if self._stopping:
                 return
             self.exits += 1
-            why = f"the exporter process exited with {code}; starting it again"
-            self.status.update(state="failing", error=self.status.get("error") or why)
+            why = f"the exporter's process exited with {code}; starting it again"
+            self.status.update(state="failing", error=why)
             log.error("export process ended", code=code, restart_in=pause)
+            self.publish("hookd.export.failing", {"stream": self.settings.stream, "acked": self.status.get("acked", 0), "error": why})
             await asyncio.sleep(pause)
             pause = min(RESTART_MAX, pause * 2)
 
