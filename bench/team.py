@@ -112,6 +112,10 @@ def throughput(export: bool, server: Server, n: int, window: int) -> tuple[float
         if export:
             team_env(env, server)
         with daemon(env):
+            if export:
+                # Steady state: the exporter's process has started and caught up (its start, an
+                # interpreter and the NATS client importing, is not what this row measures).
+                wait_drained(env["HOOKD_SOCKET"], 60)
             rate = asyncio.run(pipelined(env["HOOKD_SOCKET"], n, window))
             drain = wait_drained(env["HOOKD_SOCKET"]) if export else 0.0
     return rate, drain
