@@ -64,7 +64,7 @@ $(RUN_STAMP): $(SOURCES) | check-python
 
 $(TEST_STAMP): pyproject.toml client/pyproject.toml | check-python
 	@$(LOCKED) .venv-test.lock $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) _venv \
-	  _VENV=$(TEST_VENV) _STAMP=$(TEST_STAMP) _WHAT='hookd (editable) and the test tools' _EDITABLE=-e _EXTRAS='[dev]'
+	  _VENV=$(TEST_VENV) _STAMP=$(TEST_STAMP) _WHAT='hookd (editable) and the test tools' _EDITABLE=-e _EXTRAS='[dev,otel]'
 
 # Under the lock: whoever waited finds the stamp fresh and does nothing. A venv without its
 # stamp (a first install that failed, one made by an older recipe) is made again from

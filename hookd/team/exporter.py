@@ -54,7 +54,8 @@ class ExportState:
         self.identity = ""
         self.acked = 0
 
-    def load(self, host: str, newest: int) -> str | None:
+    def load(self, host: str, newest: int) -> tuple[bool, str | None]:
+        """Read the record; (whether the identity is new, why the record could not be read)."""
         error = None
         try:
             data = read_json(self.path) or {}
@@ -64,12 +65,12 @@ class ExportState:
         acked = data.get("acked")
         if isinstance(identity, str) and identity and isinstance(acked, int) and 0 <= acked <= newest:
             self.identity, self.acked = identity, acked
-        else:
-            # No record, or one ahead of the journal (the journal was reset and its seqs start
-            # again): a new identity, so the new seqs' message ids never collide with the old ones.
-            self.identity = f"{subject_token(host)}-{secrets.token_hex(6)}"
-            self.acked = 0
-        return error
+            return False, error
+        # No record, or one ahead of the journal (the journal was reset and its seqs start
+        # again): a new identity, so the new seqs' message ids never collide with the old ones.
+        self.identity = f"{subject_token(host)}-{secrets.token_hex(6)}"
+        self.acked = 0
+        return True, error
 
     def save(self) -> None:
         write_json(self.path, {"version": 1, "identity": self.identity, "acked": self.acked})
@@ -102,9 +103,17 @@ class Exporter:
         self._last_record = 0.0
 
     def start_state(self) -> None:
-        error = self.record.load(self.settings.host, self.newest())
+        new, error = self.record.load(self.settings.host, self.newest())
         if error:
             log.error("export record unreadable; exporting from the start of the journal", error=error)
+        if new:
+            # The identity is on disk before the first publish: the server may store events whose
+            # acknowledgements never come back, and an exporter started after a crash must send them
+            # again under the same message ids for the server to drop them.
+            try:
+                self.record.save()
+            except OSError as exc:
+                log.error("cannot record the export's identity; a restart may store events twice", error=str(exc))
         self._recorded = self.record.acked
         self.outbox = Outbox(self.journal_path, self.record.acked)
 

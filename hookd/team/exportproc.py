@@ -34,7 +34,7 @@ from typing import IO, Any
 
 import structlog
 
-from .settings import Credentials, TeamSettings
+from .settings import Credentials, OtelSettings, TeamSettings
 
 log = structlog.get_logger("hookd.team")
 
@@ -50,6 +50,8 @@ def settings_to_json(s: TeamSettings) -> dict[str, Any]:
 def settings_from_json(data: dict[str, Any]) -> TeamSettings:
     data = dict(data)
     data["credentials"] = Credentials(**data.get("credentials") or {})
+    if data.get("otel") is not None:
+        data["otel"] = OtelSettings(**data["otel"])
     return TeamSettings(**data)
 
 
@@ -66,6 +68,11 @@ class Reporter:
             self.out.flush()
         except (BrokenPipeError, ValueError):
             pass  # the daemon is gone: stdin ends too, and the process with it
+
+    def status_line(self, status: dict[str, Any]) -> None:
+        if status != self.last:
+            self.last = status
+            self.write({"t": "status", **status})
 
     def event(self, point: str, data: dict[str, Any]) -> None:
         self.write({"t": "event", "point": point, "data": data})
@@ -89,11 +96,11 @@ class Reporter:
             self.write(status)
 
 
-def _lock(state_dir: str) -> int:
+def _lock(state_dir: str, name: str = "export.lock") -> int:
     """The record's lock, held for the process's life: an exporter left by a killed daemon finishes first."""
     directory = os.path.join(state_dir, "team")
     os.makedirs(directory, mode=0o700, exist_ok=True)
-    fd = os.open(os.path.join(directory, "export.lock"), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+    fd = os.open(os.path.join(directory, name), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
     return fd
 

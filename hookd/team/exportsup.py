@@ -1,4 +1,7 @@
-"""The daemon's side of the export: starts the exporter's process, reads what it reports, restarts it.
+"""The daemon's side of an export: starts the exporter's process, reads what it reports, restarts it.
+
+Two exporters run this way: the NATS export (exportproc.py) and the OpenTelemetry
+one (otelproc.py); both read the journal by themselves.
 
 The exporter runs in its own process (exportproc.py): the daemon's loop only
 reads a status line now and then and relays the exporter's events to the bus,
@@ -38,7 +41,10 @@ class ExportSupervisor:
         state_dir: str,
         newest: Callable[[], int],
         publish: Callable[[str, dict[str, Any]], None],
+        what: str = "export",
     ) -> None:
+        self.what = what  # "export" (NATS, exportproc.py) or "otel" (OpenTelemetry, otelproc.py)
+        self.module = f"hookd.team.{what}proc"
         self.settings = settings
         self.journal_path = journal_path
         self.state_dir = state_dir
@@ -71,9 +77,13 @@ class ExportSupervisor:
             if self._stopping:
                 return
             self.exits += 1
-            why = f"the exporter process exited with {code}; starting it again"
-            self.status.update(state="failing", error=self.status.get("error") or why)
-            log.error("export process ended", code=code, restart_in=pause)
+            why = f"the exporter's process exited with {code}; starting it again"
+            self.status.update(state="failing", error=why)
+            log.error("exporter process ended", what=self.what, code=code, restart_in=pause)
+            data = {"acked": self.status.get("acked", 0), "error": why}
+            if self.what == "export":
+                data["stream"] = self.settings.stream
+            self.publish(f"hookd.{self.what}.failing", data)
             await asyncio.sleep(pause)
             pause = min(RESTART_MAX, pause * 2)
 
@@ -81,7 +91,7 @@ class ExportSupervisor:
         proc = self.proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "hookd.team.exportproc",
+            self.module,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             limit=LINE_MAX,

@@ -59,6 +59,16 @@ class Credentials:
 
 
 @dataclass(frozen=True, slots=True)
+class OtelSettings:
+    """The calls as OpenTelemetry spans, sent over OTLP/HTTP (the `[otel]` section)."""
+
+    endpoint: str
+    headers: dict[str, str] = field(default_factory=dict)
+    service_name: str = "hookd"
+    batch: int = 256
+
+
+@dataclass(frozen=True, slots=True)
 class TeamSettings:
     servers: list[str]
     host: str
@@ -71,6 +81,7 @@ class TeamSettings:
     guards: bool = True
     bucket: str = DEFAULT_BUCKET
     path: str = ""
+    otel: OtelSettings | None = None
 
     @property
     def subject_prefix(self) -> str:
@@ -82,22 +93,7 @@ class TeamSettings:
 
 def read_credentials(path: str) -> Credentials:
     """The credentials in ``path``; refused when others may read it (mode bits for group or others)."""
-    try:
-        st = os.stat(path)
-    except OSError as exc:
-        raise TeamConfigError(f"credentials file {path}: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise TeamConfigError(f"credentials file {path} is not a regular file")
-    if st.st_mode & 0o077:
-        raise TeamConfigError(
-            f"credentials file {path} is readable by other users (mode {stat.S_IMODE(st.st_mode):04o}); "
-            f"hookd refuses it: run `chmod 600 {path}`"
-        )
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read(1 << 20)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TeamConfigError(f"credentials file {path}: {exc}") from None
+    text = _private_text(path, "credentials file")
     if _CREDS_MARK in text:
         return Credentials(creds_file=path)
     line = text.strip()
@@ -126,13 +122,30 @@ def parse(text: str, path: str) -> TeamSettings:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise TeamConfigError(f"{path}: not valid TOML: {exc}") from None
-    known = {"servers", "credentials", "host", "user", "export", "guards"}
+    known = {"servers", "credentials", "host", "user", "export", "guards", "otel"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise TeamConfigError(f"{path}: unknown setting(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
     servers = _expect(data, "servers", (list, str), path)
     if isinstance(servers, str):
         servers = [servers]
+    otel = _otel(data, path)
+    export = _expect(data, "export", dict, path) or {}
+    guards = _expect(data, "guards", dict, path) or {}
+    if servers is None and otel is not None:
+        # OpenTelemetry alone: no NATS server, so no export to the stream and no guards.
+        for section, name in ((export, "export"), (guards, "guards")):
+            if section.get("enabled"):
+                raise TeamConfigError(f"{path}: [{name}] needs `servers` (the team's NATS servers)")
+        return TeamSettings(
+            servers=[],
+            host=_expect(data, "host", str, path) or socket.gethostname(),
+            user=_expect(data, "user", str, path) or _login(),
+            export=False,
+            guards=False,
+            path=path,
+            otel=otel,
+        )
     if not servers or not all(isinstance(s, str) and s for s in servers):
         raise TeamConfigError(f'{path}: `servers` must name at least one NATS server, e.g. servers = ["nats://nats.example.com:4222"]')
     creds_path = _expect(data, "credentials", str, path)
@@ -142,8 +155,6 @@ def parse(text: str, path: str) -> TeamSettings:
         if not os.path.isabs(creds_path):
             creds_path = os.path.join(os.path.dirname(path), creds_path)
         credentials = read_credentials(creds_path)
-    export = _expect(data, "export", dict, path) or {}
-    guards = _expect(data, "guards", dict, path) or {}
     for section, allowed in (("export", {"enabled", "stream", "create_stream", "batch"}), ("guards", {"enabled", "bucket"})):
         extra = sorted(set(data.get(section) or {}) - allowed)
         if extra:
@@ -164,7 +175,68 @@ def parse(text: str, path: str) -> TeamSettings:
         guards=_flag(guards, "enabled", f"{path} [guards]"),
         bucket=_expect(guards, "bucket", str, f"{path} [guards]") or DEFAULT_BUCKET,
         path=path,
+        otel=otel,
     )
+
+
+def _otel(data: dict[str, Any], path: str) -> OtelSettings | None:
+    where = f"{path} [otel]"
+    otel = _expect(data, "otel", dict, path)
+    if otel is None:
+        return None
+    allowed = {"enabled", "endpoint", "headers_file", "service_name", "batch"}
+    extra = sorted(set(otel) - allowed)
+    if extra:
+        raise TeamConfigError(f"{where}: unknown setting(s): {', '.join(extra)} (known: {', '.join(sorted(allowed))})")
+    if not _flag(otel, "enabled", where):
+        return None
+    endpoint = _expect(otel, "endpoint", str, where)
+    if not endpoint or not endpoint.startswith(("http://", "https://")):
+        raise TeamConfigError(f'{where}: `endpoint` must be the collector\'s OTLP/HTTP traces URL, e.g. "http://127.0.0.1:4318/v1/traces"')
+    batch = _expect(otel, "batch", int, where)
+    batch = 256 if batch is None else batch
+    if not 1 <= batch <= 4096:
+        raise TeamConfigError(f"{where}: `batch` must be between 1 and 4096")
+    headers: dict[str, str] = {}
+    headers_path = _expect(otel, "headers_file", str, where)
+    if headers_path:
+        headers_path = os.path.expanduser(headers_path)
+        if not os.path.isabs(headers_path):
+            headers_path = os.path.join(os.path.dirname(path), headers_path)
+        headers = read_headers(headers_path)
+    return OtelSettings(endpoint=endpoint, headers=headers, service_name=_expect(otel, "service_name", str, where) or "hookd", batch=batch)
+
+
+def _private_text(path: str, what: str) -> str:
+    """The text of ``path``, refused when others may read it (mode bits for group or others)."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise TeamConfigError(f"{what} {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise TeamConfigError(f"{what} {path} is not a regular file")
+    if st.st_mode & 0o077:
+        raise TeamConfigError(
+            f"{what} {path} is readable by other users (mode {stat.S_IMODE(st.st_mode):04o}); hookd refuses it: run `chmod 600 {path}`"
+        )
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read(1 << 20)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TeamConfigError(f"{what} {path}: {exc}") from None
+
+
+def read_headers(path: str) -> dict[str, str]:
+    """HTTP headers for the OTLP endpoint (`Name: value` lines, an API key say), from a private file."""
+    headers = {}
+    for n, line in enumerate(_private_text(path, "headers file").splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        name, sep, value = line.partition(":")
+        if not sep or not name.strip() or not re.fullmatch(r"[A-Za-z0-9!#$%&'*+.^_`|~-]+", name.strip()):
+            raise TeamConfigError(f"headers file {path}, line {n}: expected `Name: value`")
+        headers[name.strip()] = value.strip()
+    return headers
 
 
 def _flag(section: dict[str, Any], key: str, where: str) -> bool:

@@ -40,6 +40,7 @@ class Team:
         self.settings: team_settings.TeamSettings | None = None
         self.guards: ManagedGuards | None = None
         self.exporter: ExportSupervisor | None = None
+        self.otel: ExportSupervisor | None = None
         self.watch: GuardWatch | None = None
         self.link: Link | None = None
         self._tasks: list[asyncio.Task[Any]] = []
@@ -75,7 +76,7 @@ class Team:
 
             self.watch = GuardWatch(self.guards, self.link)
             self._spawn(self.watch.run(), "watching the team's guards")
-        if s.export:
+        if s.export or s.otel is not None:
             from .exportsup import ExportSupervisor
 
             settings = self.d.settings
@@ -84,8 +85,13 @@ class Team:
                 log.error(self.error)
                 return
             path = settings.journal_path or journal_files.default_path()
-            self.exporter = ExportSupervisor(s, path, state_dir, lambda: self.d.bus.seq, self.d.publish_internal)
-            self._spawn(self.exporter.run(), "supervising the export to the team's stream")
+            newest = lambda: self.d.bus.seq  # noqa: E731 - read by the supervisors when they start an exporter
+            if s.export:
+                self.exporter = ExportSupervisor(s, path, state_dir, newest, self.d.publish_internal)
+                self._spawn(self.exporter.run(), "supervising the export to the team's stream")
+            if s.otel is not None:
+                self.otel = ExportSupervisor(s, path, state_dir, newest, self.d.publish_internal, what="otel")
+                self._spawn(self.otel.run(), "supervising the OpenTelemetry export")
 
     def _spawn(self, work: Coroutine[Any, Any, Any], what: str) -> None:
         # Not the daemon's background work: these run for the daemon's lifetime and must not hold
@@ -98,8 +104,9 @@ class Team:
         for task in self._tasks:
             task.cancel()
         self._tasks.clear()
-        if self.exporter is not None:
-            self.exporter.stop()
+        for supervisor in (self.exporter, self.otel):
+            if supervisor is not None:
+                supervisor.stop()
         if self.link is not None:
             link, self.link = self.link, None
             with contextlib.suppress(RuntimeError):

@@ -1,0 +1,156 @@
+"""Journal events as OpenTelemetry spans, built with the official SDK.
+
+One span per call (``decide <point>``, ``emit <point>``), timed from the event:
+it ends at the event's time, and a decide starts its chain's duration earlier.
+Under a decide, one child span per hook the journal names for that call: the
+hook that decided it (``decided_by``) and each hook that failed or timed out in
+it (the ``hookd.hook.error`` / ``hookd.hook.timeout`` events just before it, on
+the same point and session). The journal does not time hooks one by one, so a
+hook's span covers its call's interval and says so
+(``hookd.hook.timing = "call"``).
+
+Attributes follow the GenAI semantic conventions where they fit: a call about a
+tool is an ``execute_tool`` operation with ``gen_ai.tool.name`` and
+``gen_ai.tool.call.id``; the session is ``gen_ai.conversation.id``. The rest is
+under ``hookd.``: point, kind, seq, decision, reason, project, errors.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from collections.abc import Sequence
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
+from opentelemetry.trace import SpanKind, Status, StatusCode
+
+HOOK_ERRORS = ("hookd.hook.error", "hookd.hook.timeout")
+PENDING_ERRORS = 64  # failed hooks kept per point and session until their call's event comes
+TOOL_NAME_KEYS = ("toolName", "tool_name", "tool")
+TOOL_CALL_KEYS = ("toolCallId", "tool_call_id", "tool_use_id", "callId")
+
+
+class _Collect(SpanProcessor):
+    """Keeps the spans that ended, for the exporter to send as one batch."""
+
+    def __init__(self) -> None:
+        self.spans: list[ReadableSpan] = []
+
+    def on_end(self, span: ReadableSpan) -> None:
+        self.spans.append(span)
+
+
+class SpanBuilder:
+    def __init__(self, service_name: str, host: str, user: str) -> None:
+        resource = Resource.create({"service.name": service_name, "host.name": host, "user.name": user})
+        self.provider = TracerProvider(resource=resource)
+        self._collect = _Collect()
+        self.provider.add_span_processor(self._collect)
+        self.tracer = self.provider.get_tracer("hookd")
+        self._errors: dict[tuple[str, str | None], deque[dict[str, Any]]] = defaultdict(lambda: deque(maxlen=PENDING_ERRORS))
+
+    def take(self) -> list[ReadableSpan]:
+        spans, self._collect.spans = self._collect.spans, []
+        return spans
+
+    def add(self, event: dict[str, Any]) -> None:
+        """Make the spans for one journal event (none for most internal events)."""
+        kind = event.get("kind")
+        point = str(event.get("point") or "")
+        if kind == "internal":
+            payload = event.get("payload")
+            if point in HOOK_ERRORS and isinstance(payload, dict) and isinstance(payload.get("point"), str):
+                self._errors[(payload["point"], event.get("session"))].append({**payload, "timeout": point.endswith("timeout")})
+            return
+        if kind not in ("decide", "emit"):
+            return
+        end = _ns(event.get("time"))
+        duration = event.get("duration")
+        start = end - int(float(duration) * 1e6) if isinstance(duration, (int, float)) and duration > 0 else end
+        attributes = _call_attributes(event, point, str(kind))
+        name = f"{kind} {point}"
+        span = self.tracer.start_span(name, kind=SpanKind.INTERNAL, attributes=attributes, start_time=start)
+        context = trace.set_span_in_context(span)
+        if kind == "decide":
+            for hook in self._hooks(event, point):
+                child = self.tracer.start_span(f"hook {hook['name']}", context=context, attributes=hook["attributes"], start_time=start)
+                if hook.get("error"):
+                    child.set_status(Status(StatusCode.ERROR, hook["error"][:500]))
+                child.end(end_time=end)
+        span.end(end_time=end)
+
+    def _hooks(self, event: dict[str, Any], point: str) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        errors = event.get("errors") if isinstance(event.get("errors"), int) else 0
+        pending = self._errors.get((point, event.get("session")))
+        failed: list[dict[str, Any]] = []
+        if pending and errors:
+            for _ in range(min(errors, len(pending))):
+                failed.insert(0, pending.pop())
+        if pending is not None and not pending:
+            self._errors.pop((point, event.get("session")), None)
+        for f in failed:
+            attrs = _hook_attributes(str(f.get("hook") or "?"), f.get("scope"), f.get("source"), "timed_out" if f["timeout"] else "failed")
+            out.append({"name": str(f.get("hook") or "?"), "attributes": attrs, "error": str(f.get("message") or "failed")})
+        decided_by = event.get("decided_by")
+        if isinstance(decided_by, dict) and decided_by.get("name"):
+            name = str(decided_by["name"])
+            if not any(h["name"] == name and h["attributes"].get("hookd.hook.scope") == decided_by.get("scope") for h in out):
+                attrs = _hook_attributes(name, decided_by.get("scope"), decided_by.get("source"), "decided")
+                attrs["hookd.hook.decision"] = str(event.get("decision") or "")
+                out.append({"name": name, "attributes": attrs})
+        return out
+
+    def shutdown(self) -> None:
+        self.provider.shutdown()
+
+
+def _ns(when: Any) -> int:
+    return int(float(when) * 1e9) if isinstance(when, (int, float)) else 0
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _call_attributes(event: dict[str, Any], point: str, kind: str) -> dict[str, Any]:
+    attrs: dict[str, Any] = {"hookd.point": point, "hookd.kind": kind}
+    if isinstance(event.get("seq"), int):
+        attrs["hookd.seq"] = event["seq"]
+    for key in ("decision", "reason", "project"):
+        if (value := _text(event.get(key))) is not None:
+            attrs[f"hookd.{key}"] = value
+    if isinstance(event.get("errors"), int) and event["errors"]:
+        attrs["hookd.errors"] = event["errors"]
+    decided_by = event.get("decided_by")
+    if isinstance(decided_by, dict) and _text(decided_by.get("name")):
+        attrs["hookd.decided_by"] = decided_by["name"]
+    if (session := _text(event.get("session"))) is not None:
+        attrs["gen_ai.conversation.id"] = session
+    payload = event.get("payload")
+    if isinstance(payload, dict):
+        tool = next((v for k in TOOL_NAME_KEYS if (v := _text(payload.get(k))) is not None), None)
+        if tool is not None:
+            attrs["gen_ai.operation.name"] = "execute_tool"
+            attrs["gen_ai.tool.name"] = tool
+        call = next((v for k in TOOL_CALL_KEYS if (v := _text(payload.get(k))) is not None), None)
+        if call is not None:
+            attrs["gen_ai.tool.call.id"] = call
+    return attrs
+
+
+def _hook_attributes(name: str, scope: Any, source: Any, role: str) -> dict[str, Any]:
+    attrs: dict[str, Any] = {"hookd.hook.name": name, "hookd.hook.role": role, "hookd.hook.timing": "call"}
+    if (s := _text(scope)) is not None:
+        attrs["hookd.hook.scope"] = s
+    if (s := _text(source)) is not None:
+        attrs["hookd.hook.source"] = s
+    return attrs
+
+
+def as_spans(builder: SpanBuilder, events: Sequence[dict[str, Any]]) -> list[ReadableSpan]:
+    for event in events:
+        builder.add(event)
+    return builder.take()
