@@ -29,6 +29,7 @@ from .handlers.catalog import CatalogFeature
 from .handlers.common import Handler, RequestError, Result
 from .handlers.configuration import Configuration
 from .handlers.files import HookFiles
+from .handlers.replay import ReplayFeature
 from .handlers.sessions import Sessions
 from .handlers.stream import Stream
 from .matcher import compile_match
@@ -95,7 +96,7 @@ class Daemon:
         self.registry.on_untrusted = self.files.untrusted_skipped
         self.ownership = Ownership(self.settings.session_grace, self.sessions.expire_session)
         self._handlers: dict[type[m.Request], Handler] = {}
-        for feature in (self.sessions, Configuration(self), Calls(self), Stream(self), self.admin, CatalogFeature()):
+        for feature in (self.sessions, Configuration(self), Calls(self), Stream(self), self.admin, CatalogFeature(), ReplayFeature(self)):
             self._handlers.update(feature.handlers())
 
     # ------------------------------------------------------------ connections

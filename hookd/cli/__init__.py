@@ -20,6 +20,7 @@ COMMANDS = (
     "check",
     "hookconf",
     "tail",
+    "replay",
     "bridge",
     "importer",
     "install_systemd",

@@ -85,6 +85,7 @@ from .config import (
     Unregister,
     Untrust,
 )
+from .replay import HookAnswer, Replay, Replayed, ReplayedCall, Verdict
 from .status import (
     ExportInfo,
     GuardsInfo,
@@ -152,6 +153,9 @@ AnyReply = (
     | Catalog
 )
 
+AnyRequest = AnyRequest | Replay
+AnyReply = AnyReply | Replayed
+
 __all__ = [
     "PROTOCOL_VERSION",
     "Accepted",
@@ -190,6 +194,7 @@ __all__ = [
     "GapReason",
     "GuardsInfo",
     "Hello",
+    "HookAnswer",
     "HookError",
     "HookFormat",
     "HookInfo",
@@ -215,6 +220,9 @@ __all__ = [
     "Register",
     "Registered",
     "ReloadUserHooks",
+    "Replay",
+    "Replayed",
+    "ReplayedCall",
     "Reply",
     "Request",
     "RequestId",
@@ -232,6 +240,7 @@ __all__ = [
     "Unregister",
     "Unsubscribe",
     "Untrust",
+    "Verdict",
     "Welcome",
     "WorkerInfo",
 ]
