@@ -265,3 +265,30 @@ def test_a_callback_hook_is_told_it_is_a_replay(env, daemon):  # type: ignore[no
     assert (call["then"]["decision"], call["now"]["decision"]) == ("allow", "deny")
     assert call["now"]["reason"] == "replay=True"
     assert call["now"]["decided_by"]["scope"] == "session"
+
+
+REPLAY_AWARE_PLUGIN = """
+from hookd_client import Block
+
+def Guard(ctx):
+    def before(inp, out):
+        if inp.get("replay"):
+            raise Block("replay seen")
+    return {"tool.execute.before": before}
+"""
+
+
+def test_a_plugin_handler_is_told_it_is_a_replay(env, daemon_factory):  # type: ignore[no-untyped-def]
+    plugins = env.config / "hookd" / "plugins"
+    plugins.mkdir(parents=True)
+    (plugins / "guard.py").write_text(REPLAY_AWARE_PLUGIN)
+    daemon = daemon_factory()
+    with daemon.client() as c:
+        out = c.decide("tool.execute.before", {"tool": "bash", "args": {"command": "ls"}})
+        assert out.decision is None and not out.not_run, out
+    s = Setup(env, daemon, Path("."))
+    (seq,) = s.seqs("tool.execute.before")
+    code, out = s.replay(str(seq))
+    call = out["calls"][0]
+    assert code == 1
+    assert (call["then"]["decision"], call["now"]["decision"], call["now"]["reason"]) == (None, "deny", "replay seen")
