@@ -245,7 +245,17 @@ def test_a_warm_worker_replays_in_a_worker_started_with_hookd_replay(env, daemon
     assert (call["then"]["reason"], call["now"]["reason"]) == ("replay=", "replay=1")
     assert call["changed"] == ["reason"]
     with daemon.client() as c:  # the warm worker itself still serves real calls, without the flag
-        assert c.decide(POINT, {"toolName": "Bash"}).reason == "replay="
+        real = c.decide(POINT, {"toolName": "Bash"})
+        assert real.reason == "replay="
+        assert [w.state for w in c.status().workers] == ["running"]  # the replay's worker is not among them
+
+    def replay_worker(event: str) -> list[int]:
+        lines = [json.loads(line) for line in daemon.log().splitlines() if line.startswith("{")]
+        return [x["pid"] for x in lines if x.get("event") == event and str(x.get("worker", "")).endswith("[replay]")]
+
+    # The replay ran in a worker of its own, stopped when the replay ended.
+    (started,) = replay_worker("worker started")
+    wait_for(lambda: replay_worker("worker stopped") == [started], "the replay worker to stop")
 
 
 def test_a_callback_hook_is_told_it_is_a_replay(env, daemon):  # type: ignore[no-untyped-def]
