@@ -302,3 +302,28 @@ def test_a_plugin_handler_is_told_it_is_a_replay(env, daemon_factory):  # type: 
     call = out["calls"][0]
     assert code == 1
     assert (call["then"]["decision"], call["now"]["decision"], call["now"]["reason"]) == (None, "deny", "replay seen")
+
+
+def test_bad_requests_get_one_error_each_and_the_daemon_goes_on(env, daemon_factory):  # type: ignore[no-untyped-def]
+    from hookd_client import HookdError
+    from hookd_client import messages as m
+    from hookd_client.api import expect
+
+    daemon = daemon_factory()
+    with daemon.client() as c:
+        for req, code in (
+            (m.Replay(c._next_id(), first=9, last=3), "bad_request"),
+            (m.Replay(c._next_id(), points=["x" * 300]), "bad_request"),
+            (m.Replay(c._next_id(), limit=0), "bad_request"),
+        ):
+            with pytest.raises(HookdError) as err:
+                c._call(req, expect(m.Replayed))
+            assert err.value.code == code, req
+        assert c._call(m.Replay(c._next_id(), since=0.0), expect(m.Replayed)).calls == []
+    daemon.stop()
+
+    off = daemon_factory("--no-journal")
+    r = env.hookd("replay", "--since", "1h")
+    assert r.returncode == 2 and "journal is off" in r.stderr
+    with off.client() as c:
+        assert c.status().pid == off.proc.pid

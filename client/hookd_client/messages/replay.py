@@ -7,6 +7,7 @@ from typing import Annotated
 import msgspec
 
 from .base import DecisionKind, HookError, HookRef, NotRun, Reply, Request, RequestId
+from .stream import PointGlob
 
 ReplayLimit = Annotated[int, msgspec.Meta(ge=1, le=10_000)]
 
@@ -21,8 +22,8 @@ class Replay(Request, tag="replay"):
     first: int | None = None
     last: int | None = None
     since: float | None = None
-    points: list[str] = []
-    sessions: list[str] = []
+    points: Annotated[list[PointGlob], msgspec.Meta(max_length=64)] = []
+    sessions: Annotated[list[str], msgspec.Meta(max_length=1024)] = []
     limit: ReplayLimit = 1000
 
 
