@@ -31,6 +31,7 @@ from .handlers.catalog import CatalogFeature
 from .handlers.common import Handler, RequestError, Result
 from .handlers.configuration import Configuration
 from .handlers.files import HookFiles
+from .handlers.replay import ReplayFeature
 from .handlers.sessions import Sessions
 from .handlers.stream import Stream
 from .matcher import compile_match
@@ -98,7 +99,16 @@ class Daemon:
         self.approvals = Approvals(self.settings, self.bus.internal)
         self.ownership = Ownership(self.settings.session_grace, self.sessions.expire_session)
         self._handlers: dict[type[m.Request], Handler] = {}
-        features = (self.sessions, Configuration(self), Calls(self), Stream(self), self.admin, CatalogFeature(), ApprovalsFeature(self))
+        features = (
+            self.sessions,
+            Configuration(self),
+            Calls(self),
+            Stream(self),
+            self.admin,
+            CatalogFeature(),
+            ApprovalsFeature(self),
+            ReplayFeature(self),
+        )
         for feature in features:
             self._handlers.update(feature.handlers())
 

@@ -21,6 +21,9 @@ class CallContext:
     point: str
     session: str | None
     project: str | None
+    # A journaled call run again (hookd/replay.py): runners tell the hook (HOOKD_REPLAY=1, or a
+    # ``replay`` field where a hook sees no environment of its own) so it can skip side effects.
+    replay: bool = False
 
 
 class Runner(Protocol):

@@ -178,6 +178,11 @@ INTERNAL: dict[str, InternalPoint] = {
         InternalPoint("hookd.hook.timeout", "a hook timed out", {**_HOOK_REF, "type": "str", "point": "str", "message": "str"}),
         InternalPoint("hookd.hook.shed", "observer calls were shed under load", {**_HOOK_REF, "point": "str", "shed": "int"}),
         InternalPoint(
+            "hookd.replay.done",
+            "`hookd replay` ran journaled calls again (none of them is published as a call)",
+            {"calls": "int", "differ": "int", "unreadable": "int", "first": "int|null", "last": "int|null"},
+        ),
+        InternalPoint(
             "hookd.config.reloaded",
             "a hook file was (re)loaded and changed the hooks",
             {

@@ -29,6 +29,7 @@ from .messages import (
     ApprovalAnswer,
     ApprovalAnswered,
     ApprovalClosed,
+    ApprovalDecision,
     ApprovalOffer,
     Approvals,
     Approving,
@@ -36,7 +37,6 @@ from .messages import (
     Hello,
     Reply,
     Request,
-    Verdict,
     Welcome,
 )
 from .paths import default_socket_path
@@ -89,7 +89,7 @@ class AsyncApprover:
             raise
         return self
 
-    async def answer(self, offer: int, decision: Verdict, reason: str | None = None) -> ApprovalAnswered:
+    async def answer(self, offer: int, decision: ApprovalDecision, reason: str | None = None) -> ApprovalAnswered:
         """Decide ``offer``; raises HookdError (``conflict``: already decided, ``not_found``: unknown)."""
         if decision not in ("allow", "deny"):
             raise ValueError(f"an approval answer is allow or deny, not {decision!r}")

@@ -47,6 +47,7 @@ class InvokeContext(msgspec.Struct, frozen=True):
     project: str | None
     hook: str
     kind: HookType
+    replay: bool = False  # a journaled call run again (`hookd replay`): avoid side effects
 
 
 class Callback(msgspec.Struct, frozen=True):
@@ -148,7 +149,7 @@ def unknown(inv: Invoke) -> InvokeResult:
 
 
 def _context(inv: Invoke) -> InvokeContext:
-    return InvokeContext(inv.point, inv.session, inv.project, inv.hook, inv.kind)
+    return InvokeContext(inv.point, inv.session, inv.project, inv.hook, inv.kind, inv.replay)
 
 
 def _handler_name(fn: Handler) -> str:

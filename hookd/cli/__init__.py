@@ -23,6 +23,7 @@ COMMANDS = (
     "stats",
     "approve",
     "dashboard",
+    "replay",
     "bridge",
     "importer",
     "install_systemd",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 from hookd.bridges.run import add_options
 
@@ -92,9 +93,34 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             i.add_argument(
                 "--trust", nargs="?", const="codex", metavar="CODEX", help="codex: trust the installed hooks through Codex itself"
             )
-        i.set_defaults(run=run_install if verb == "install" else run_uninstall, scope=None)
+        i.add_argument("--json", action="store_true", help="print the result as JSON: agent, action, settings and message")
+        i.set_defaults(run=reported(run_install if verb == "install" else run_uninstall, verb), scope=None)
 
     p.set_defaults(run=lambda args: (p.print_help(sys.stderr), 2)[1])
+
+
+def reported(run: Callable[[argparse.Namespace], int], action: str) -> Callable[[argparse.Namespace], int]:
+    """``run`` (an agent's install or uninstall, which prints one line saying what it did) with --json:
+    the line is caught and printed as ``{agent, action, settings, message, ok}``. The one place that
+    renders an install's result, whichever agent it is for."""
+
+    def run_reported(args: argparse.Namespace) -> int:
+        if not args.json:
+            return run(args)
+        import contextlib
+        import io
+
+        from .common import print_json
+
+        caught = io.StringIO()
+        with contextlib.redirect_stdout(caught):
+            code = run(args)
+        settings = args.settings or (_settings_path(args) if args.agent == "claude-code" else None)
+        message = caught.getvalue().strip()
+        print_json({"agent": args.agent, "action": action, "settings": settings, "message": message, "ok": code == 0})
+        return code
+
+    return run_reported
 
 
 def run_bridge(args: argparse.Namespace) -> int:

@@ -128,6 +128,7 @@ def _exit_codes() -> str:
 
   0  ok (for `decide`, whatever the decision is)
   1  an error: the call failed, a file is invalid (`check`), a check failed (`doctor`)
+     (`replay`: a replayed call's decision differs, as `diff`; a replay that cannot run exits 2)
   2  usage: a bad argument or option (a negative timeout, a payload that is not a JSON object)
   3  the daemon is not reachable: nothing listens on the socket, the socket path cannot be one
      (too long, a directory, a regular file), it belongs to another user, or the connection was lost

@@ -28,6 +28,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--keep", action="store_true", help="with -o: leave SETTINGS as it is (the hooks then run twice)")
     p.add_argument("--undo", action="store_true", help="put SETTINGS back as it was before an import moved its hooks")
     p.add_argument("--plugin-root", metavar="DIR", help="the plugin directory, for hooks that use ${CLAUDE_PLUGIN_ROOT}")
+    p.add_argument("--json", action="store_true", help="print what was done as JSON: the hooks, notes, files written and moved")
     p.add_argument("--hookd", metavar="CMD", help=argparse.SUPPRESS)  # hooks no longer run through a wrapper
     p.set_defaults(run=run)
 
@@ -53,11 +54,12 @@ def run(args: argparse.Namespace) -> int:
 
     if args.undo:
         try:
-            for line in import_move.undo(args.settings):
+            done = import_move.undo(args.settings)
+            for line in done:
                 sys.stderr.write(f"hookd: {line}\n")
         except (import_move.MoveError, OSError) as exc:
             return fail(str(exc))
-        return 0
+        return report(args, {"settings": args.settings, "undone": True, "messages": list(done)})
     try:
         with open(args.settings, "rb") as f:
             original = f.read()
@@ -79,8 +81,10 @@ def run(args: argparse.Namespace) -> int:
     lines = [f"# hookd hooks imported from {os.path.abspath(args.settings)} by `hookd import {args.agent}`.", how]
     lines += [f"# note: {n}" for n in result.notes]
     text = "\n".join(lines) + "\n" + yaml.safe_dump({"hooks": result.hooks}, sort_keys=False, allow_unicode=True, width=1000)
+    moved_to = None
     if not args.output:
-        sys.stdout.write(text)
+        if not args.json:
+            sys.stdout.write(text)
     else:
         if not args.keep and os.path.lexists(args.settings + import_move.SAVED):
             return fail(
@@ -102,10 +106,31 @@ def run(args: argparse.Namespace) -> int:
             except (import_move.MoveError, OSError) as exc:
                 os.unlink(args.output)
                 return fail(f"{exc}; {args.output} was not kept")
+            moved_to = saved
             sys.stderr.write(
                 f"hookd: moved them out of {args.settings} (the original is kept in {saved}; "
                 f"`hookd import {args.agent} --undo {args.settings}` puts it back)\n"
             )
     for note in result.notes:
         sys.stderr.write(f"hookd: note: {note}\n")
+    return report(
+        args,
+        {
+            "settings": args.settings,
+            "hooks": result.hooks,
+            "notes": list(result.notes),
+            "output": args.output,
+            "yaml": text,
+            "moved": moved_to is not None,
+            "original_kept_in": moved_to,
+        },
+    )
+
+
+def report(args: argparse.Namespace, what: dict[str, object]) -> int:
+    """With --json, what an import (or its undo) did, as one JSON object on stdout."""
+    if args.json:
+        from .common import print_json
+
+        print_json({"agent": args.agent, **what})
     return 0

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from .common import add_socket
+from .common import add_json, add_socket
 
 
 def daemon_view(socket: str | None) -> dict[str, Any] | None:
@@ -44,6 +44,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "untrusted. Details: `hookd tail --point 'hookd.plugin.*'`. See docs/plugins.md.",
     )
     p.add_argument("--project", metavar="DIR", default=None, help="project directory (default: the current directory)")
+    add_json(p, "print JSON: every directory with its files, whether it may run and why, and the daemon's state of it")
     add_socket(p)
     p.set_defaults(run=run_list)
 
@@ -56,29 +57,38 @@ def run_list(args: argparse.Namespace) -> int:
     store = trust.TrustStore(trust_all=trust.trust_all_from_env())
     error = store.load()
     if error:
-        print(f"hookd: trust record unreadable, nothing is trusted: {error}", file=sys.stderr)
+        sys.stderr.write(f"hookd: trust record unreadable, nothing is trusted: {error}\n")
     project = os.path.abspath(args.project or os.getcwd())
-    rows = [("global", d) for d in discovery.global_dirs()] + [("project", d) for d in discovery.project_dirs(project)]
-    found = False
+    places = [("global", d) for d in discovery.global_dirs()] + [("project", d) for d in discovery.project_dirs(project)]
     live = daemon_view(args.socket)
-    for scope, d in rows:
+    rows = []
+    for scope, d in places:
         files = [os.path.relpath(p, d) for p in discovery.relevant_files(d)]
         if not files:
             continue
-        found = True
         if scope == "global":
-            state = "may run (your own plugins)"
+            may_run, why = True, "your own plugins"
         else:
             verdict = project_plugins_trusted(store, d)
-            state = "may run (trusted)" if verdict.trusted else f"does NOT run: {verdict.reason}"
+            may_run, why = verdict.trusted, "trusted" if verdict.trusted else verdict.reason
+        rows.append(
+            {"scope": scope, "directory": d, "files": files, "may_run": may_run, "why": why, "daemon": live.get(d) if live else None}
+        )
+    if args.json:
+        from .common import print_json
+
+        print_json({"daemon_running": live is not None, "looked_in": [d for _, d in places], "plugins": rows})
+        return 0
+    out = sys.stdout.write
+    for row in rows:
+        state = f"may run ({row['why']})" if row["may_run"] else f"does NOT run: {row['why']}"
         if live is not None:
-            info = live.get(d)
+            info = row["daemon"]
             state += f"; daemon: {describe(info)}" if info is not None else "; daemon: not loaded yet"
-        print(f"{scope:<8} {d}: {state}")
-        for name in files:
-            print(f"           {name}")
-    if not found:
-        print("no plugins (looked in " + ", ".join(d for _, d in rows) + ")")
+        out(f"{row['scope']:<8} {row['directory']}: {state}\n")
+        out("".join(f"           {name}\n" for name in row["files"]))
+    if not rows:
+        out("no plugins (looked in " + ", ".join(d for _, d in places) + ")\n")
     if live is None:
-        print("(the daemon is not running: only files and trust are shown)")
+        out("(the daemon is not running: only files and trust are shown)\n")
     return 0

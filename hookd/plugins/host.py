@@ -230,8 +230,9 @@ class Host:
         if inspect.isawaitable(result):
             await result
 
-    async def run_chain(self, event: str, point: str, payload: dict[str, Any]) -> dict[str, Any]:
-        """Run ``event``'s handlers in order on one call; the answer line (without id)."""
+    async def run_chain(self, event: str, point: str, payload: dict[str, Any], replay: bool = False) -> dict[str, Any]:
+        """Run ``event``'s handlers in order on one call; the answer line (without id). A replayed
+        call (`hookd replay`) has ``replay: true`` in the handlers' input."""
         chain = self.handlers.get(event, [])
         errors: list[dict[str, str]] = []
         if event == "event":
@@ -240,6 +241,8 @@ class Host:
             inp, out = payload, {}
         else:
             inp, out = events.split(point, payload)
+        if replay:
+            inp = {**inp, "replay": True}
         blockable = events.shape(point).blockable and event == point
         before = copy.deepcopy(out)
         status_by: str | None = None
@@ -279,7 +282,7 @@ class Host:
             else:
                 hook = str(request.get("hook", ""))
                 event = str(request.get("event") or hook.rpartition(":")[2] or point)
-                answer = await self.run_chain(event, point, payload)
+                answer = await self.run_chain(event, point, payload, bool(request.get("replay")))
             write({"id": rid, **answer})
         except Exception as exc:
             write({"id": rid, "error": f"plugin host: {_describe(exc)}"})

@@ -181,6 +181,8 @@ class HostHandle:
             "event": hook.point,
             "payload": payload,
         }
+        if ctx.replay:  # the host's environment is fixed when it starts: a replayed call says so itself
+            request["replay"] = True
         release = self.lease(hook)  # a retire waits for this answer too, leased by the engine or not
         try:
             answer = await worker.request(request)

@@ -51,7 +51,7 @@ class Invocations:
         calls[call] = fut
         try:
             try:
-                peer.send(m.Invoke(call, cb, ctx.point, hook.name, hook.type, payload, ctx.session, ctx.project))
+                peer.send(m.Invoke(call, cb, ctx.point, hook.name, hook.type, payload, ctx.session, ctx.project, replay=ctx.replay))
             except intake.Unfit as exc:
                 raise HookFailure("error", f"the call could not be sent to the handler: {exc}") from None
             return await fut

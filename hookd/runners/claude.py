@@ -49,6 +49,8 @@ def environment(runner: CommandRunner, hook: Hook, payload: dict[str, Any], ctx:
     env["HOOKD_SESSION_ID"] = ctx.session or ""
     env["HOOKD_PROJECT_DIR"] = ctx.project or ""
     env["HOOKD_HOOK_NAME"] = hook.name
+    if ctx.replay:
+        env["HOOKD_REPLAY"] = "1"
     return env
 
 

@@ -211,6 +211,8 @@ class CommandRunner:
         env["HOOKD_SESSION_ID"] = ctx.session or ""
         env["HOOKD_PROJECT_DIR"] = ctx.project or ""
         env["HOOKD_HOOK_NAME"] = hook.name
+        if ctx.replay:
+            env["HOOKD_REPLAY"] = "1"
         return env
 
     def working_dir(self, hook: Hook, ctx: CallContext) -> str:

@@ -14,6 +14,10 @@ reaches a retired hook without a lease is refused (``not_loaded``) rather
 than starting a worker nobody would stop. A worker that gave up after
 repeated crashes refuses calls with ``worker_failed`` and its last error.
 
+A replay (hookd/replay.py) never uses the warm worker, whose environment was fixed when it
+started: it gets a worker of its own for the hook, started with ``HOOKD_REPLAY=1`` in its
+environment, and stopped when the replay ends (:meth:`PersistentRunner.end_replay`).
+
 Every answer passes the intake check (hookd/intake.py): one the wire cannot
 carry is a hook error naming what was wrong.
 """
@@ -72,13 +76,14 @@ class PersistentRunner:
         self._keys: dict[Hook, Hashable] = {}  # worker keys of hooks in force, so a lease costs no encoding
         self._known: set[Hashable] = set()  # keys of hooks in force, as last told (prune, revive)
         self._gone: dict[Hashable, None] = {}  # keys retired: stopped once unleased, never started again
+        self._replay: dict[Hashable, Worker] = {}  # replay workers (HOOKD_REPLAY=1), by worker key
         # Called when a worker is marked failed (it is already logged); the place to publish an event.
         self.on_worker_failed: Callable[[Worker], None] | None = None
 
     # ----------------------------------------------------------------- calls
 
     async def __call__(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Decision | None:
-        worker = self._by_hook.get(hook)
+        worker = self._replay_worker(hook, ctx) if ctx.replay else self._by_hook.get(hook)
         if worker is None:
             worker = self._worker_for(hook, ctx)
         if worker.failed:
@@ -101,6 +106,21 @@ class PersistentRunner:
         if key not in self._gone:
             self._by_hook[hook] = worker
         return worker
+
+    def _replay_worker(self, hook: Hook, ctx: CallContext) -> Worker:
+        key = worker_key(hook)
+        worker = self._replay.get(key)
+        if worker is None:
+            worker = self._replay[key] = self._make(hook, ctx)
+            worker.name += " [replay]"
+            worker.on_failed = None  # a replay publishes nothing but its summary
+        return worker
+
+    async def end_replay(self) -> None:
+        """Stop the replay workers (a replay has ended and no other is running)."""
+        workers, self._replay = list(self._replay.values()), {}
+        for worker in workers:
+            await worker.stop()
 
     # ---------------------------------------------------------------- leases
 
@@ -214,6 +234,7 @@ class PersistentRunner:
 
     async def stop_all(self) -> None:
         self._by_hook.clear()
+        await self.end_replay()
         await self.pool.stop_all()
 
 

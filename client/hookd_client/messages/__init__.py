@@ -19,11 +19,11 @@ from .approvals import (
     ApprovalAnswer,
     ApprovalAnswered,
     ApprovalClosed,
+    ApprovalDecision,
     ApprovalOffer,
     Approvals,
     Approver,
     Approving,
-    Verdict,
 )
 from .base import (
     PROTOCOL_VERSION,
@@ -106,6 +106,7 @@ from .observe import (
     StatsRequest,
     TraceEntry,
 )
+from .replay import HookAnswer, Replay, Replayed, ReplayedCall, Verdict
 from .status import (
     ExportInfo,
     GuardsInfo,
@@ -177,6 +178,8 @@ AnyRequest = AnyRequest | StatsRequest
 AnyReply = AnyReply | Stats
 AnyRequest = AnyRequest | Approvals | ApprovalAnswer
 AnyReply = AnyReply | Approving | ApprovalOffer | ApprovalAnswered | ApprovalClosed
+AnyRequest = AnyRequest | Replay
+AnyReply = AnyReply | Replayed
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -187,6 +190,7 @@ __all__ = [
     "ApprovalAnswer",
     "ApprovalAnswered",
     "ApprovalClosed",
+    "ApprovalDecision",
     "ApprovalOffer",
     "Approvals",
     "Approver",
@@ -226,6 +230,7 @@ __all__ = [
     "GroupStats",
     "GuardsInfo",
     "Hello",
+    "HookAnswer",
     "HookError",
     "HookFormat",
     "HookInfo",
@@ -253,6 +258,9 @@ __all__ = [
     "Register",
     "Registered",
     "ReloadUserHooks",
+    "Replay",
+    "Replayed",
+    "ReplayedCall",
     "Reply",
     "Request",
     "RequestId",

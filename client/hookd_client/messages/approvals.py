@@ -16,7 +16,7 @@ import msgspec
 
 from .base import HookRef, Reply, Request, RequestId
 
-Verdict = Literal["allow", "deny"]
+ApprovalDecision = Literal["allow", "deny"]
 ApproverName = Annotated[str, msgspec.Meta(max_length=200)]
 AnswerReason = Annotated[str, msgspec.Meta(max_length=4000)]
 
@@ -35,7 +35,7 @@ class Approval(msgspec.Struct, omit_defaults=True):
     (``expired``, then ``decision`` is the daemon's configured default)."""
 
     offer: int
-    decision: Verdict
+    decision: ApprovalDecision
     reason: str
     by: Approver | None = None
     expired: bool = False
@@ -56,7 +56,7 @@ class Approving(Reply, tag="approving"):
     id: int
     pending: int
     timeout: float
-    default: Verdict
+    default: ApprovalDecision
 
 
 class ApprovalOffer(Reply, tag="approval_offer"):
@@ -81,7 +81,7 @@ class ApprovalAnswer(Request, tag="approval_answer"):
 
     id: RequestId
     offer: Annotated[int, msgspec.Meta(ge=1)]
-    decision: Verdict
+    decision: ApprovalDecision
     reason: AnswerReason | None = None
 
 
@@ -90,7 +90,7 @@ class ApprovalAnswered(Reply, tag="approval_answered"):
 
     id: int
     offer: int
-    decision: Verdict
+    decision: ApprovalDecision
 
 
 class ApprovalClosed(Reply, tag="approval_closed"):

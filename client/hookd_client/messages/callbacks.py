@@ -73,3 +73,4 @@ class Invoke(Reply, tag="invoke"):
     session: str | None = None
     project: str | None = None
     id: int = 0
+    replay: bool = False  # a journaled call run again (`hookd replay`): avoid side effects

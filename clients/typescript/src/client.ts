@@ -266,6 +266,7 @@ export class Client {
       kind: frame.kind === "observer" ? "observer" : "decision",
       session: (frame.session as string | undefined) ?? null,
       project: (frame.project as string | undefined) ?? null,
+      replay: frame.replay === true,
     };
     const payload = (frame.payload as Record<string, unknown> | undefined) ?? {};
     // Exactly one answer per invoke, whatever the handler does; on the connection the invoke came on.

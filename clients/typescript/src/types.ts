@@ -178,6 +178,8 @@ export interface InvokeContext {
   kind: HookType;
   session: string | null;
   project: string | null;
+  /** A journaled call run again by `hookd replay`: answer as you would, without side effects. */
+  replay: boolean;
 }
 
 /** The agent's own function serving a hook: a HookDecision (or null to abstain), sync or async. */
