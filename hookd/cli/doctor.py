@@ -32,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from hookd_client.paths import default_socket_path
 
     from . import doctor_checks as dc
+    from . import doctor_hooks as dh
 
     socket = args.socket or default_socket_path()
     cwd = os.path.abspath(args.project or os.getcwd())
@@ -39,8 +40,8 @@ def run(args: argparse.Namespace) -> int:
     checks = [dc.daemon_check(daemon), dc.socket_check(socket), dc.state_check(daemon)]
     if daemon.status is None:
         checks.append(dc.Check("hooks", "warn", "rejected files, trust and hook commands not checked: the daemon is not reachable"))
-    checks += [*dc.rejected_checks(daemon), *dc.untrusted_checks(daemon, cwd), *dc.command_checks(daemon)]
-    checks += [*dc.plugin_checks(daemon, cwd), *dc.bridge_checks(cwd), dc.unit_check()]
+    checks += [*dh.rejected_checks(daemon), *dh.untrusted_checks(daemon, cwd), *dh.command_checks(daemon)]
+    checks += [*dh.plugin_checks(daemon, cwd), *dh.bridge_checks(cwd), dh.unit_check()]
     failed = any(c.status == "fail" for c in checks)
     if args.json:
         print_json({"ok": not failed, "checks": [c._asdict() for c in checks]})
