@@ -92,7 +92,7 @@ async def answer(daemon: Daemon, event: str, body: bytes, environ: Mapping[str, 
     hook_input = msgspec.json.decode(body)
     if isinstance(hook_input, dict) and not hook_input.get("hook_event_name"):
         hook_input["hook_event_name"] = event
-    routed = cc.route(hook_input, environ)
+    routed = cc.route(hook_input, environ, carry_env=False)
     out = cc.render(routed.event, await call(daemon, routed))
     if installed is not None:
         line = installed_events.stale(daemon.registry, installed, routed.session, routed.project)

@@ -16,8 +16,8 @@ from typing import NamedTuple
 PATH_PREFIX = "/claude-code/"
 ENV_HEADER = "x-hookd-env-"
 _EVENT = re.compile(r"[A-Za-z][A-Za-z0-9]{0,63}")
-_ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,127}")
-MAX_ENV = 64
+_ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,255}")
+MAX_ENV = 512  # the shim forwards the agent's whole environment, as Claude Code gives it to a hook
 
 
 class Refusal(NamedTuple):

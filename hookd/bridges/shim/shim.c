@@ -4,7 +4,7 @@
  * Claude Code runs a command for the events that take no HTTP hook. This is that command,
  * compiled at `hookd bridge install` so an event costs an exec and one loopback request,
  * not a Python start. It forwards stdin (the hook input) as the request body, the agent's
- * environment that hooks read (CLAUDE_*, PATH, HOME...) as X-Hookd-Env-NAME headers, and
+ * environment (all of it, as Claude Code gives it to a hook) as X-Hookd-Env-NAME headers, and
  * prints the answer's body (Claude Code's hook output) with exit status 0.
  *
  * When hookd cannot answer (not running, refused, too slow), the agent proceeds and one line
@@ -34,10 +34,9 @@
 
 extern char **environ;
 
-#define MAX_ENV_BYTES 16384
+#define MAX_ENV_BYTES 32768 /* the daemon reads a request head of up to 64 KiB */
 #define MAX_RESPONSE (64L << 20)
 
-static const char *KEEP[] = {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "TMPDIR", "VIRTUAL_ENV", "PWD", NULL};
 
 static const char *event = "";
 static int fail_closed = 0;
@@ -143,18 +142,18 @@ static int header_safe(const char *v) {
     return 1;
 }
 
+/* Every variable Claude Code gave the hook, as a direct hook would see it (a notification hook's
+ * webhook URL or API token included): hookd keeps them in the daemon, for the hooks that came from
+ * Claude Code, and never puts them in the journal. Only hookd's own secret is not sent back. */
 static int forwarded(const char *name, size_t len) {
-    if (len > 7 && strncmp(name, "CLAUDE_", 7) == 0) {
-        /* Claude Code's own credentials stay with it. */
-        char tmp[256];
-        if (len >= sizeof tmp) return 0;
-        memcpy(tmp, name, len);
-        tmp[len] = 0;
-        return !strstr(tmp, "TOKEN") && !strstr(tmp, "SECRET") && !strstr(tmp, "KEY");
+    if (len == 18 && strncmp(name, "HOOKD_BRIDGE_TOKEN", 18) == 0) return 0;
+    if (len > 255) return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = name[i];
+        int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || (i > 0 && c >= '0' && c <= '9');
+        if (!ok) return 0;
     }
-    for (const char **k = KEEP; *k; k++)
-        if (strlen(*k) == len && strncmp(*k, name, len) == 0) return 1;
-    return 0;
+    return 1;
 }
 
 static void add_env(struct buf *head) {
