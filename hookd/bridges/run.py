@@ -214,6 +214,11 @@ def run(opts: Options | argparse.Namespace) -> int:
                 sys.stderr.write(f"hookd bridge: hook failed: {one_line(error)}\n")
             for line in verdict.not_run if verdict else ():
                 sys.stderr.write(line + "\n")
+            code, feedback = cc.exit_status(call.event, verdict)
+            if code == 2:
+                # Claude Code blocks this event only by exit code 2, and feeds stderr back.
+                sys.stderr.write(feedback + "\n")
+                return 2
             out = cc.render(call.event, verdict)
         except _Deadline:
             if event is None:

@@ -15,6 +15,9 @@ from typing import NamedTuple
 
 PATH_PREFIX = "/claude-code/"
 ENV_HEADER = "x-hookd-env-"
+# Sent by the shim: it can exit 2 (Claude Code's only block on some events); answered with EXIT_HEADER.
+EXITS_HEADER = b"x-hookd-exits"
+EXIT_HEADER = "x-hookd-exit"
 _EVENT = re.compile(r"[A-Za-z][A-Za-z0-9]{0,63}")
 _ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,255}")
 MAX_ENV = 512  # the shim forwards the agent's whole environment, as Claude Code gives it to a hook
@@ -29,6 +32,7 @@ class Accepted(NamedTuple):
     event: str
     environ: dict[str, str]  # the agent's environment, as forwarded in X-Hookd-Env-NAME headers
     installed: frozenset[str] | None = None  # the events installed with the calling hook (``?events=``); None: all
+    exits: bool = False  # the caller is a command that can exit 2 (the shim)
 
 
 def hosts(port: int) -> frozenset[bytes]:
@@ -43,6 +47,7 @@ def check(
     auth: list[bytes] = []
     environ: dict[str, str] = {}
     origin = False
+    exits = False
     for name, value in headers:  # h11 gives names lower-cased
         if name == b"origin":
             origin = True
@@ -50,6 +55,8 @@ def check(
             host.append(value)
         elif name == b"authorization":
             auth.append(value)
+        elif name == EXITS_HEADER:
+            exits = value.strip() == b"2"
         elif name.startswith(ENV_HEADER.encode()):
             key = name[len(ENV_HEADER) :].decode("ascii", "replace").upper()
             if _ENV_NAME.fullmatch(key) and value and len(environ) < MAX_ENV:
@@ -72,7 +79,7 @@ def check(
     if not _EVENT.fullmatch(event):
         return Refusal(404, f"no such endpoint; hook events are POSTed to {PATH_PREFIX}EVENT")
     installed = parse_events(query.decode("ascii", "replace")) if query else None
-    return Accepted(event, environ, installed)
+    return Accepted(event, environ, installed, exits)
 
 
 def parse_events(query: str) -> frozenset[str] | None:

@@ -5,7 +5,8 @@
  * compiled at `hookd bridge install` so an event costs an exec and one loopback request,
  * not a Python start. It forwards stdin (the hook input) as the request body, the agent's
  * environment (all of it, as Claude Code gives it to a hook) as X-Hookd-Env-NAME headers, and
- * prints the answer's body (Claude Code's hook output) with exit status 0.
+ * prints the answer's body (Claude Code's hook output) with exit status 0; or, where hookd denies an
+ * event Claude Code blocks only by exit code 2, the reason on stderr with exit status 2.
  *
  * When hookd cannot answer (not running, refused, too slow), the agent proceeds and one line
  * on stderr says why; with --fail-closed a PreToolUse is denied instead.
@@ -252,6 +253,8 @@ int main(int argc, char **argv) {
     }
     addf(&head, " HTTP/1.1\r\nHost: 127.0.0.1:%ld\r\n", port);
     addf(&head, "Content-Type: application/json\r\nContent-Length: %zu\r\nConnection: close\r\n", body.len);
+    /* This caller can exit 2: where Claude Code blocks an event only that way, hookd answers so. */
+    add(&head, "X-Hookd-Exits: 2\r\n", 18);
     add(&head, "Authorization: Bearer ", 22);
     add(&head, token, strlen(token));
     add(&head, "\r\n", 2);
@@ -293,6 +296,15 @@ int main(int argc, char **argv) {
         char why[600];
         snprintf(why, sizeof why, "hookd refused %s (HTTP %d: %.*s)", event, status, (int)(plen > 400 ? 400 : plen), payload);
         return unavailable(why);
+    }
+    /* A deny on an event Claude Code blocks only by exit code 2 (TeammateIdle, TaskCompleted): the body
+     * is the feedback Claude Code reads on stderr. */
+    *sep = 0;
+    int exit2 = strcasestr(resp.data, "\r\nx-hookd-exit: 2") != NULL;
+    if (exit2) {
+        if (plen) fwrite(payload, 1, plen, stderr);
+        fputc('\n', stderr);
+        return 2;
     }
     if (plen && fwrite(payload, 1, plen, stdout) != plen) return 1;
     if (plen) fputc('\n', stdout);
