@@ -29,7 +29,7 @@ def test_which_decision_routes_fall_back_to_emit_today() -> None:
     # These events ask for a decision but their point is an observer point in the catalog, so the
     # daemon answers wrong_kind and the bridge emits. If the catalog changes, update docs/bridges.md.
     observer_points = {e for e, (p, decide) in cc.ROUTES.items() if decide and points.lookup(p).kind == "observer"}
-    assert observer_points == {"SubagentStop"}
+    assert observer_points == set()
 
 
 def test_route_builds_payload_session_and_project() -> None:
