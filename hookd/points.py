@@ -2,7 +2,7 @@
 
 A point is a ``decision`` point when either seed lets a hook steer it there
 (seed 000's decision points, seed 004's blockable events), or when a later
-issue needs one (agent.turn.start and agent.turn.stop, for the agent bridge);
+issue needs one (agent.turn.start, agent.turn.stop and agent.subagent.complete, for the agent bridge);
 observers may be
 registered on any point, decision hooks only on decision points. Names under
 ``custom.`` are free for users and accept both kinds. ``event`` is the
@@ -60,7 +60,8 @@ POINTS: dict[str, Point] = {
         # seed 000: subagents
         Point("agent.subagent.spawn.before", "decision", (_S0,), "before a subagent is created; may deny"),
         Point("agent.subagent.spawn.after", "observer", (_S0,), "after a subagent was created"),
-        Point("agent.subagent.complete", "observer", (_S0,), "a subagent finished"),
+        # An observer point in seed 000; Claude Code lets a SubagentStop hook keep the subagent working.
+        Point("agent.subagent.complete", "decision", (_S0,), "a subagent is finishing; deny keeps it working", promoted=True),
         # seed 004 (tool.execute.before/after are above)
         Point("chat.message", "decision", (_S4,), "a user message arrived; may edit its text and parts"),
         Point("chat.params", "decision", (_S4,), "before each LLM call; may change temperature, topP, topK"),

@@ -172,12 +172,13 @@ _envs: dict[str, dict[str, str]] = {}
 
 
 def _agent_env(session: str | None, environ: Mapping[str, str]) -> dict[str, str] | None:
-    """The agent's environment for this call: the one forwarded with it, else (an HTTP hook carries
-    none) the last one forwarded for its session, else None (hooks then run with hookd's)."""
+    """The agent's environment for this call: what was forwarded with it over what was forwarded
+    before for its session (the shim forwards all of it at SessionStart; an HTTP hook only the few
+    variables its settings allow), else None (hooks then run with hookd's)."""
     if environ:
         env = {k: v for k, v in environ.items() if isinstance(k, str) and isinstance(v, str)}
         if session is not None:
-            _envs.pop(session, None)
+            env = {**_envs.pop(session, {}), **env}
             _envs[session] = env
             while len(_envs) > ENV_MEMORY:
                 del _envs[next(iter(_envs))]
@@ -185,7 +186,12 @@ def _agent_env(session: str | None, environ: Mapping[str, str]) -> dict[str, str
     return _envs.get(session) if session is not None else None
 
 
-def route(hook_input: Any, environ: Mapping[str, str]) -> Call:
+def agent_env(session: str | None) -> dict[str, str] | None:
+    """The agent's environment last forwarded for ``session`` in this process (the daemon, for HTTP hooks)."""
+    return _envs.get(session) if session is not None else None
+
+
+def route(hook_input: Any, environ: Mapping[str, str], carry_env: bool = True) -> Call:
     """The hookd call for one hook input. Raises BadInput.
 
     ``environ`` is the environment the agent started its hook with, as the bridge received it
@@ -207,7 +213,7 @@ def route(hook_input: Any, environ: Mapping[str, str]) -> Call:
     has_session = session is not None
     payload = payload_of(hook_input)
     env = _agent_env(session, environ)
-    if env is not None:
+    if env is not None and (carry_env or session is None):
         payload[AGENT_ENV] = env
     if event == SESSION_END and session is not None:
         _envs.pop(session, None)

@@ -93,10 +93,16 @@ def wanted(registry: Registry) -> tuple[str, ...] | None:
     hooked = points_of(registry)
     if CATCH_ALL in hooked or registry.has_missing:
         return None
-    return tuple(e for e in sf.EVENTS if e in sf.ALWAYS or cc.ROUTES.get(e, ("",))[0] in hooked)
+    return tuple(e for e in sf.EVENTS if e in sf.ALWAYS or point_of(e) in hooked)
+
+
+def point_of(event: str) -> str:
+    """The point a Claude Code event goes to, as ``claude_code.route`` maps it."""
+    return cc.ROUTES.get(event, (cc.UNMAPPED_PREFIX + event, False))[0]
 
 
 _stale_cache: dict[tuple[int, frozenset[str], str | None, str | None], str | None] = {}
+_stale_generation = [0]  # the registry generation the cache holds answers for
 
 
 def stale(registry: Registry, installed: frozenset[str], session: str | None, project: str | None) -> str | None:
@@ -104,14 +110,14 @@ def stale(registry: Registry, installed: frozenset[str], session: str | None, pr
     key = (registry.generation, installed, session, project)
     if key in _stale_cache:
         return _stale_cache[key]
-    if len(_stale_cache) > 4096 or any(k[0] != registry.generation for k in _stale_cache):
+    if len(_stale_cache) > 4096 or _stale_generation[0] != registry.generation:
         _stale_cache.clear()
+        _stale_generation[0] = registry.generation
     missed: dict[str, list[str]] = {}
     for event in sf.EVENTS:
         if event in installed:
             continue
-        point = cc.ROUTES.get(event, (cc.UNMAPPED_PREFIX + event, False))[0]
-        names = [h.name for h in registry.ordered(point, session, project)]
+        names = [h.name for h in registry.ordered(point_of(event), session, project)]
         if names:
             missed[event] = names
     line = None

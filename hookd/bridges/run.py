@@ -215,6 +215,12 @@ def run(opts: Options | argparse.Namespace, proto: Any = cc) -> int:
                 sys.stderr.write(f"hookd bridge: hook failed: {one_line(error)}\n")
             for line in verdict.not_run if verdict else ():
                 sys.stderr.write(line + "\n")
+            exit_status = getattr(proto, "exit_status", None)  # agents whose events block only by exit 2
+            code, feedback = exit_status(call.event, verdict) if exit_status is not None else (0, "")
+            if code == 2:
+                # Claude Code blocks this event only by exit code 2, and feeds stderr back.
+                sys.stderr.write(feedback + "\n")
+                return 2
             out = proto.render(call.event, verdict)
         except _Deadline:
             if event is None:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .claude_code import INSTALLED_EVENTS
+from .claude_code import EXIT_2_ONLY, INSTALLED_EVENTS
 
 BRIDGE_ARGS = "bridge claude-code"
 BACKUP_SUFFIX = ".hookd-backup"
@@ -59,6 +59,9 @@ NOT_INSTALLED = {
 EVENTS = tuple(e for e in dict.fromkeys((*CLAUDE_EVENTS, *INSTALLED_EVENTS)) if e not in NOT_INSTALLED)
 # Claude Code skips HTTP hooks on these ("HTTP hooks are not supported for SessionStart"): they get a command.
 COMMAND_ONLY = frozenset({"SessionStart", "Setup"})
+# Claude Code blocks these only when a command hook exits 2, which an HTTP hook cannot do: the shim
+# (or the Python bridge) runs there, so that a hookd deny blocks them as a direct hook's exit 2 would.
+COMMAND_EVENTS = COMMAND_ONLY | EXIT_2_ONLY
 # Installed whatever hooks hookd has: SessionStart attaches the session and forwards the agent's
 # environment; UserPromptSubmit and Stop come once a turn, so a session that started before a hook was
 # added on an event it does not call hookd for is told so at its next turn (hookd/bridges/installed.py).
@@ -145,7 +148,7 @@ class Route(NamedTuple):
         return f"{self.fallback} {BRIDGE_ARGS} --timeout {self.timeout}{closed}"
 
     def group(self, event: str) -> dict[str, Any]:
-        if event in COMMAND_ONLY:
+        if event in COMMAND_EVENTS:
             return {"hooks": [{"type": "command", "command": self.command_for(event), "timeout": self.timeout}]}
         return {"hooks": [self.http_hook(event)]}
 
@@ -352,7 +355,7 @@ def resync(path: str, route: Route) -> str | None:
 
 
 def _describe(route: Route) -> str:
-    commands = ", ".join(sorted(COMMAND_ONLY))
+    commands = ", ".join(sorted(COMMAND_EVENTS))
     runner = f"the shim {route.shim}" if route.shim else f"the Python bridge ({route.fallback} {BRIDGE_ARGS})"
     return f"HTTP hooks on 127.0.0.1:{route.port}; {runner} for {commands}; timeout {route.timeout} s"
 

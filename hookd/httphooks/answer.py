@@ -92,23 +92,41 @@ async def answer(
     environ: Mapping[str, str],
     agent: str = "claude-code",
     installed: frozenset[str] | None = None,
-) -> bytes:
-    """The response body for one hook input. Raises cc.BadInput, msgspec.DecodeError, Unavailable.
+    exits: bool = False,
+) -> tuple[bytes, bool]:
+    """(response body, whether it is an exit code 2) for one hook input.
+    Raises cc.BadInput, msgspec.DecodeError, Unavailable.
 
     ``installed``: the events the calling session's settings send to hookd (None: all); hooks on
-    the others cannot run in that session, and the answer says so (bridges/installed.py)."""
+    the others cannot run in that session, and the answer says so (bridges/installed.py).
+    ``exits``: the caller is a command (the shim) that can exit 2; where Claude Code blocks an event
+    only by exit code 2 (TeammateIdle, TaskCompleted), a deny is then answered as that exit, the
+    body being the stderr Claude Code feeds back. An HTTP hook cannot exit 2: it is told in
+    ``systemMessage`` that the deny could not block, never left to look like an allow."""
     hook_input = msgspec.json.decode(body)
     if isinstance(hook_input, dict) and not hook_input.get("hook_event_name"):
         hook_input["hook_event_name"] = event
     if agent == "codex":
         routed = codex.route(hook_input, environ)
         tool = hook_input.get("tool_name")
-        return encode(codex.render(routed.event, await call(daemon, routed), tool if isinstance(tool, str) else None))
-    routed = cc.route(hook_input, environ)
-    out = cc.render(routed.event, await call(daemon, routed))
+        return encode(codex.render(routed.event, await call(daemon, routed), tool if isinstance(tool, str) else None)), False
+    routed = cc.route(hook_input, environ, carry_env=False)
+    verdict = await call(daemon, routed)
+    code, stderr = cc.exit_status(routed.event, verdict)
+    if code == 2 and exits:
+        return stderr.encode(), True
+    out = cc.render(routed.event, verdict)
+    lines: list[str] = []
+    if code == 2:
+        lines.append(
+            f"hookd: {stderr} (a hookd hook denied {routed.event}, which Claude Code blocks only when a command hook "
+            "exits 2; this HTTP hook cannot: run `hookd bridge install` again, which installs the shim there)"
+        )
     if installed is not None:
         line = installed_events.stale(daemon.registry, installed, routed.session, routed.project)
         if line is not None:
-            out = out or {}
-            out["systemMessage"] = f"{out['systemMessage']}\n{line}" if out.get("systemMessage") else line
-    return encode(out)
+            lines.append(line)
+    if lines:
+        out = out or {}
+        out["systemMessage"] = "\n".join([out["systemMessage"], *lines] if out.get("systemMessage") else lines)
+    return encode(out), False

@@ -17,9 +17,12 @@ PATH_PREFIX = "/claude-code/"
 # Each agent's endpoint: its hook events are POSTed to PREFIX + EVENT and answered in its format.
 AGENT_PREFIXES = {PATH_PREFIX: "claude-code", "/codex/": "codex"}
 ENV_HEADER = "x-hookd-env-"
+# Sent by the shim: it can exit 2 (Claude Code's only block on some events); answered with EXIT_HEADER.
+EXITS_HEADER = b"x-hookd-exits"
+EXIT_HEADER = "x-hookd-exit"
 _EVENT = re.compile(r"[A-Za-z][A-Za-z0-9]{0,63}")
-_ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,127}")
-MAX_ENV = 64
+_ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,255}")
+MAX_ENV = 512  # the shim forwards the agent's whole environment, as Claude Code gives it to a hook
 
 
 class Refusal(NamedTuple):
@@ -32,6 +35,7 @@ class Accepted(NamedTuple):
     environ: dict[str, str]  # the agent's environment, as forwarded in X-Hookd-Env-NAME headers
     agent: str = "claude-code"
     installed: frozenset[str] | None = None  # the events installed with the calling hook (``?events=``); None: all
+    exits: bool = False  # the caller is a command that can exit 2 (the shim)
 
 
 def hosts(port: int) -> frozenset[bytes]:
@@ -46,6 +50,7 @@ def check(
     auth: list[bytes] = []
     environ: dict[str, str] = {}
     origin = False
+    exits = False
     for name, value in headers:  # h11 gives names lower-cased
         if name == b"origin":
             origin = True
@@ -53,6 +58,8 @@ def check(
             host.append(value)
         elif name == b"authorization":
             auth.append(value)
+        elif name == EXITS_HEADER:
+            exits = value.strip() == b"2"
         elif name.startswith(ENV_HEADER.encode()):
             key = name[len(ENV_HEADER) :].decode("ascii", "replace").upper()
             if _ENV_NAME.fullmatch(key) and value and len(environ) < MAX_ENV:
@@ -76,7 +83,7 @@ def check(
     if not _EVENT.fullmatch(event):
         return Refusal(404, f"no such endpoint; hook events are POSTed to {PATH_PREFIX}EVENT")
     installed = parse_events(query.decode("ascii", "replace")) if query else None
-    return Accepted(event, environ, AGENT_PREFIXES[prefix], installed)
+    return Accepted(event, environ, AGENT_PREFIXES[prefix], installed, exits)
 
 
 def parse_events(query: str) -> frozenset[str] | None:

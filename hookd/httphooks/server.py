@@ -198,7 +198,7 @@ class HttpConnection(asyncio.Protocol):
     async def _answer(self, accepted: checks.Accepted, body: bytes, size: int) -> None:
         ep = self.endpoint
         try:
-            status, out = await self._outcome(accepted, body, size)
+            status, out, exit2 = await self._outcome(accepted, body, size)
         except BaseException:
             # Cancelled (the daemon stops) or worse: the request still gets its one reply.
             status, out = 503, b"hookd is stopping"
@@ -207,7 +207,10 @@ class HttpConnection(asyncio.Protocol):
             self.idle_close()
             raise
         self.busy = False
-        self._respond(status, out, "application/json" if status == 200 else "text/plain; charset=utf-8")
+        if exit2:
+            self._respond(status, out, "text/plain; charset=utf-8", extra=[(checks.EXIT_HEADER, "2")])
+        else:
+            self._respond(status, out, "application/json" if status == 200 else "text/plain; charset=utf-8")
         if self.transport is None:
             return
         if self.h11.our_state is h11.DONE and self.h11.their_state is h11.DONE:
@@ -219,28 +222,32 @@ class HttpConnection(asyncio.Protocol):
         else:
             self.idle_close()
 
-    async def _outcome(self, accepted: checks.Accepted, body: bytes, size: int) -> tuple[int, bytes]:
+    async def _outcome(self, accepted: checks.Accepted, body: bytes, size: int) -> tuple[int, bytes, bool]:
         limit = self.endpoint.options.max_body
         try:
             if size > limit:
                 log.warning("HTTP hook input over the limit: answered without its hooks", hook_event=accepted.event, size=size, limit=limit)
-                return 200, answer.too_large(accepted.event, size, limit)
-            daemon = self.endpoint.daemon
-            return 200, await answer.answer(daemon, accepted.event, body, accepted.environ, accepted.agent, accepted.installed)
+                return 200, answer.too_large(accepted.event, size, limit), False
+            out, exit2 = await answer.answer(
+                self.endpoint.daemon, accepted.event, body, accepted.environ, accepted.agent, accepted.installed, accepted.exits
+            )
+            return 200, out, exit2
         except (msgspec.DecodeError, cc.BadInput) as exc:
-            return 400, f"bad hook input: {exc}".encode()
+            return 400, f"bad hook input: {exc}".encode(), False
         except answer.Unavailable as exc:
-            return 503, str(exc).encode()
+            return 503, str(exc).encode(), False
         except Exception as exc:
             log.exception("HTTP hook failed", hook_event=accepted.event)
-            return 500, f"internal error: {type(exc).__name__}: {exc}".encode()
+            return 500, f"internal error: {type(exc).__name__}: {exc}".encode(), False
 
     # ------------------------------------------------------------- replying
 
-    def _respond(self, status: int, body: bytes, content_type: str, close: bool = False) -> None:
+    def _respond(
+        self, status: int, body: bytes, content_type: str, close: bool = False, extra: list[tuple[str, str]] | None = None
+    ) -> None:
         if self.transport is None or self.h11.our_state is not h11.SEND_RESPONSE:
             return
-        headers = [("content-type", content_type), ("content-length", str(len(body)))]
+        headers = [("content-type", content_type), ("content-length", str(len(body))), *(extra or [])]
         if close:
             headers.append(("connection", "close"))
         try:

@@ -23,7 +23,7 @@ from hookd_client.messages import Decision
 
 from .. import intake, trace
 from ..bridges import claude_hooks
-from ..bridges.claude_code import AGENT_ENV
+from ..bridges.claude_code import AGENT_ENV, agent_env
 from ..chain import HookNotRun
 from .slots import Shed
 
@@ -39,6 +39,9 @@ def environment(runner: CommandRunner, hook: Hook, payload: dict[str, Any], ctx:
     # (PATH, HOME, CLAUDE_*...), and the rest (locale, terminal) is the same user's session anyway.
     env = dict(runner.base_env)
     forwarded = payload.get(AGENT_ENV)
+    if not isinstance(forwarded, dict):
+        # The daemon's HTTP endpoint keeps the agent's environment by session, out of the payload.
+        forwarded = agent_env(ctx.session)
     if isinstance(forwarded, dict):
         env.update((k, v) for k, v in forwarded.items() if isinstance(k, str) and isinstance(v, str))
     if ctx.project:

@@ -21,11 +21,11 @@ DECISION_POINTS = (
     "experimental.session.compacting",
     "agent.turn.stop",
     "agent.turn.start",
+    "agent.subagent.complete",
 )
 OBSERVED_POINTS = (
     *DECISION_POINTS,
     "tool.execute.error",
-    "agent.subagent.complete",
     "chat.finished",
     "custom.claude.Notification",
     "custom.claude.PostCompact",
@@ -294,6 +294,15 @@ def test_stop_deny_blocks_so_the_agent_keeps_going(bridge: Bridge) -> None:
     bridge.set({"agent.turn.stop": {"decision": "deny", "reason": "the tests are still failing"}})
     assert bridge.call(stop)[:2] == (0, {"decision": "block", "reason": "the tests are still failing"})
     assert bridge.seen("agent.turn.stop")[0]["payload"]["outcome"]["decision"] == "deny"
+
+
+def test_subagent_stop_deny_blocks_so_the_subagent_keeps_working(bridge: Bridge) -> None:
+    # Claude Code's hooks reference: SubagentStop takes the same decision control as Stop, a top-level
+    # decision "block" with the reason the subagent is given to go on.
+    sub_stop = {"hook_event_name": "SubagentStop", "stop_hook_active": False, "agent_id": "def456", "agent_type": "Explore"}
+    bridge.set({"agent.subagent.complete": {"decision": "deny", "reason": "the analysis misses the tests directory"}})
+    assert bridge.call(sub_stop)[:2] == (0, {"decision": "block", "reason": "the analysis misses the tests directory"})
+    assert bridge.seen("agent.subagent.complete")[0]["payload"]["outcome"]["decision"] == "deny"
 
 
 def test_session_start_injects_context(bridge: Bridge) -> None:

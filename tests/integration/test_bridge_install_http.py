@@ -42,7 +42,7 @@ def test_every_event_gets_http_or_the_shim_and_uninstall_restores_the_bytes(env:
     for event in settings_file.EVENTS:
         hook = ours(doc, event)
         assert hook["timeout"] == 600
-        if event in settings_file.COMMAND_ONLY:
+        if event in settings_file.COMMAND_EVENTS:
             assert hook["type"] == "command" and f" {event} {port} " in hook["command"]
         else:
             assert hook["type"] == "http" and hook["url"] == f"http://127.0.0.1:{port}/claude-code/{event}"

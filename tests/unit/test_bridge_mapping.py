@@ -29,7 +29,7 @@ def test_which_decision_routes_fall_back_to_emit_today() -> None:
     # These events ask for a decision but their point is an observer point in the catalog, so the
     # daemon answers wrong_kind and the bridge emits. If the catalog changes, update docs/bridges.md.
     observer_points = {e for e, (p, decide) in cc.ROUTES.items() if decide and points.lookup(p).kind == "observer"}
-    assert observer_points == {"SubagentStop"}
+    assert observer_points == set()
 
 
 def test_route_builds_payload_session_and_project() -> None:
@@ -363,3 +363,24 @@ def test_guards_that_did_not_run_are_shown_to_the_user() -> None:
     for event in cc.ROUTES:  # every event the bridge answers tells the user
         rendered = cc.render(event, verdict)
         assert rendered is not None and "did not run" in rendered["systemMessage"], event
+
+
+# Claude Code's hooks reference: TeammateIdle and TaskCompleted have no JSON decision field; exit code 2
+# blocks them (the teammate gets stderr as feedback and keeps working; the task is not marked completed
+# and stderr goes back to the model). Any other event answers with JSON on exit 0.
+@pytest.mark.parametrize(
+    ("event", "verdict", "expected"),
+    [
+        ("TeammateIdle", cc.Verdict("deny", "Run the tests first"), (2, "Run the tests first")),
+        ("TaskCompleted", cc.Verdict("deny", "Tests are failing"), (2, "Tests are failing")),
+        ("TaskCompleted", cc.Verdict("deny", None, decided_by="ci-check"), (2, "blocked by hookd hook 'ci-check'")),
+        ("TaskCompleted", cc.Verdict("allow"), (0, "")),
+        ("TeammateIdle", None, (0, "")),
+        ("Stop", cc.Verdict("deny", "keep going"), (0, "")),
+        ("PreToolUse", cc.Verdict("deny", "no"), (0, "")),
+    ],
+)
+def test_exit_code_2_where_claude_code_blocks_only_that_way(event: str, verdict: cc.Verdict | None, expected: tuple[int, str]) -> None:
+    assert cc.exit_status(event, verdict) == expected
+    if expected[0] == 2:
+        assert cc.render(event, verdict) is None  # no JSON field for it: the exit code is the answer

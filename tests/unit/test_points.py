@@ -76,8 +76,10 @@ def test_catalog_has_every_point_of_both_seeds():
 
 
 def test_decision_points_are_seed_000s_plus_seed_004s_blockable_events():
-    # agent.turn.start/stop: the agent bridge injects context at session start and blocks a stop
-    expected = {"tool.approval.pre", "agent.subagent.spawn.before", "agent.turn.start", "agent.turn.stop", *BLOCKABLE_004}
+    # agent.turn.start/stop: the agent bridge injects context at session start and blocks a stop;
+    # agent.subagent.complete: it blocks a subagent's stop (Claude Code's SubagentStop)
+    promoted = {"agent.turn.start", "agent.turn.stop", "agent.subagent.complete"}
+    expected = {"tool.approval.pre", "agent.subagent.spawn.before", *promoted, *BLOCKABLE_004}
     assert set(points.decision_points()) == expected
 
 

@@ -4,8 +4,9 @@
  * Claude Code runs a command for the events that take no HTTP hook. This is that command,
  * compiled at `hookd bridge install` so an event costs an exec and one loopback request,
  * not a Python start. It forwards stdin (the hook input) as the request body, the agent's
- * environment that hooks read (CLAUDE_*, PATH, HOME...) as X-Hookd-Env-NAME headers, and
- * prints the answer's body (Claude Code's hook output) with exit status 0.
+ * environment (all of it, as Claude Code gives it to a hook) as X-Hookd-Env-NAME headers, and
+ * prints the answer's body (Claude Code's hook output) with exit status 0; or, where hookd denies an
+ * event Claude Code blocks only by exit code 2, the reason on stderr with exit status 2.
  *
  * When hookd cannot answer (not running, refused, too slow), the agent proceeds and one line
  * on stderr says why; with --fail-closed a PreToolUse is denied instead.
@@ -37,10 +38,9 @@
 
 extern char **environ;
 
-#define MAX_ENV_BYTES 16384
+#define MAX_ENV_BYTES 32768 /* the daemon reads a request head of up to 64 KiB */
 #define MAX_RESPONSE (64L << 20)
 
-static const char *KEEP[] = {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "TMPDIR", "VIRTUAL_ENV", "PWD", NULL};
 
 static const char *event = "";
 static const char *agent = "claude-code";
@@ -147,18 +147,18 @@ static int header_safe(const char *v) {
     return 1;
 }
 
+/* Every variable Claude Code gave the hook, as a direct hook would see it (a notification hook's
+ * webhook URL or API token included): hookd keeps them in the daemon, for the hooks that came from
+ * Claude Code, and never puts them in the journal. Only hookd's own secret is not sent back. */
 static int forwarded(const char *name, size_t len) {
-    if (len > 7 && strncmp(name, "CLAUDE_", 7) == 0) {
-        /* Claude Code's own credentials stay with it. */
-        char tmp[256];
-        if (len >= sizeof tmp) return 0;
-        memcpy(tmp, name, len);
-        tmp[len] = 0;
-        return !strstr(tmp, "TOKEN") && !strstr(tmp, "SECRET") && !strstr(tmp, "KEY");
+    if (len == 18 && strncmp(name, "HOOKD_BRIDGE_TOKEN", 18) == 0) return 0;
+    if (len > 255) return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = name[i];
+        int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || (i > 0 && c >= '0' && c <= '9');
+        if (!ok) return 0;
     }
-    for (const char **k = KEEP; *k; k++)
-        if (strlen(*k) == len && strncmp(*k, name, len) == 0) return 1;
-    return 0;
+    return 1;
 }
 
 static void add_env(struct buf *head) {
@@ -261,6 +261,8 @@ int main(int argc, char **argv) {
     }
     addf(&head, " HTTP/1.1\r\nHost: 127.0.0.1:%ld\r\n", port);
     addf(&head, "Content-Type: application/json\r\nContent-Length: %zu\r\nConnection: close\r\n", body.len);
+    /* This caller can exit 2: where Claude Code blocks an event only that way, hookd answers so. */
+    add(&head, "X-Hookd-Exits: 2\r\n", 18);
     add(&head, "Authorization: Bearer ", 22);
     add(&head, token, strlen(token));
     add(&head, "\r\n", 2);
@@ -302,6 +304,15 @@ int main(int argc, char **argv) {
         char why[600];
         snprintf(why, sizeof why, "hookd refused %s (HTTP %d: %.*s)", event, status, (int)(plen > 400 ? 400 : plen), payload);
         return unavailable(why);
+    }
+    /* A deny on an event Claude Code blocks only by exit code 2 (TeammateIdle, TaskCompleted): the body
+     * is the feedback Claude Code reads on stderr. */
+    *sep = 0;
+    int exit2 = strcasestr(resp.data, "\r\nx-hookd-exit: 2") != NULL;
+    if (exit2) {
+        if (plen) fwrite(payload, 1, plen, stderr);
+        fputc('\n', stderr);
+        return 2;
     }
     if (plen && fwrite(payload, 1, plen, stdout) != plen) return 1;
     if (plen) fputc('\n', stdout);

@@ -32,7 +32,23 @@ if answer:
     print(json.dumps(answer))
 """
 
-POINTS = ("tool.approval.pre", "agent.turn.stop", "agent.turn.start", "chat.message")
+POINTS = ("tool.approval.pre", "agent.turn.stop", "agent.turn.start", "chat.message", "agent.subagent.complete")
+SUBAGENT_TASK = "SUBAGENT-TASK: look around and report"
+
+
+class SubagentModel(ScriptedModel):
+    """The script for the main agent; a subagent (its first message is SUBAGENT_TASK) only answers text."""
+
+    def step_for(self, request: dict[str, Any]) -> Any:
+        messages = request.get("messages", [])
+        if request.get("tools") and messages and SUBAGENT_TASK in json.dumps(messages[0]):
+            turns = sum(1 for msg in messages if isinstance(msg, dict) and msg.get("role") == "assistant")
+            return text(f"subagent report {turns}"), 5000 + turns
+        return super().step_for(request)
+
+    def subagent_requests(self) -> list[dict[str, Any]]:
+        with self.lock:
+            return [r for r in self.requests if r.get("tools") and SUBAGENT_TASK in json.dumps(r.get("messages", [])[:1])]
 
 
 class Bridge:
@@ -139,6 +155,22 @@ def test_a_blocked_stop_makes_the_agent_go_on(bridge: Bridge, daemon_factory) ->
     assert len(bridge.calls("agent.turn.stop")) == 2
     assert session.json["result"] == "second answer"
     assert "run the tests before stopping" in json.dumps(model.main_requests()[-1]["messages"])
+
+
+def test_a_blocked_subagent_stop_makes_the_subagent_go_on(bridge: Bridge, daemon_factory) -> None:
+    daemon_factory()
+    bridge.install()
+    bridge.answer({"agent.subagent.complete": [{"decision": "deny", "reason": "also check the tests directory"}]})
+    agent = {"description": "look around", "prompt": SUBAGENT_TASK, "subagent_type": "general-purpose"}
+    with SubagentModel([tool("Agent", agent), text("done")]) as model:
+        session = bridge.session(model, tools="Agent")
+    assert session.json["is_error"] is False
+    stops = bridge.calls("agent.subagent.complete")
+    assert [c["stopHookActive"] for c in stops] == [False, True]
+    assert stops[0]["agentType"] == "general-purpose"
+    # Claude Code gave the reason to the subagent, which went on for one more turn.
+    later = model.subagent_requests()[-1]["messages"]
+    assert "also check the tests directory" in json.dumps(later)
 
 
 def test_daemon_down_fails_open_by_default(bridge: Bridge, daemon_factory) -> None:
