@@ -17,6 +17,7 @@ under ``hookd.``: point, kind, seq, decision, reason, project, errors.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict, deque
 from collections.abc import Sequence
 from typing import Any
@@ -27,6 +28,7 @@ from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 HOOK_ERRORS = ("hookd.hook.error", "hookd.hook.timeout")
+MAX_SECONDS = 1e11  # Unix times and durations past this are not a real clock's: the span gets none
 PENDING_ERRORS = 64  # failed hooks kept per point and session until their call's event comes
 TOOL_NAME_KEYS = ("toolName", "tool_name", "tool")
 TOOL_CALL_KEYS = ("toolCallId", "tool_call_id", "tool_use_id", "callId")
@@ -62,13 +64,13 @@ class SpanBuilder:
         if kind == "internal":
             payload = event.get("payload")
             if point in HOOK_ERRORS and isinstance(payload, dict) and isinstance(payload.get("point"), str):
-                self._errors[(payload["point"], event.get("session"))].append({**payload, "timeout": point.endswith("timeout")})
+                self._errors[(payload["point"], _text(event.get("session")))].append({**payload, "timeout": point.endswith("timeout")})
             return
         if kind not in ("decide", "emit"):
             return
         end = _ns(event.get("time"))
         duration = event.get("duration")
-        start = end - int(float(duration) * 1e6) if isinstance(duration, (int, float)) and duration > 0 else end
+        start = end - int(duration * 1e6) if _number(duration) and 0 < duration < MAX_SECONDS * 1e3 else end
         attributes = _call_attributes(event, point, str(kind))
         name = f"{kind} {point}"
         span = self.tracer.start_span(name, kind=SpanKind.INTERNAL, attributes=attributes, start_time=start)
@@ -84,13 +86,14 @@ class SpanBuilder:
     def _hooks(self, event: dict[str, Any], point: str) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         errors = event.get("errors") if isinstance(event.get("errors"), int) else 0
-        pending = self._errors.get((point, event.get("session")))
+        key = (point, _text(event.get("session")))
+        pending = self._errors.get(key)
         failed: list[dict[str, Any]] = []
         if pending and errors:
             for _ in range(min(errors, len(pending))):
                 failed.insert(0, pending.pop())
         if pending is not None and not pending:
-            self._errors.pop((point, event.get("session")), None)
+            self._errors.pop(key, None)
         for f in failed:
             attrs = _hook_attributes(str(f.get("hook") or "?"), f.get("scope"), f.get("source"), "timed_out" if f["timeout"] else "failed")
             out.append({"name": str(f.get("hook") or "?"), "attributes": attrs, "error": str(f.get("message") or "failed")})
@@ -107,8 +110,16 @@ class SpanBuilder:
         self.provider.shutdown()
 
 
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _ns(when: Any) -> int:
-    return int(float(when) * 1e9) if isinstance(when, (int, float)) else 0
+    return int(when * 1e9) if _number(when) and 0 <= when < MAX_SECONDS else 0
+
+
+def _int64(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
 
 
 def _text(value: Any) -> str | None:
@@ -117,12 +128,12 @@ def _text(value: Any) -> str | None:
 
 def _call_attributes(event: dict[str, Any], point: str, kind: str) -> dict[str, Any]:
     attrs: dict[str, Any] = {"hookd.point": point, "hookd.kind": kind}
-    if isinstance(event.get("seq"), int):
+    if _int64(event.get("seq")):
         attrs["hookd.seq"] = event["seq"]
     for key in ("decision", "reason", "project"):
         if (value := _text(event.get(key))) is not None:
             attrs[f"hookd.{key}"] = value
-    if isinstance(event.get("errors"), int) and event["errors"]:
+    if _int64(event.get("errors")) and event["errors"]:
         attrs["hookd.errors"] = event["errors"]
     decided_by = event.get("decided_by")
     if isinstance(decided_by, dict) and _text(decided_by.get("name")):

@@ -11,6 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as examples
+from hypothesis import strategies as st
 
 from tests.conftest import DaemonProcess, Env, make_env
 
@@ -257,3 +260,34 @@ def test_otel_alone_needs_no_nats_and_its_headers_file_must_be_private(tmp_path:
     headers.write_text("no colon here\n")
     with pytest.raises(settings.TeamConfigError, match="line 1"):
         settings.parse(text, str(tmp_path / "team.toml"))
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@examples(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    payload=st.dictionaries(st.sampled_from(["toolName", "tool", "toolCallId", "args", "x"]), json_values, max_size=5),
+    session=json_values,
+    decided_by=json_values | st.fixed_dictionaries({"name": json_values, "scope": json_values}),
+    errors=json_values,
+    error_payload=json_values | st.fixed_dictionaries({"point": st.just("tool.execute.before"), "hook": json_values}),
+)
+def test_any_journal_event_makes_spans_and_never_raises(
+    payload: Any, session: Any, decided_by: Any, errors: Any, error_payload: Any
+) -> None:
+    from hookd.team.otelspans import SpanBuilder
+
+    b = SpanBuilder("hookd", "h", "u")
+    hook_error = {"kind": "internal", "point": "hookd.hook.error", "session": session, "payload": error_payload}
+    call = {"seq": 2, "time": 1.0, "kind": "decide", "point": "tool.execute.before", "session": session, "payload": payload}
+    call |= {"decided_by": decided_by, "errors": errors, "duration": errors}
+    b.add(hook_error)
+    b.add(call)
+    spans = b.take()
+    assert [s.name for s in spans if s.parent is None] == ["decide tool.execute.before"]
+    b.shutdown()
