@@ -125,6 +125,12 @@ class Plan:
     # (docs/observe.md); and the shadow hooks that will not run (untrusted), with why.
     shadows: tuple[Hook, ...] = ()
     shadow_skips: tuple[NotRunEntry, ...] = ()
+    # Nothing runs and nothing is named: the call's outcome is empty. One test on the decide hot path.
+    idle: bool = field(init=False, default=False)
+
+    def __post_init__(self) -> None:
+        idle = not (self.decisions or self.observers or self.not_run or self.shadows or self.shadow_skips)
+        object.__setattr__(self, "idle", idle)
 
 
 @dataclass(slots=True)

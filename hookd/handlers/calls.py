@@ -107,7 +107,7 @@ class Calls:
             return self._decide_later(req, project)
         # The hot path: an empty outcome, which is also what the bus records
         # (it reads decision, reason, decided_by and errors, as from a ChainState).
-        if not plan.decisions and not plan.observers and not plan.not_run and not plan.shadows and not plan.shadow_skips and not req.trace:
+        if plan.idle and not req.trace:
             d.engine.counters.decides += 1
             reply = m.Outcome(req.id)
             d.bus.publish("decide", req.point, req.session, project, req.payload, reply)
