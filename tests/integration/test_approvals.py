@@ -12,6 +12,7 @@ from hookd_client import AsyncClient, HookdError
 from hookd_client.approver import ApprovalClosed, ApprovalOffer, AsyncApprover
 
 from ..conftest import write_script
+from .test_session_lifecycle import POINT, start_holder
 
 HANG_GUARD = 60.0  # seconds; only so a bug cannot hang the suite
 PAYLOAD = {"toolName": "execute_command", "args": {"command": "rm -rf build"}}
@@ -253,3 +254,25 @@ def test_a_daemon_that_stops_decides_waiting_calls_by_the_default(asking, daemon
     assert out.decision == "deny" and out.approval.expired
     assert "the daemon is stopping" in out.reason and "the default applies (deny)" in out.reason
     assert daemon.proc.wait(HANG_GUARD) == 0
+
+
+def test_an_ask_from_a_guard_that_could_not_run_is_offered_too(daemon_factory):  # type: ignore[no-untyped-def]
+    """No decision hook runs, yet the chain ends in ask: a callback guard whose client died,
+    with on_error: ask. That ask waits for a person like any other."""
+    daemon = daemon_factory("--no-user-hooks", "--session-grace", "600")
+    holder = start_holder(daemon, "ask")
+    holder.kill()
+    holder.wait()
+
+    async def main():  # type: ignore[no-untyped-def]
+        async with AsyncApprover(daemon.socket, name="carol") as carol, AsyncClient(daemon.socket) as agent:
+            call = asyncio.ensure_future(agent.decide(POINT, {}, session="held"))
+            offer = await _offer(carol)
+            assert offer.session == "held" and offer.point == POINT
+            await carol.answer(offer.offer, "deny", "not while its guard is away")
+            return await asyncio.wait_for(call, HANG_GUARD)
+
+    out = asyncio.run(main())
+    assert [(n.hook.name, n.reason) for n in out.not_run] == [("held-guard", "disconnected")], out
+    assert out.decision == "deny" and out.reason.endswith(": not while its guard is away"), out
+    assert out.approval is not None and out.approval.by.name == "carol"
