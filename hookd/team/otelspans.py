@@ -2,12 +2,16 @@
 
 One span per call (``decide <point>``, ``emit <point>``), timed from the event:
 it ends at the event's time, and a decide starts its chain's duration earlier.
-Under a decide, one child span per hook the journal names for that call: the
-hook that decided it (``decided_by``) and each hook that failed or timed out in
-it (the ``hookd.hook.error`` / ``hookd.hook.timeout`` events just before it, on
-the same point and session). The journal does not time hooks one by one, so a
-hook's span covers its call's interval and says so
-(``hookd.hook.timing = "call"``).
+Under a decide, one child span per hook of the call. A decide's event lists
+every hook with its answer and its own time (``hooks``): each that ran gets a
+span of its own duration (``hookd.hook.timing = "own"``), placed one after the
+other in chain order from the call's start (shadow hooks from the start, beside
+the chain), and each that did not run a zero-length span saying why
+(``hookd.hook.skipped``). An event without that list (an older journal) names
+only the hook that decided it (``decided_by``) and each hook that failed or
+timed out in it (the ``hookd.hook.error`` / ``hookd.hook.timeout`` events just
+before it, on the same point and session); those spans cover the call's
+interval and say so (``hookd.hook.timing = "call"``).
 
 Attributes follow the GenAI semantic conventions where they fit: a call about a
 tool is an ``execute_tool`` operation with ``gen_ai.tool.name`` and
@@ -75,7 +79,11 @@ class SpanBuilder:
         name = f"{kind} {point}"
         span = self.tracer.start_span(name, kind=SpanKind.INTERNAL, attributes=attributes, start_time=start)
         context = trace.set_span_in_context(span)
-        if kind == "decide":
+        runs = event.get("hooks")
+        if kind == "decide" and isinstance(runs, list) and runs:
+            self._runs(runs, event.get("decided_by"), context, start, end)
+            self._hooks(event, point)  # drops the failures its own list already names
+        elif kind == "decide":
             for hook in self._hooks(event, point):
                 child = self.tracer.start_span(f"hook {hook['name']}", context=context, attributes=hook["attributes"], start_time=start)
                 if hook.get("error"):
@@ -105,6 +113,38 @@ class SpanBuilder:
                 attrs["hookd.hook.decision"] = str(event.get("decision") or "")
                 out.append({"name": name, "attributes": attrs})
         return out
+
+    def _runs(self, runs: list[Any], decided_by: Any, context: Any, start: int, end: int) -> None:
+        """A span per hook from the event's own list: each with its own time, in chain order."""
+        at = start
+        for run in runs:
+            if not isinstance(run, dict) or not isinstance(run.get("hook"), dict):
+                continue
+            ref = run["hook"]
+            name = _text(ref.get("name")) or "?"
+            ms = run.get("ms")
+            took = int(ms * 1e6) if _number(ms) and 0 <= ms < MAX_SECONDS * 1e3 else 0
+            shadow = run.get("shadow") is True
+            skipped = _text(run.get("skipped"))
+            error = _text(run.get("error"))
+            role = "shadow" if shadow else "skipped" if skipped else ("timed_out" if error == "timeout" else "failed") if error else "ran"
+            decided = isinstance(decided_by, dict) and (decided_by.get("name"), decided_by.get("scope")) == (name, ref.get("scope"))
+            if role == "ran" and decided:
+                role = "decided"
+            attrs = _hook_attributes(name, ref.get("scope"), ref.get("source"), role)
+            attrs["hookd.hook.timing"] = "own"
+            if (decision := _text(run.get("decision"))) is not None:
+                attrs["hookd.hook.decision"] = decision
+            if skipped is not None:
+                attrs["hookd.hook.skipped"] = skipped
+            begin = start if shadow else at
+            finish = min(begin + took, end) if end >= begin else begin
+            child = self.tracer.start_span(f"hook {name}", context=context, attributes=attrs, start_time=begin)
+            if error is not None:
+                child.set_status(Status(StatusCode.ERROR, (_text(run.get("message")) or error)[:500]))
+            child.end(end_time=finish)
+            if not shadow:
+                at = finish
 
     def shutdown(self) -> None:
         self.provider.shutdown()

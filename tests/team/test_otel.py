@@ -199,11 +199,20 @@ def test_decides_become_spans_with_a_child_per_hook_and_genai_attributes(tmp_pat
     roles = {attrs(s)["hookd.hook.name"]: (attrs(s)["hookd.hook.role"], s.status.code) for s in children}
     assert roles["broken"][0] == "failed" and roles["broken"][1] == 2  # STATUS_CODE_ERROR
     assert roles["no-rm-rf"][0] == "decided"
-    assert attrs(next(s for s in children if s.name == "hook no-rm-rf"))["hookd.hook.scope"] == "global"
-    # The allowed call: the broken hook failed in it too; nothing decided it.
+    decider = attrs(next(s for s in children if s.name == "hook no-rm-rf"))
+    assert decider["hookd.hook.scope"] == "global" and decider["hookd.hook.decision"] == "deny"
+    # Each hook is timed on its own, one after the other in chain order, inside its call.
+    assert {attrs(s)["hookd.hook.timing"] for s in children} == {"own"}
+    first, second = sorted(children, key=lambda s: s.start_time_unix_nano)
+    assert (first.name, second.name) == ("hook broken", "hook no-rm-rf")
+    assert denied.start_time_unix_nano <= first.start_time_unix_nano <= first.end_time_unix_nano <= second.start_time_unix_nano
+    assert second.end_time_unix_nano <= denied.end_time_unix_nano
+    # The allowed call: the broken hook failed in it too, the guard ran and let it through.
     b = attrs(allowed)
     assert "hookd.decision" not in b and b["gen_ai.tool.name"] == "read"
-    assert [s.name for s in spans if s.parent_span_id == allowed.span_id] == ["hook broken"]
+    under = {s.name: attrs(s) for s in spans if s.parent_span_id == allowed.span_id}
+    assert under["hook broken"]["hookd.hook.role"] == "failed"
+    assert under["hook no-rm-rf"]["hookd.hook.role"] == "ran" and "hookd.hook.decision" not in under["hook no-rm-rf"]
 
 
 def test_a_collector_down_then_refusing_gets_every_span_once_it_answers(tmp_path: Path) -> None:
@@ -276,16 +285,24 @@ json_values = st.recursive(
     decided_by=json_values | st.fixed_dictionaries({"name": json_values, "scope": json_values}),
     errors=json_values,
     error_payload=json_values | st.fixed_dictionaries({"point": st.just("tool.execute.before"), "hook": json_values}),
+    runs=json_values
+    | st.lists(
+        st.fixed_dictionaries(
+            {"hook": json_values | st.fixed_dictionaries({"name": json_values, "scope": json_values}), "ms": json_values},
+            optional={"error": json_values, "skipped": json_values, "shadow": json_values, "decision": json_values},
+        ),
+        max_size=4,
+    ),
 )
 def test_any_journal_event_makes_spans_and_never_raises(
-    payload: Any, session: Any, decided_by: Any, errors: Any, error_payload: Any
+    payload: Any, session: Any, decided_by: Any, errors: Any, error_payload: Any, runs: Any
 ) -> None:
     from hookd.team.otelspans import SpanBuilder
 
     b = SpanBuilder("hookd", "h", "u")
     hook_error = {"kind": "internal", "point": "hookd.hook.error", "session": session, "payload": error_payload}
     call = {"seq": 2, "time": 1.0, "kind": "decide", "point": "tool.execute.before", "session": session, "payload": payload}
-    call |= {"decided_by": decided_by, "errors": errors, "duration": errors}
+    call |= {"decided_by": decided_by, "errors": errors, "duration": errors, "hooks": runs}
     b.add(hook_error)
     b.add(call)
     spans = b.take()
