@@ -16,6 +16,10 @@ Usage::
 
 Every request the CLI sent is kept in ``model.requests`` (parsed JSON), so a
 test can see what reached the model: a tool's result, a hook's context.
+
+With ``ready_file``, an answer carrying a tool call waits (at most a minute)
+until that file exists: a test uses it to let another program attach its
+session hooks before the agent runs the tool.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -128,9 +133,10 @@ def whole(step: Step, n: int) -> dict[str, Any]:
 class ScriptedModel:
     """A Messages API on 127.0.0.1 that answers from a script."""
 
-    def __init__(self, steps: Sequence[Step], final: str = "done") -> None:
+    def __init__(self, steps: Sequence[Step], final: str = "done", ready_file: Path | None = None) -> None:
         self.steps = list(steps)
         self.final = final
+        self.ready_file = ready_file
         self.requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -156,6 +162,11 @@ class ScriptedModel:
         if turns < len(self.steps):
             return self.steps[turns], turns
         return text(self.final), turns
+
+    def wait_until_ready(self) -> None:
+        deadline = time.monotonic() + 60
+        while self.ready_file is not None and not self.ready_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
 
     def main_requests(self) -> list[dict[str, Any]]:
         """The requests of the agent loop (those that offered tools)."""
@@ -209,6 +220,8 @@ class ScriptedModel:
                 with model.lock:
                     model.requests.append(request)
                 step, n = model.step_for(request)
+                if step.kind == "tool":
+                    model.wait_until_ready()
                 if request.get("stream"):
                     body = stream(step, n)
                     self.send_response(200)

@@ -5,7 +5,10 @@ for Codex's shell tool (`exec_command`, `{"cmd": COMMAND}`); once the tool's out
 with a text message. Every request body is appended, one JSON line each, to the log file so the test can read
 what Codex sent back to the model (the command's output, or why a hook blocked it).
 
-    python model_server.py PORT_FILE LOG_FILE COMMAND
+    python model_server.py PORT_FILE LOG_FILE COMMAND [READY_FILE]
+
+With READY_FILE, the response carrying the tool call waits (at most a minute) until that file exists: a test
+uses it to let another program attach its session hooks before Codex runs the command.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -48,10 +52,16 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     command_to_run = "true"
     log_file = ""
+    ready_file = ""
     served = 0
 
     def log_message(self, format: str, *args: object) -> None:
         pass
+
+    def wait_until_ready(self) -> None:
+        deadline = time.monotonic() + 60
+        while self.ready_file and not os.path.exists(self.ready_file) and time.monotonic() < deadline:
+            time.sleep(0.05)
 
     def do_GET(self) -> None:
         body = json.dumps({"object": "list", "data": [], "models": []}).encode()
@@ -74,6 +84,7 @@ class Handler(BaseHTTPRequestHandler):
             text = {"type": "output_text", "text": "The command has been handled.", "annotations": []}
             item = {"type": "message", "id": f"msg_{n:04d}", "role": "assistant", "status": "completed", "content": [text]}
         else:
+            self.wait_until_ready()
             arguments = json.dumps({"cmd": self.command_to_run})
             item = {"type": "function_call", "id": f"fc_{n:04d}", "call_id": f"call_{n:04d}", "name": "exec_command"}
             item.update(arguments=arguments, status="completed")
@@ -91,6 +102,7 @@ def main() -> None:
     port_file, log_file, command = sys.argv[1:4]
     Handler.command_to_run = command
     Handler.log_file = log_file
+    Handler.ready_file = sys.argv[4] if len(sys.argv) > 4 else ""
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     with open(port_file + ".tmp", "w") as f:
         f.write(str(server.server_address[1]))

@@ -18,6 +18,7 @@ import sys
 import time
 import tomllib
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +26,7 @@ import pytest
 
 from hookd.bridges.shim import compiler
 from tests.conftest import Env, write_script
+from tests.e2e.session_guard import REASON, node_session_guard
 
 HERE = Path(__file__).resolve().parent
 CODEX = HERE / "node_modules" / ".bin" / "codex"
@@ -114,13 +116,21 @@ def codex(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore
     servers: list[subprocess.Popen[bytes]] = []
 
     def run(
-        command: str, trust: bool = False, user_hooks: str = "", prepare: Callable[[Path], None] | None = None, shim: bool = True
+        command: str,
+        trust: bool = False,
+        user_hooks: str = "",
+        prepare: Callable[[Path], None] | None = None,
+        shim: bool = True,
+        ready_file: Path | None = None,
+        started: Callable[[], None] | None = None,
     ) -> Run:
         """One `codex exec` whose model runs ``command``; ``user_hooks`` (TOML) are the user's own Codex hooks,
-        and ``prepare(config)`` runs before the daemon starts and the bridge is installed."""
+        ``prepare(config)`` runs before the daemon starts and the bridge is installed, ``started()`` once the
+        daemon runs, and with ``ready_file`` the model asks for the command only once that file exists."""
         port_file, log_file = tmp_path / f"port{len(servers)}", tmp_path / f"requests{len(servers)}.jsonl"
         log_file.touch()
-        server = subprocess.Popen([sys.executable, str(HERE / "model_server.py"), str(port_file), str(log_file), command], env=env.env)
+        serve = [sys.executable, str(HERE / "model_server.py"), str(port_file), str(log_file), command]
+        server = subprocess.Popen([*serve, *([str(ready_file)] if ready_file else [])], env=env.env)
         servers.append(server)
         deadline = time.monotonic() + 30
         while not port_file.exists():
@@ -131,6 +141,8 @@ def codex(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore
         if prepare is not None:
             prepare(config)
         daemon_factory()
+        if started is not None:
+            started()
         original = config.read_bytes()
         if trust:
             # The trust a person gives in Codex's /hooks, given through Codex's app-server.
@@ -259,3 +271,29 @@ timeout = 30
     undone = env.hookd("import", "codex", "--undo", str(config))
     assert undone.returncode == 0, undone.stderr
     assert config.read_bytes() == before[0]
+
+
+def test_a_session_hook_attached_by_a_node_program(codex, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    env, project, run = codex
+    ready = tmp_path / "ready"
+    guards = ExitStack()
+    guard: list[subprocess.Popen[bytes]] = []
+    marker = project / "touched"
+
+    def start() -> None:
+        # The daemon starts inside run(); the Node program attaches to the Codex session once it says its prompt.
+        guard.append(guards.enter_context(node_session_guard(env.env, ready, "tool.approval.pre")))
+
+    with guards:
+        result = run(f"touch {marker}", ready_file=ready, started=start)
+    assert result.returncode == 0, result.output
+    assert ready.exists(), "the Node program never attached its session hook"
+    assert not marker.exists()
+    told = result.tool_results()
+    assert told and REASON in told[0], (told, result.output)
+    session = session_of(result.output)
+    assert ready.read_text() == session
+    [call] = [e for e in journal(env, "tool.approval.pre") if e.get("kind") == "decide"]
+    assert call["decision"] == "deny" and call["session"] == session
+    assert call["decided_by"]["name"] == "node-session-guard" and call["decided_by"]["scope"] == "session"
+    assert call["decided_by"]["source"] == f"client:{guard[0].pid}"

@@ -6,7 +6,10 @@ that, text. Side queries (`:generateContent`, and any request without tools: rou
 get a short JSON text answer. `:countTokens` gets a count. Every request is appended, one JSON line each, to
 the log file, so the test reads what the agent told the model (the tool's output, or why it was blocked).
 
-    python model_server.py PORT_FILE LOG_FILE COMMAND
+    python model_server.py PORT_FILE LOG_FILE COMMAND [READY_FILE]
+
+With READY_FILE, the response carrying the `functionCall` waits (at most a minute) until that file exists: a
+test uses it to let another program attach its session hooks before Gemini CLI runs the command.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 USAGE = {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}
@@ -38,6 +42,7 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     command_to_run = "true"
     log_file = ""
+    ready_file = ""
 
     def log_message(self, format: str, *args: object) -> None:
         pass
@@ -51,6 +56,11 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
         self.wfile.flush()
         self.close_connection = True
+
+    def wait_until_ready(self) -> None:
+        deadline = time.monotonic() + 60
+        while self.ready_file and not os.path.exists(self.ready_file) and time.monotonic() < deadline:
+            time.sleep(0.05)
 
     def do_GET(self) -> None:
         self.send(200, json.dumps({"models": []}).encode())
@@ -80,6 +90,7 @@ class Handler(BaseHTTPRequestHandler):
         elif answered(request):
             chunks = [{"candidates": [candidate([{"text": "The command has been handled."}])], "usageMetadata": USAGE}]
         else:
+            self.wait_until_ready()
             call = {"functionCall": {"name": "run_shell_command", "args": {"command": self.command_to_run, "description": "run it"}}}
             chunks = [{"candidates": [candidate([call])], "usageMetadata": USAGE}]
         stream = b"".join(b"data: " + json.dumps(c).encode() + b"\r\n\r\n" for c in chunks)
@@ -90,6 +101,7 @@ def main() -> None:
     port_file, log_file, command = sys.argv[1:4]
     Handler.command_to_run = command
     Handler.log_file = log_file
+    Handler.ready_file = sys.argv[4] if len(sys.argv) > 4 else ""
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     with open(port_file + ".tmp", "w") as f:
         f.write(str(server.server_address[1]))

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Env, write_script
+from tests.e2e.session_guard import REASON, node_session_guard
 
 HERE = Path(__file__).resolve().parent
 GEMINI = HERE / "node_modules" / ".bin" / "gemini"
@@ -91,10 +92,12 @@ def gemini(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignor
     project.mkdir()
     servers: list[subprocess.Popen[bytes]] = []
 
-    def run(command: str) -> Run:
+    def run(command: str, ready_file: Path | None = None) -> Run:
+        """One `gemini -p` whose model runs ``command``; with ``ready_file``, only once that file exists."""
         port_file, log_file = tmp_path / f"port{len(servers)}", tmp_path / f"requests{len(servers)}.jsonl"
         log_file.touch()
-        server = subprocess.Popen([sys.executable, str(HERE / "model_server.py"), str(port_file), str(log_file), command], env=env.env)
+        serve = [sys.executable, str(HERE / "model_server.py"), str(port_file), str(log_file), command]
+        server = subprocess.Popen([*serve, *([str(ready_file)] if ready_file else [])], env=env.env)
         servers.append(server)
         deadline = time.monotonic() + 30
         while not port_file.exists():
@@ -174,3 +177,22 @@ def test_with_fail_closed_a_tool_call_is_denied_while_hookd_is_down(gemini) -> N
     assert not marker.exists()
     told = result.tool_results()
     assert told and "hookd is not running" in told[0] and "--fail-closed" in told[0], (told, result.output)
+
+
+def test_a_session_hook_attached_by_a_node_program(gemini, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    env, project, run, _settings, _original, _daemon = gemini
+    ready = tmp_path / "ready"
+    marker = project / "touched"
+    # The Node program attaches to the Gemini CLI session at its first chat.message (BeforeAgent).
+    with node_session_guard(env.env, ready, "tool.approval.pre") as guard:
+        result = run(f"touch {marker}", ready_file=ready)
+    assert result.returncode == 0, result.output
+    assert ready.exists(), "the Node program never attached its session hook"
+    assert not marker.exists()
+    told = result.tool_results()
+    assert told and REASON in told[0], (told, result.output)
+    [call] = decides(env)
+    assert call["decision"] == "deny" and call["session"] == ready.read_text()
+    assert call["decided_by"]["name"] == "node-session-guard" and call["decided_by"]["scope"] == "session"
+    assert call["decided_by"]["source"] == f"client:{guard.pid}"
+    assert call["payload"]["args"]["command"] == f"touch {marker}"

@@ -5,7 +5,10 @@
 tools (side queries) get short JSON text. Streamed (`stream: true`, server-sent `data:` chunks) or not, as
 asked. Every request is appended, one JSON line each, to the log file.
 
-    python model_server.py PORT_FILE LOG_FILE COMMAND
+    python model_server.py PORT_FILE LOG_FILE COMMAND [READY_FILE]
+
+With READY_FILE, the response carrying the `tool_calls` entry waits (at most a minute) until that file exists:
+a test uses it to let another program attach its session hooks before Qwen Code runs the command.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -23,6 +27,7 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     command_to_run = "true"
     log_file = ""
+    ready_file = ""
 
     def log_message(self, format: str, *args: object) -> None:
         pass
@@ -36,6 +41,11 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
         self.wfile.flush()
         self.close_connection = True
+
+    def wait_until_ready(self) -> None:
+        deadline = time.monotonic() + 60
+        while self.ready_file and not os.path.exists(self.ready_file) and time.monotonic() < deadline:
+            time.sleep(0.05)
 
     def do_GET(self) -> None:
         self.send(json.dumps({"object": "list", "data": [{"id": "m", "object": "model"}]}).encode(), "application/json")
@@ -51,6 +61,7 @@ class Handler(BaseHTTPRequestHandler):
         elif any(m.get("role") == "tool" for m in messages):
             message, finish = {"role": "assistant", "content": "The command has been handled."}, "stop"
         else:
+            self.wait_until_ready()
             arguments = json.dumps({"command": self.command_to_run, "description": "run it", "is_background": False})
             function = {"name": "run_shell_command", "arguments": arguments}
             call = {"index": 0, "id": "call_scripted_1", "type": "function", "function": function}
@@ -74,6 +85,7 @@ def main() -> None:
     port_file, log_file, command = sys.argv[1:4]
     Handler.command_to_run = command
     Handler.log_file = log_file
+    Handler.ready_file = sys.argv[4] if len(sys.argv) > 4 else ""
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     with open(port_file + ".tmp", "w") as f:
         f.write(str(server.server_address[1]))

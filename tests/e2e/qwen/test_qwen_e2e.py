@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Env, write_script
+from tests.e2e.session_guard import REASON, node_session_guard
 
 HERE = Path(__file__).resolve().parent
 QWEN = HERE / "node_modules" / ".bin" / "qwen"
@@ -92,10 +93,12 @@ def qwen(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore[
     project.mkdir()
     servers: list[subprocess.Popen[bytes]] = []
 
-    def run(command: str) -> Run:
+    def run(command: str, ready_file: Path | None = None) -> Run:
+        """One `qwen -p` whose model runs ``command``; with ``ready_file``, only once that file exists."""
         port_file, log_file = tmp_path / f"port{len(servers)}", tmp_path / f"requests{len(servers)}.jsonl"
         log_file.touch()
-        server = subprocess.Popen([sys.executable, str(HERE / "model_server.py"), str(port_file), str(log_file), command], env=env.env)
+        serve = [sys.executable, str(HERE / "model_server.py"), str(port_file), str(log_file), command]
+        server = subprocess.Popen([*serve, *([str(ready_file)] if ready_file else [])], env=env.env)
         servers.append(server)
         deadline = time.monotonic() + 30
         while not port_file.exists():
@@ -182,3 +185,22 @@ def test_with_fail_closed_a_tool_call_is_denied_while_hookd_is_down(qwen) -> Non
     # The shim words it "not answering on 127.0.0.1:PORT"; without a C compiler the Python bridge runs instead.
     assert told and "--fail-closed" in told[0], (told, result.output)
     assert "hookd is not answering" in told[0] or "hookd is not running" in told[0], told
+
+
+def test_a_session_hook_attached_by_a_node_program(qwen, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    env, project, run, _settings, _original, _daemon = qwen
+    ready = tmp_path / "ready"
+    marker = project / "touched"
+    # The Node program attaches to the Qwen Code session at its first chat.message (UserPromptSubmit).
+    with node_session_guard(env.env, ready, "tool.approval.pre") as guard:
+        result = run(f"touch {marker}", ready_file=ready)
+    assert result.returncode == 0, result.output
+    assert ready.exists(), "the Node program never attached its session hook"
+    assert not marker.exists()
+    told = result.tool_results()
+    assert told and REASON in told[0], (told, result.output)
+    [call] = decides(env)
+    assert call["decision"] == "deny" and call["session"] == ready.read_text()
+    assert call["decided_by"]["name"] == "node-session-guard" and call["decided_by"]["scope"] == "session"
+    assert call["decided_by"]["source"] == f"client:{guard.pid}"
+    assert call["payload"]["args"]["command"] == f"touch {marker}"

@@ -1,0 +1,34 @@
+// A Node program guarding one agent session through hookd-client: it reads the event stream from its start
+// (so a session that began before the program subscribed is not missed) up to the session's first chat message, attaches a decision hook served by its own function at POINT to that
+// session (tool.approval.pre for the agents whose shell commands hookd decides before approval), writes
+// the session to READY_FILE, and serves the hook until it is stopped.
+//
+//   node session_guard.mjs CLIENT_URL READY_FILE POINT
+const [clientUrl, readyFile, point] = process.argv.slice(2);
+const { Client } = await import(clientUrl);
+const { writeFileSync } = await import("node:fs");
+
+const client = await Client.connect({ name: "session-guard" });
+const stream = client.subscribe({ points: ["chat.message"], sinceSeq: 0 });
+for await (const item of stream) {
+  if (item.type !== "event" || !item.session) continue;
+  await client.attachSession(item.session, {
+    hooks: [
+      {
+        point,
+        name: "node-session-guard",
+        handler: async (payload) => {
+          const command = String(payload.args?.command ?? "");
+          return command.includes("touch") ? { decision: "deny", reason: "the Node session guard forbids touch" } : null;
+        },
+      },
+    ],
+  });
+  writeFileSync(readyFile, item.session);
+  break;
+}
+stream.close();
+process.on("SIGTERM", async () => {
+  await client.close();
+  process.exit(0);
+});

@@ -1,0 +1,31 @@
+"""The Node session guard (session_guard.mjs) as a context manager for the agents' end-to-end tests."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.integration.test_typescript_client import build_typescript_client
+
+GUARD = Path(__file__).resolve().parent / "session_guard.mjs"
+REASON = "the Node session guard forbids touch"
+
+
+@contextmanager
+def node_session_guard(environ: dict[str, str], ready_file: Path, point: str) -> Iterator[subprocess.Popen[bytes]]:
+    """A Node program that attaches a decision hook at ``point`` to the first session that sends a chat
+    message, denying any command with `touch`; it writes that session to ``ready_file`` once attached."""
+    client = (Path(build_typescript_client()) / "dist" / "src" / "index.js").as_uri()
+    guard = subprocess.Popen(["node", str(GUARD), client, str(ready_file), point], env=environ)
+    try:
+        yield guard
+    finally:
+        guard.send_signal(signal.SIGTERM)
+        try:
+            guard.wait(10)
+        except subprocess.TimeoutExpired:
+            guard.kill()
+            guard.wait()
