@@ -19,37 +19,13 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Env, write_script
+from tests.conftest import Env
+from tests.e2e.guards import install_guards
 from tests.e2e.session_guard import REASON, node_session_guard
 
 HERE = Path(__file__).resolve().parent
 GEMINI = HERE / "node_modules" / ".bin" / "gemini"
 
-GUARDS = """\
-hooks:
-  - name: no-rm-rf
-    point: tool.approval.pre
-    type: decision
-    command: {scripts}/no_rm_rf.py
-    enabled: true
-  - name: rewrite-placeholder
-    point: tool.approval.pre
-    type: decision
-    command: {scripts}/rewrite.py
-    enabled: true
-"""
-NO_RM_RF = """
-import json, sys
-command = json.load(sys.stdin).get("args", {}).get("command", "")
-print(json.dumps({"decision": "deny", "reason": "no recursive force delete"}) if "rm -rf" in command else "null")
-"""
-REWRITE = """
-import json, sys
-args = json.load(sys.stdin).get("args", {})
-command = args.get("command", "")
-rewritten = dict(args, command=command.replace("echo original", "echo rewritten"))
-print(json.dumps({"decision": "allow", "modifiedInput": rewritten}) if "echo original" in command else "null")
-"""
 
 pytestmark = [
     pytest.mark.timeout(600),
@@ -77,10 +53,7 @@ class Run:
 @pytest.fixture
 def gemini(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
     assert GEMINI.exists(), f"{HERE}/node_modules is missing: run `make e2e-deps`"
-    scripts = tmp_path / "guards"
-    write_script(scripts / "no_rm_rf.py", NO_RM_RF)
-    write_script(scripts / "rewrite.py", REWRITE)
-    env.write_global_hooks(GUARDS.format(scripts=scripts))
+    install_guards(env, tmp_path / "guards")
     daemon = daemon_factory()
     settings = env.home / ".gemini" / "settings.json"
     settings.parent.mkdir(parents=True)

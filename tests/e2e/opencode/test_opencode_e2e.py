@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import DaemonProcess, Env, write_script
+from tests.conftest import DaemonProcess, Env
+from tests.e2e.guards import install_guards
 from tests.integration.test_typescript_client import build_typescript_client
 
 HERE = Path(__file__).resolve().parent
@@ -29,31 +30,6 @@ OPENCODE = HERE / "node_modules" / ".bin" / "opencode"
 PROVIDER = HERE / "node_modules" / "@ai-sdk" / "openai-compatible"
 PLUGIN_VERSION = "1.18.33"  # @opencode-ai/plugin, as opencode-ai pins it in package.json
 
-GUARDS = """\
-hooks:
-  - name: no-rm-rf
-    point: tool.execute.before
-    type: decision
-    command: {scripts}/no_rm_rf.py
-    enabled: true
-  - name: rewrite-placeholder
-    point: tool.execute.before
-    type: decision
-    command: {scripts}/rewrite.py
-    enabled: true
-"""
-NO_RM_RF = """
-import json, sys
-command = json.load(sys.stdin).get("args", {}).get("command", "")
-print(json.dumps({"decision": "deny", "reason": "no recursive force delete"}) if "rm -rf" in command else "null")
-"""
-REWRITE = """
-import json, sys
-args = json.load(sys.stdin).get("args", {})
-command = args.get("command", "")
-rewritten = dict(args, command=command.replace("echo original", "echo rewritten"))
-print(json.dumps({"decision": "allow", "modifiedInput": rewritten}) if "echo original" in command else "null")
-"""
 
 pytestmark = [
     pytest.mark.timeout(600),
@@ -82,10 +58,7 @@ class Run:
 def opencode(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
     assert OPENCODE.exists() and PROVIDER.exists(), f"{HERE}/node_modules is missing: run `make e2e-deps`"
     build_typescript_client()
-    scripts = tmp_path / "guards"
-    write_script(scripts / "no_rm_rf.py", NO_RM_RF)
-    write_script(scripts / "rewrite.py", REWRITE)
-    env.write_global_hooks(GUARDS.format(scripts=scripts))
+    install_guards(env, tmp_path / "guards", "tool.execute.before")
     daemon: DaemonProcess = daemon_factory()
     for d in ("data", "cache"):
         (tmp_path / d).mkdir()
