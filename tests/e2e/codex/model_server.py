@@ -16,9 +16,11 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+# The shared part of the scripted servers, next to this directory (run as a script, not imported).
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from scripted import ScriptedHandler, serve
 
 USAGE = {
     "input_tokens": 1,
@@ -48,20 +50,8 @@ def response(n: int, item: dict[str, Any]) -> bytes:
     )
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    command_to_run = "true"
-    log_file = ""
-    ready_file = ""
+class Handler(ScriptedHandler):
     served = 0
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-    def wait_until_ready(self) -> None:
-        deadline = time.monotonic() + 60
-        while self.ready_file and not os.path.exists(self.ready_file) and time.monotonic() < deadline:
-            time.sleep(0.05)
 
     def do_GET(self) -> None:
         body = json.dumps({"object": "list", "data": [], "models": []}).encode()
@@ -72,10 +62,7 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_POST(self) -> None:
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        request = json.loads(raw or b"{}")
-        with open(self.log_file, "a", encoding="utf-8") as log:
-            log.write(json.dumps({"path": self.path, "body": request}) + "\n")
+        request = self.read_logged()
         Handler.served += 1
         n = Handler.served
         items = request.get("input") or []
@@ -98,17 +85,5 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
-def main() -> None:
-    port_file, log_file, command = sys.argv[1:4]
-    Handler.command_to_run = command
-    Handler.log_file = log_file
-    Handler.ready_file = sys.argv[4] if len(sys.argv) > 4 else ""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    with open(port_file + ".tmp", "w") as f:
-        f.write(str(server.server_address[1]))
-    os.replace(port_file + ".tmp", port_file)
-    server.serve_forever()
-
-
 if __name__ == "__main__":
-    main()
+    serve(Handler)

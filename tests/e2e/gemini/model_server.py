@@ -17,8 +17,10 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+# The shared part of the scripted servers, next to this directory (run as a script, not imported).
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from scripted import ScriptedHandler, serve
 
 USAGE = {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}
 
@@ -38,15 +40,7 @@ def answered(request: dict[str, object]) -> bool:
     return False
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    command_to_run = "true"
-    log_file = ""
-    ready_file = ""
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
+class Handler(ScriptedHandler):
     def send(self, status: int, body: bytes, kind: str = "application/json") -> None:
         self.send_response(status)
         self.send_header("Content-Type", kind)
@@ -57,22 +51,11 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         self.close_connection = True
 
-    def wait_until_ready(self) -> None:
-        deadline = time.monotonic() + 60
-        while self.ready_file and not os.path.exists(self.ready_file) and time.monotonic() < deadline:
-            time.sleep(0.05)
-
     def do_GET(self) -> None:
         self.send(200, json.dumps({"models": []}).encode())
 
     def do_POST(self) -> None:
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        try:
-            request = json.loads(raw or b"{}")
-        except ValueError:
-            request = {"unparsed": raw.decode("utf-8", "replace")}
-        with open(self.log_file, "a", encoding="utf-8") as log:
-            log.write(json.dumps({"path": self.path, "body": request}) + "\n")
+        request = self.read_logged()
         path = self.path.split("?", 1)[0]
         if path.endswith(":countTokens"):
             self.send(200, json.dumps({"totalTokens": 1}).encode())
@@ -97,17 +80,5 @@ class Handler(BaseHTTPRequestHandler):
         self.send(200, stream, "text/event-stream")
 
 
-def main() -> None:
-    port_file, log_file, command = sys.argv[1:4]
-    Handler.command_to_run = command
-    Handler.log_file = log_file
-    Handler.ready_file = sys.argv[4] if len(sys.argv) > 4 else ""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    with open(port_file + ".tmp", "w") as f:
-        f.write(str(server.server_address[1]))
-    os.replace(port_file + ".tmp", port_file)
-    server.serve_forever()
-
-
 if __name__ == "__main__":
-    main()
+    serve(Handler)

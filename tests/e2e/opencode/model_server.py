@@ -16,8 +16,10 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+# The shared part of the scripted servers, next to this directory (run as a script, not imported).
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from scripted import ScriptedHandler, serve
 
 
 def chunk(delta: dict[str, object], finish: str | None = None) -> bytes:
@@ -31,20 +33,7 @@ def chunk(delta: dict[str, object], finish: str | None = None) -> bytes:
     return b"data: " + json.dumps(body).encode() + b"\n\n"
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    command_to_run = "true"
-    log_file = ""
-    ready_file = ""
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-    def wait_until_ready(self) -> None:
-        deadline = time.monotonic() + 60
-        while self.ready_file and not os.path.exists(self.ready_file) and time.monotonic() < deadline:
-            time.sleep(0.05)
-
+class Handler(ScriptedHandler):
     def do_GET(self) -> None:
         body = json.dumps({"object": "list", "data": [{"id": "m", "object": "model"}]}).encode()
         self.send_response(200)
@@ -54,10 +43,7 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_POST(self) -> None:
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        request = json.loads(raw or b"{}")
-        with open(self.log_file, "a", encoding="utf-8") as log:
-            log.write(json.dumps({"path": self.path, "body": request}) + "\n")
+        request = self.read_logged()
         messages = request.get("messages") or []
         answered = any(m.get("role") == "tool" for m in messages)
         if not request.get("tools"):
@@ -94,17 +80,5 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
 
-def main() -> None:
-    port_file, log_file, command = sys.argv[1:4]
-    Handler.command_to_run = command
-    Handler.log_file = log_file
-    Handler.ready_file = sys.argv[4] if len(sys.argv) > 4 else ""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    with open(port_file + ".tmp", "w") as f:
-        f.write(str(server.server_address[1]))
-    os.replace(port_file + ".tmp", port_file)
-    server.serve_forever()
-
-
 if __name__ == "__main__":
-    main()
+    serve(Handler)
