@@ -229,7 +229,8 @@ def route(hook_input: Any, environ: Mapping[str, str], carry_env: bool = True) -
     )
 
 
-def _why(verdict: Verdict, what: str) -> str:
+def why(verdict: Verdict, what: str) -> str:
+    """The reason a deny gives the agent: the hook's own, else which hook and what it did (never empty)."""
     if verdict.reason:
         return verdict.reason
     by = f" {verdict.decided_by!r}" if verdict.decided_by else ""
@@ -306,7 +307,7 @@ def _specific_for(event: str, v: Verdict, agent: dict[str, Any]) -> tuple[dict[s
         final = v.decision if v.decision in ("allow", "deny", "ask") else None
         if final == "ask" and agent.get("defer") is True and event == "PreToolUse":
             final = "defer"
-        reason = _why(v, "denied") if final == "deny" else v.reason if final else None
+        reason = why(v, "denied") if final == "deny" else v.reason if final else None
         updated = v.modified_input if event == "PreToolUse" else None
         specific = _specific(
             event, permissionDecision=final, permissionDecisionReason=reason, updatedInput=updated, additionalContext=context
@@ -320,7 +321,7 @@ def _specific_for(event: str, v: Verdict, agent: dict[str, Any]) -> tuple[dict[s
                 allow["updatedPermissions"] = agent["updatedPermissions"]
             specific = {"hookEventName": event, "decision": allow}
         elif v.decision == "deny":
-            deny: dict[str, Any] = {"behavior": "deny", "message": _why(v, "denied")}
+            deny: dict[str, Any] = {"behavior": "deny", "message": why(v, "denied")}
             if agent.get("interrupt") is True:
                 deny["interrupt"] = True
             specific = {"hookEventName": event, "decision": deny}
@@ -329,14 +330,14 @@ def _specific_for(event: str, v: Verdict, agent: dict[str, Any]) -> tuple[dict[s
     elif event in TOP_LEVEL_BLOCK:
         if v.decision == "deny":
             top["decision"] = "block"
-            top["reason"] = _why(v, "blocked")
+            top["reason"] = why(v, "blocked")
         output = v.modified_output if event == "PostToolUse" else None
         specific = _specific(event, additionalContext=context, updatedToolOutput=output)
     elif event in CONTEXT_EVENTS:
         specific = _specific(event, additionalContext=context)
         if event == "SubagentStart" and v.decision == "deny":
             # Claude Code cannot stop a subagent from starting; tell the user rather than drop it.
-            top["systemMessage"] = f"hookd: {_why(v, 'denied')} (Claude Code cannot block SubagentStart)"
+            top["systemMessage"] = f"hookd: {why(v, 'denied')} (Claude Code cannot block SubagentStart)"
     extra = agent.get("specific")
     if isinstance(extra, dict) and extra:
         specific = {**(specific or {"hookEventName": event}), **{k: x for k, x in extra.items() if k != "hookEventName"}}
@@ -377,7 +378,7 @@ def exit_status(event: str, verdict: Verdict | None) -> tuple[int, str]:
     """(exit code, stderr) for the bridge's answer: 2 with the reason where Claude Code blocks an
     event only through exit code 2 (TeammateIdle, TaskCompleted); else 0 and nothing."""
     if verdict is not None and verdict.decision == "deny" and event in EXIT_2_ONLY:
-        return 2, _why(verdict, "blocked")
+        return 2, why(verdict, "blocked")
     return 0, ""
 
 

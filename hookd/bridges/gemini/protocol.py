@@ -97,13 +97,6 @@ def route(hook_input: Any, environ: Mapping[str, str]) -> Call:
     )
 
 
-def _why(v: Verdict, what: str) -> str:
-    if v.reason:
-        return v.reason
-    by = f" {v.decided_by!r}" if v.decided_by else ""
-    return f"{what} by hookd hook{by}"
-
-
 def render(event: str, verdict: Verdict | None) -> dict[str, Any]:
     """Gemini CLI's output JSON for ``verdict``: always an object, so that Gemini CLI never reads the
     bridge's stderr as the hook's answer (it does when stdout is empty).
@@ -127,9 +120,9 @@ def render(event: str, verdict: Verdict | None) -> dict[str, Any]:
     if v.decision == "deny":
         if event in BLOCKING:
             out["decision"] = "deny"
-            out["reason"] = _why(v, "denied")
+            out["reason"] = cc.why(v, "denied")
         else:
-            messages.append(f"hookd: {_why(v, 'denied')} (Gemini CLI cannot block {event})")
+            messages.append(f"hookd: {cc.why(v, 'denied')} (Gemini CLI cannot block {event})")
     elif v.decision == "ask" and event == "BeforeTool":
         out["decision"] = "ask"
         if v.reason:
