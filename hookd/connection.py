@@ -37,6 +37,7 @@ from . import intake
 from .deadlines import Deadline
 from .edgelimits import EdgeLimits
 from .edgewire import bad_invoke_result, encode_degraded, hello, invoke_result, is_invoke_result, peer_credentials, unfinished, wind_up
+from .handlers.common import RequestError
 
 if TYPE_CHECKING:
     from .daemon import Daemon
@@ -47,11 +48,6 @@ log = structlog.get_logger("hookd.server")
 # A connection that sent one of these holds something (a session, served hooks, a
 # subscription): it is never closed for being silent.
 _HOLDING = (m.AttachSession, m.AttachHooks, m.Register, m.Subscribe)
-# Requests answered on the fast path of a read (the calls agents make before and after every
-# tool): decoded, handled and encoded inline, with every check of the general path that can
-# apply to them. Anything unusual about one (not greeted yet, stopping, a reply that cannot be
-# encoded) takes the general path.
-_CALLS = frozenset({m.Decide, m.Emit})
 _NO_HEADER = bytes(HEADER.size)
 _pack_header = HEADER.pack_into
 
@@ -76,11 +72,11 @@ class Connection(asyncio.Protocol):
         self._deadline: Deadline | None = None
         self._ending: m.Error | None = None  # the error the connection ends with, once the rest is answered
         self.stream: Any = None  # the event-bus subscriber on this connection, if any
+        self.body_size = 0  # the frame size of the request being handled (what its decoded payload may hold)
         self.log = log
         self._max_inflight = daemon.settings.max_inflight
         self._decode = self.codec.decoder.decode  # the fast path's; errors are named by codec.decode
         self._encode_into = self.codec.encoder.encode_into
-        self._handle = daemon.handle
 
     # ----------------------------------------------------------- lifecycle
 
@@ -192,8 +188,13 @@ class Connection(asyncio.Protocol):
             self._pause_reading()
             self._end_when_answered()
             return
+        daemon = self.daemon
+        hot = daemon.hot
         for body in bodies:
-            # The fast path: a call on a greeted connection with room to run it, answered at once.
+            # The fast path: the calls agents make before and after every tool (daemon.hot), on a
+            # greeted connection with room to run them, decoded, handled and encoded inline with
+            # every check of the general path that can apply to them. Anything unusual (not
+            # greeted yet, stopping, a reply that cannot be encoded) takes the general path.
             if self.pending or self._paused_writing or len(self.inflight) >= self._max_inflight or not self.greeted:
                 self._one(body, out)
                 continue
@@ -202,17 +203,22 @@ class Connection(asyncio.Protocol):
             except Exception:  # the general path names what is wrong with it
                 self._request(body, out)
                 continue
-            if type(request) not in _CALLS or self.daemon.closing:
+            handler = hot.get(type(request))
+            if handler is None or daemon.closing:
                 self._dispatch(request, out)
                 continue
             rid = request.id
+            self.body_size = len(body)
+            daemon.calls += 1
             try:
-                result = self._handle(self, request)
+                result = handler(self, request)
+            except RequestError as exc:
+                result = m.Error(rid, exc.code, exc.message)
             except Exception as exc:  # the daemon answers its own errors; this is the last net
                 self.log.exception("request failed", request=type(request).__name__)
                 result = m.Error(rid, m.ErrorCode.INTERNAL, f"internal error: {type(exc).__name__}: {exc}")
             if not isinstance(result, m.Reply):
-                self._later(result, rid)
+                self._later(daemon.guard(rid, result), rid)
                 continue
             start = len(out)
             out += _NO_HEADER
@@ -253,6 +259,7 @@ class Connection(asyncio.Protocol):
         return not self._paused_writing and len(self.inflight) < self._max_inflight
 
     def _request(self, body: bytes, out: bytearray) -> None:
+        self.body_size = len(body)
         try:
             request = self.codec.decode(body)
         except BadMessage as exc:

@@ -111,6 +111,9 @@ class Daemon:
         )
         for feature in features:
             self._handlers.update(feature.handlers())
+        # The calls agents make around every tool, which the connection answers inline (see
+        # Connection.data_received): the same handlers, without the table's wrapper.
+        self.hot: dict[type[m.Request], Handler] = {kind: self._handlers[kind] for kind in (m.Decide, m.Emit)}
 
     # ------------------------------------------------------------ connections
 
@@ -278,9 +281,10 @@ class Daemon:
             return m.Error(getattr(request, "id", 0), m.ErrorCode.INTERNAL, f"internal error: {type(exc).__name__}: {exc}")
         if isinstance(result, m.Reply):
             return result
-        return self._guard(getattr(request, "id", 0), result)
+        return self.guard(getattr(request, "id", 0), result)
 
-    async def _guard(self, rid: int, work: Awaitable[m.Reply]) -> m.Reply:
+    async def guard(self, rid: int, work: Awaitable[m.Reply]) -> m.Reply:
+        """Work that waits, answered with an error reply if it raises."""
         try:
             return await work
         except RequestError as exc:

@@ -145,7 +145,9 @@ class Api:
         wait: bool = False,
     ) -> Any:
         """Fire observer hooks. Returns once accepted (or, with ``wait``, once observers ran)."""
-        req = Emit(self._next_id(), point, dict(payload or {}), session, _abs(project), wait)
+        # Written out (no helper calls): emit and decide are made around every tool.
+        where = project if project is None else _abs(project)
+        req = Emit(next(self._ids), point, dict(payload) if payload else {}, session, where, wait)  # type: ignore[call-overload]
         return self._call(req, _ACCEPTED)
 
     def decide(
@@ -159,7 +161,8 @@ class Api:
     ) -> Any:
         """Run the decision chain; returns an :class:`Outcome`. With ``trace``, its ``trace`` lists
         each hook of the call: its input, its answer, excerpts of its output, its time, or why it did not run."""
-        req = Decide(self._next_id(), point, dict(payload or {}), session, _abs(project), trace)
+        where = project if project is None else _abs(project)
+        req = Decide(next(self._ids), point, dict(payload) if payload else {}, session, where, trace)  # type: ignore[call-overload]
         return self._call(req, _OUTCOME)
 
     def attach_session(

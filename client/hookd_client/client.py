@@ -30,6 +30,10 @@ if TYPE_CHECKING:
     from .serving import ServeLoop
 
 
+_pack_header = HEADER.pack_into
+_unpack_header = HEADER.unpack_from
+
+
 def _send(sock: socket.socket, data: bytes, path: str) -> None:
     """Write one request; a connection that refuses it (the peer is gone) raises NotSent."""
     try:
@@ -63,6 +67,9 @@ class Client(Api):
         self.welcome: Welcome | None = None
         self._sock: socket.socket | None = None
         self._codec = reply_codec()
+        self._decode = self._codec.decoder.decode  # the fast path's; errors are named by _codec.decode
+        self._encode_into = self._codec.encoder.encode_into
+        self._out = bytearray()  # the request being sent, header first
         self._decoder = FrameDecoder(1 << 30)
         self._receiver = Receiver()
         self._pending: dict[int, Reply] = {}
@@ -136,9 +143,28 @@ class Client(Api):
         served = self._served
         if served is not None:
             return convert(served.roundtrip(request))
+        attempts = (1, 2)
+        sock = self._sock
+        if sock is not None and not callable(request):
+            # The common case, written out, as every agent makes it before and after each tool: the
+            # request encoded into a buffer kept for it and sent; a failure to send is the general
+            # path's (a new connection, once).
+            out = self._out
+            self._encode_into(request, out, HEADER_SIZE)
+            _pack_header(out, 0, len(out) - HEADER_SIZE)
+            try:
+                sock.sendall(out)
+            except TimeoutError:
+                self._drop_socket()
+                raise HookdError("timeout", f"no reply within {self.timeout} s") from None
+            except OSError:
+                self._drop_socket()
+                attempts = (2,)
+            else:
+                return convert(self._reply(sock, request.id))  # type: ignore[union-attr]
         # A connection found dead before the request was written (the daemon restarted while
         # this client was idle) is not the caller's problem: send it on a new one, once.
-        for attempt in (1, 2):
+        for attempt in attempts:
             if self._sock is None:
                 self._reconnect()
             try:
@@ -184,16 +210,30 @@ class Client(Api):
         sock = self._sock
         if sock is None:
             raise ConnectionLost("the client is closed")
-        rid: int = request.id  # type: ignore[attr-defined]
         try:
             _send(sock, self._codec.encode(request), self.path)
+        except ConnectionLost:
+            self._drop_socket()
+            raise
+        except TimeoutError:
+            self._drop_socket()
+            raise HookdError("timeout", f"no reply within {self.timeout} s") from None
+        return self._reply(sock, request.id)  # type: ignore[attr-defined]
+
+    def _reply(self, sock: socket.socket, rid: int) -> Reply:
+        """Read until the reply to request ``rid`` has come (replies to earlier requests are kept)."""
+        try:
             if not self._pending and not self._decoder.buffered:
                 # The common case, read inline: the reply, whole, in one read. Anything else
                 # (a partial frame, several frames, another request's reply) takes the loop.
                 receiver = self._receiver
                 n = sock.recv_into(receiver.buf)
-                if n > HEADER_SIZE and HEADER.unpack_from(receiver.buf)[0] + HEADER_SIZE == n:
-                    msg = self._codec.decode(receiver.view[HEADER_SIZE:n])
+                if n > HEADER_SIZE and _unpack_header(receiver.buf)[0] + HEADER_SIZE == n:
+                    body = receiver.view[HEADER_SIZE:n]
+                    try:
+                        msg = self._decode(body)
+                    except Exception:
+                        msg = self._codec.decode(body)  # raises BadMessage, naming what is wrong
                     if msg.id == rid:
                         return msg
                     self._pending[msg.id] = msg

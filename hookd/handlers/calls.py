@@ -24,9 +24,19 @@ from .common import Handler, RequestError, Result, point_arg, project_arg
 from .observed import Observed
 
 if TYPE_CHECKING:
+    from ..bus import Bus
     from ..daemon import Daemon
 
 ObserverTasks = list[asyncio.Task[m.HookError | None]]
+
+
+def _record(bus: Bus, conn: Any, kind: str, point: str, session: str | None, project: str | None, payload: Any, outcome: Any) -> None:
+    """A call answered on the hot path, on the bus: staged when it came in on a socket connection
+    (which knows its frame's size), published at once otherwise (the HTTP hooks' calls)."""
+    if conn is None:
+        bus.publish(kind, point, session, project, payload, outcome)
+    else:
+        bus.stage(kind, point, session, project, payload, outcome, conn.body_size)
 
 
 class Calls:
@@ -55,7 +65,7 @@ class Calls:
         # Whatever must see every call (the event bus) is done before this return.
         if not plan.observers:
             d.engine.counters.emits += 1
-            d.bus.publish("emit", req.point, req.session, project, req.payload)
+            _record(d.bus, conn, "emit", req.point, req.session, project, req.payload, None)
             return m.Accepted(req.id)
         ctx = CallContext(req.point, req.session, project)
         tasks = d.engine.emit(plan, req.payload, ctx)
@@ -110,7 +120,7 @@ class Calls:
         if plan.idle and not req.trace:
             d.engine.counters.decides += 1
             reply = m.Outcome(req.id)
-            d.bus.publish("decide", req.point, req.session, project, req.payload, reply)
+            _record(d.bus, conn, "decide", req.point, req.session, project, req.payload, reply)
             return reply
         ctx = CallContext(req.point, req.session, project)
         if not plan.decisions and not plan.shadows and not plan.shadow_skips and not req.trace:

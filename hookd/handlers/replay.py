@@ -47,6 +47,7 @@ class ReplayFeature:
         return self._replay(req, journal)
 
     async def _replay(self, req: m.Replay, journal: Journal) -> m.Reply:
+        self.d.bus.flush()
         await _flushed(journal, self.d.bus.seq)
         sel = Selection.of(req)
         events = await asyncio.to_thread(_read, journal.path, sel, req.limit + 1)
