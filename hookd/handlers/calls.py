@@ -39,10 +39,19 @@ def _record(bus: Bus, conn: Any, kind: str, point: str, session: str | None, pro
         bus.stage(kind, point, session, project, payload, outcome, conn.body_size)
 
 
+# The catalog's decision points, for the hot path's one check (custom points take the long way).
+_DECISION_POINTS = frozenset(name for name, point in POINTS.items() if point.kind == "decision")
+
+
 class Calls:
     def __init__(self, daemon: Daemon) -> None:
         self.d = daemon
         self.observed = Observed(daemon)
+        # What every call reads, held here: each lives as long as the daemon.
+        self.registry = daemon.registry
+        self.bus = daemon.bus
+        self.counters = daemon.engine.counters
+        self.first_loads = daemon.plugins.first_loads
 
     def handlers(self) -> dict[type[m.Request], Handler]:
         return {m.Emit: self.emit, m.Decide: self.decide, m.StatsRequest: self.observed.stats_request}
@@ -99,28 +108,30 @@ class Calls:
 
     def decide(self, conn: Any, req: m.Decide) -> Result:
         d = self.d
-        point = POINTS.get(req.point) or point_arg(req.point)
-        if point.kind != "decision":
-            raise RequestError(
-                m.ErrorCode.WRONG_KIND,
-                f"{req.point!r} is an observer point; use emit (decision points: `hookd points`)",
-            )
+        if req.point not in _DECISION_POINTS:
+            point = point_arg(req.point)
+            if point.kind != "decision":
+                raise RequestError(
+                    m.ErrorCode.WRONG_KIND,
+                    f"{req.point!r} is an observer point; use emit (decision points: `hookd points`)",
+                )
+        registry = self.registry
         project = req.project
         if project is not None:
             project = project_arg(project)
         elif req.session is not None:
-            project = d.registry.project_for(req.session, None)
-        if project is not None and not d.registry.is_loaded(project):
+            project = registry.project_for(req.session, None)
+        if project is not None and not registry.is_loaded(project):
             return self._decide_later(req, project)
-        plan = d.registry.plan(req.point, req.session, project)
-        if d.plugins.first_loads and d.plugins.first_loads_for(project):
+        plan = registry.plan(req.point, req.session, project)
+        if self.first_loads and d.plugins.first_loads_for(project):
             return self._decide_later(req, project)
         # The hot path: an empty outcome, which is also what the bus records
         # (it reads decision, reason, decided_by and errors, as from a ChainState).
         if plan.idle and not req.trace:
-            d.engine.counters.decides += 1
+            self.counters.decides += 1
             reply = m.Outcome(req.id)
-            _record(d.bus, conn, "decide", req.point, req.session, project, req.payload, reply)
+            _record(self.bus, conn, "decide", req.point, req.session, project, req.payload, reply)
             return reply
         ctx = CallContext(req.point, req.session, project)
         if not plan.decisions and not plan.shadows and not plan.shadow_skips and not req.trace:
