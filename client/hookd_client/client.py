@@ -154,14 +154,30 @@ class Client(Api):
             _pack_header(out, 0, len(out) - HEADER_SIZE)
             try:
                 sock.sendall(out)
-            except TimeoutError:
-                self._drop_socket()
-                raise HookdError("timeout", f"no reply within {self.timeout} s") from None
+            except TimeoutError as exc:
+                raise self._lost(exc) from None
             except OSError:
                 self._drop_socket()
                 attempts = (2,)
             else:
-                return convert(self._reply(sock, request.id))  # type: ignore[union-attr]
+                rid: int = request.id  # type: ignore[union-attr]
+                if self._pending or self._decoder.buffered:
+                    return convert(self._reply(sock, rid))
+                # The reply, whole, in one read, is decoded here; anything else (a partial
+                # frame, several frames, another request's reply) is read again by _reply.
+                receiver = self._receiver
+                try:
+                    n = sock.recv_into(receiver.buf)
+                except (ConnectionResetError, TimeoutError) as exc:
+                    raise self._lost(exc) from None
+                if n > HEADER_SIZE and _unpack_header(receiver.buf)[0] + HEADER_SIZE == n:
+                    try:
+                        msg = self._decode(receiver.view[HEADER_SIZE:n])
+                    except Exception:  # _reply names what is wrong with it
+                        msg = None
+                    if msg is not None and msg.id == rid:
+                        return convert(msg)
+                return convert(self._reply(sock, rid, n))
         # A connection found dead before the request was written (the daemon restarted while
         # this client was idle) is not the caller's problem: send it on a new one, once.
         for attempt in attempts:
@@ -212,37 +228,21 @@ class Client(Api):
             raise ConnectionLost("the client is closed")
         try:
             _send(sock, self._codec.encode(request), self.path)
-        except ConnectionLost:
-            self._drop_socket()
-            raise
-        except TimeoutError:
-            self._drop_socket()
-            raise HookdError("timeout", f"no reply within {self.timeout} s") from None
-        return self._reply(sock, request.id)  # type: ignore[attr-defined]
+        except (ConnectionLost, TimeoutError) as exc:
+            raise self._lost(exc) from None
+        rid: int = request.id  # type: ignore[attr-defined]
+        return self._reply(sock, rid)
 
-    def _reply(self, sock: socket.socket, rid: int) -> Reply:
-        """Read until the reply to request ``rid`` has come (replies to earlier requests are kept)."""
+    def _reply(self, sock: socket.socket, rid: int, n: int = -1) -> Reply:
+        """Read until the reply to request ``rid`` has come (replies to earlier requests are kept).
+        ``n``: bytes a caller already read into the receiver's buffer (-1: none)."""
         try:
-            if not self._pending and not self._decoder.buffered:
-                # The common case, read inline: the reply, whole, in one read. Anything else
-                # (a partial frame, several frames, another request's reply) takes the loop.
-                receiver = self._receiver
-                n = sock.recv_into(receiver.buf)
-                if n > HEADER_SIZE and _unpack_header(receiver.buf)[0] + HEADER_SIZE == n:
-                    body = receiver.view[HEADER_SIZE:n]
-                    try:
-                        msg = self._decode(body)
-                    except Exception:
-                        msg = self._codec.decode(body)  # raises BadMessage, naming what is wrong
-                    if msg.id == rid:
-                        return msg
-                    self._pending[msg.id] = msg
-                elif not n:
+            if n >= 0:
+                if not n:
                     raise ConnectionLost()
-                else:
-                    for body in self._decoder.feed(receiver.view[:n]):
-                        msg = self._codec.decode(body)
-                        self._pending[msg.id] = msg
+                for body in self._decoder.feed(self._receiver.view[:n]):
+                    msg = self._codec.decode(body)
+                    self._pending[msg.id] = msg
             while True:
                 reply = self._pending.pop(rid, None)
                 if reply is not None:
@@ -253,14 +253,17 @@ class Client(Api):
                 for body in self._decoder.feed(data):  # decoded before the next read reuses the buffer
                     msg = self._codec.decode(body)
                     self._pending[msg.id] = msg  # the reply to this request, or to an earlier one's
-        except (ConnectionLost, ConnectionResetError, FrameTooLarge, BadMessage) as exc:
-            self._drop_socket()
-            if isinstance(exc, ConnectionLost):
-                raise
-            raise ConnectionLost(f"connection to {self.path} failed: {exc}") from None
-        except TimeoutError:
-            self._drop_socket()
-            raise HookdError("timeout", f"no reply within {self.timeout} s") from None
+        except (ConnectionLost, ConnectionResetError, FrameTooLarge, BadMessage, TimeoutError) as exc:
+            raise self._lost(exc) from None
+
+    def _lost(self, exc: BaseException) -> HookdError:
+        """The connection is dropped; the error that says why."""
+        self._drop_socket()
+        if isinstance(exc, ConnectionLost):
+            return exc
+        if isinstance(exc, TimeoutError):
+            return HookdError("timeout", f"no reply within {self.timeout} s")
+        return ConnectionLost(f"connection to {self.path} failed: {exc}")
 
     def _stream(self, request: Subscribe, timeout: float | None) -> Subscription:
         return Subscription(self.path, self.name, request, timeout)
