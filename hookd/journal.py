@@ -44,7 +44,7 @@ log = structlog.get_logger("hookd.journal")
 Notify = Callable[[str, dict[str, Any]], None]
 
 BATCH_DELAY = 0.05  # seconds an event may wait on the loop before its batch is encoded and handed over
-BATCH = 512  # events encoded in one encoder call: bounds how long one encoding holds the loop
+BATCH = 512  # events that wait on the loop before they are encoded (one encoder call for them all)
 CHUNK = 1 << 20  # encoded bytes gathered before the writer is woken, and joined into one write
 
 
@@ -58,7 +58,9 @@ class Journal:
         self.backlog = backlog
         self.backlog_bytes = backlog_bytes
         # Loop side: events waiting to be encoded, then encoded batches waiting to be handed over.
-        self._pending: list[tuple[int, bytes, Event | None]] = []
+        self._seqs: list[int] = []
+        self._events: list[Event | bytes] = []  # the struct, or the frame when the caller had none
+        self._undecoded = False  # some of _events are frames
         self._pending_bytes = 0
         self._outbox: list[tuple[bytes, list[int], int]] = []
         self._outbox_bytes = 0
@@ -115,10 +117,13 @@ class Journal:
             return
         self._in_events += 1
         self._in_bytes += size
-        pending = self._pending
-        pending.append((seq, frame, event))
+        if event is None:
+            self._undecoded = True
+        seqs = self._seqs
+        seqs.append(seq)
+        self._events.append(frame if event is None else event)
         self._pending_bytes += size
-        if len(pending) >= BATCH or self._pending_bytes >= CHUNK:
+        if len(seqs) >= BATCH or self._pending_bytes >= CHUNK:
             loop = self._loop
             if loop is None:
                 self._encode()
@@ -138,16 +143,17 @@ class Journal:
 
     def _encode(self) -> None:
         self._encode_soon = False
-        pending = self._pending
-        if not pending:
+        seqs, events = self._seqs, self._events
+        if not seqs:
             return
-        self._pending = []
-        self._pending_bytes = 0
-        for start in range(0, len(pending), BATCH):
-            batch = pending[start : start + BATCH]
-            blob = self.lines(batch)
-            self._outbox.append((blob, [item[0] for item in batch], sum(len(item[1]) for item in batch)))
-            self._outbox_bytes += len(blob)
+        self._seqs, self._events = [], []
+        frame_bytes, self._pending_bytes = self._pending_bytes, 0
+        if self._undecoded:
+            self._undecoded = False
+            events = [self._event(seq, ev) if isinstance(ev, bytes) else ev for seq, ev in zip(seqs, events, strict=True)]
+        blob = self.lines(events)  # type: ignore[arg-type]
+        self._outbox.append((blob, seqs, frame_bytes))
+        self._outbox_bytes += len(blob)
         if self._outbox_bytes >= CHUNK:
             self._hand_over()
 
@@ -160,9 +166,8 @@ class Journal:
         self.queue.extend(outbox)
         self.wake.set()
 
-    def lines(self, batch: list[tuple[int, bytes, Event | None]]) -> bytes:
-        """The batch's JSON lines: one encoder call, or line by line when one event cannot be encoded."""
-        events = [ev if ev is not None else self._event(seq, data) for seq, data, ev in batch]
+    def lines(self, events: list[Event]) -> bytes:
+        """The events' JSON lines: one encoder call, or line by line when one event cannot be encoded."""
         try:
             return self._json.encode_lines(events)
         except (TypeError, ValueError):
