@@ -43,9 +43,14 @@ log = structlog.get_logger("hookd.journal")
 
 Notify = Callable[[str, dict[str, Any]], None]
 
-BATCH_DELAY = 0.05  # seconds an event may wait on the loop before its batch is encoded and handed over
+# Each hand-over to the writer costs the loop a GIL round trip with the thread (it wakes, and
+# takes the GIL again after its write), and on a machine with more runnable processes than
+# CPUs every one of them can stall the loop for a scheduling delay. So hand-overs are rare:
+# at most every BATCH_DELAY or CHUNK bytes (strace under pipelined emits: about 13-26 loop
+# waits for the GIL per 100,000 events this way, 48 with a hand-over every 50 ms or 1 MiB).
+BATCH_DELAY = 0.25  # seconds an event may wait on the loop before it is handed to the writer
 BATCH = 512  # events that wait on the loop before they are encoded (one encoder call for them all)
-CHUNK = 1 << 20  # encoded bytes gathered before the writer is woken, and joined into one write
+CHUNK = 4 << 20  # encoded bytes gathered before the writer is woken, and joined into one write
 
 
 class Journal:
