@@ -1,20 +1,26 @@
 """The audit journal: events as JSON lines on disk, written by a background thread.
 
-The event loop only appends ``(seq, frame)`` to a deque (thread-safe for one
-producer and one consumer); a writer thread wakes, waits a moment so events
-arrive in batches, turns the frames into JSON lines and writes. So an emitter
-never waits for the disk. Files rotate by size (journal_files.py); a line never
-straddles two files.
+The event loop encodes: it keeps the events of the last moment and turns them
+into JSON lines in batches, one encoder call per batch (a timer, or a full
+batch, triggers it). The writer thread only appends those bytes to the file,
+and ``os.write`` releases the GIL, so the thread almost never holds the
+interpreter: on a machine with more runnable processes than CPUs, a thread
+holding the GIL while it encodes stalls the event loop for as long as the OS
+leaves that thread unscheduled. An emitter never waits for the disk. Files
+rotate by size (journal_files.py); a line never straddles two files.
 
 A write that fails part-way (a full disk, a file size limit) never leaves a torn
 line: the file is cut back to the end of its last complete line, the events not
 written are counted as lost, and the bus hears ``hookd.journal.failed`` when it
 starts failing and ``hookd.journal.lost`` (how many, which seqs, why) once
-writes work again. A torn end left by a crash is cut off at start.
+writes work again. A torn end left by a crash is cut off at start. Past the
+backlog bound (events or bytes not yet on disk) events are dropped, counted and
+announced as ``hookd.journal.lost`` with the reason ``backlog``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
 import os
@@ -37,18 +43,18 @@ log = structlog.get_logger("hookd.journal")
 
 Notify = Callable[[str, dict[str, Any]], None]
 
-BATCH_DELAY = 0.05  # seconds the writer waits after waking, so one write carries many events
-CHUNK = 1 << 20  # bytes encoded before a write
-BATCH = 512  # events encoded in one call
-# The writer gets the event's struct along with its frame, which saves decoding the frame again,
-# only while little is waiting: a stuck disk must not hold decoded payloads (many times their
-# frames' size) in memory. Past this many queued frame bytes, or for a frame this large, the
-# writer decodes the frame itself.
-KEEP_DECODED = 2 << 20
+# Each hand-over to the writer costs the loop a GIL round trip with the thread (it wakes, and
+# takes the GIL again after its write), and on a machine with more runnable processes than
+# CPUs every one of them can stall the loop for a scheduling delay. So hand-overs are rare:
+# at most every BATCH_DELAY or CHUNK bytes (strace under pipelined emits: about 13-26 loop
+# waits for the GIL per 100,000 events this way, 48 with a hand-over every 50 ms or 1 MiB).
+BATCH_DELAY = 0.25  # seconds an event may wait on the loop before it is handed to the writer
+BATCH = 512  # events that wait on the loop before they are encoded (one encoder call for them all)
+CHUNK = 4 << 20  # encoded bytes gathered before the writer is woken, and joined into one write
 
 
 class Journal:
-    """Appends events to the journal files from a writer thread."""
+    """Appends events to the journal files: encoded on the event loop, written from a thread."""
 
     def __init__(self, path: str, max_bytes: int, keep: int, backlog: int = 1_000_000, backlog_bytes: int = 256 << 20) -> None:
         self.path = path
@@ -56,7 +62,18 @@ class Journal:
         self.keep = keep
         self.backlog = backlog
         self.backlog_bytes = backlog_bytes
-        self.queue: deque[tuple[int, bytes, Event | None]] = deque()
+        # Loop side: events waiting to be encoded, then encoded batches waiting to be handed over.
+        self._seqs: list[int] = []
+        self._events: list[Event | bytes] = []  # the struct, or the frame when the caller had none
+        self._undecoded = False  # some of _events are frames
+        self._pending_bytes = 0
+        self._outbox: list[tuple[bytes, list[int], int]] = []
+        self._outbox_bytes = 0
+        self._timer: asyncio.TimerHandle | None = None
+        self._encode_soon = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        # Handed over: (JSON lines, their seqs, the frames' bytes they stand for); one producer, one consumer.
+        self.queue: deque[tuple[bytes, list[int], int]] = deque()
         self.wake = threading.Event()
         self.notify: Notify | None = None  # set by the bus; called from the writer thread
         self.written = 0
@@ -65,8 +82,11 @@ class Journal:
         self.torn_bytes = 0  # cut from a torn end at start
         self.last_written = 0  # seq of the newest line on disk
         self._dropped_reported = 0
-        self._in_bytes = 0  # queued by the loop thread ...
-        self._out_bytes = 0  # ... taken by the writer: each counter has one writer
+        # The backlog, in events and frame bytes: accepted by the loop thread ...
+        self._in_events = 0
+        self._in_bytes = 0
+        self._out_events = 0  # ... and taken by the writer: each counter has one writer
+        self._out_bytes = 0
         self._failure: dict[str, Any] | None = None  # the losses of the current failure, until it ends
         self._decode = msgspec.msgpack.Decoder(Event).decode
         self._json = msgspec.json.Encoder()
@@ -92,18 +112,85 @@ class Journal:
     # ----------------------------------------------------------- the loop side
 
     def put(self, seq: int, frame: bytes, event: Event | None = None) -> None:
-        """Queue one event (event-loop thread). Past the backlog bound it is dropped and counted."""
-        queue = self.queue
-        n = len(queue)
-        pending = self._in_bytes - self._out_bytes
-        if n >= self.backlog or pending >= self.backlog_bytes:
+        """Queue one event (event-loop thread). Past the backlog bound it is dropped and counted.
+
+        ``event`` is the struct ``frame`` encodes, when the caller has it (saves decoding the frame).
+        """
+        size = len(frame)
+        if self._in_events - self._out_events >= self.backlog or self._in_bytes - self._out_bytes >= self.backlog_bytes:
             self.dropped += 1  # the disk is stuck: bound the memory
             return
-        if n == 0:
-            self.wake.set()  # once per batch, not per event
-        size = len(frame)
+        self._in_events += 1
         self._in_bytes += size
-        queue.append((seq, frame, event if pending + size <= KEEP_DECODED else None))
+        if event is None:
+            self._undecoded = True
+        seqs = self._seqs
+        seqs.append(seq)
+        self._events.append(frame if event is None else event)
+        self._pending_bytes += size
+        if len(seqs) >= BATCH or self._pending_bytes >= CHUNK:
+            loop = self._loop
+            if loop is None:
+                self._encode()
+            elif not self._encode_soon:
+                self._encode_soon = True  # after this read's batch, not inside one emit's reply
+                loop.call_soon(self._encode)
+        elif self._timer is None and self._loop is not None:
+            self._timer = self._loop.call_later(BATCH_DELAY, self.flush)
+
+    def flush(self) -> None:
+        """Encode what waits on the loop and hand it to the writer (event-loop thread)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._encode()
+        self._hand_over()
+
+    def _encode(self) -> None:
+        self._encode_soon = False
+        seqs, events = self._seqs, self._events
+        if not seqs:
+            return
+        self._seqs, self._events = [], []
+        frame_bytes, self._pending_bytes = self._pending_bytes, 0
+        if self._undecoded:
+            self._undecoded = False
+            events = [self._event(seq, ev) if isinstance(ev, bytes) else ev for seq, ev in zip(seqs, events, strict=True)]
+        blob = self.lines(events)  # type: ignore[arg-type]
+        self._outbox.append((blob, seqs, frame_bytes))
+        self._outbox_bytes += len(blob)
+        if self._outbox_bytes >= CHUNK:
+            self._hand_over()
+
+    def _hand_over(self) -> None:
+        outbox = self._outbox
+        if not outbox:
+            return
+        self._outbox = []
+        self._outbox_bytes = 0
+        self.queue.extend(outbox)
+        self.wake.set()
+
+    def lines(self, events: list[Event]) -> bytes:
+        """The events' JSON lines: one encoder call, or line by line when one event cannot be encoded."""
+        try:
+            return self._json.encode_lines(events)
+        except (TypeError, ValueError):
+            return b"".join([self._line(event) for event in events])
+
+    def _event(self, seq: int, data: bytes) -> Event:
+        try:
+            return self._decode(memoryview(data)[HEADER.size :])
+        except msgspec.DecodeError as exc:  # our own frame: should not happen, but never loses the line
+            return Event(seq, time.time(), "internal", "hookd.event.unencodable", payload={"reason": f"journal: {exc}"})
+
+    def _line(self, event: Event) -> bytes:
+        try:
+            return self._json.encode(event) + b"\n"
+        except (TypeError, ValueError) as exc:
+            # A payload JSON cannot hold (msgpack extension types): keep the event, say why.
+            kept = msgspec.structs.replace(event, payload={"unencodable": f"{type(exc).__name__}: {exc}"})
+            return self._json.encode(kept) + b"\n"
 
     def start(self) -> None:
         directory = os.path.dirname(self.path) or "."
@@ -112,10 +199,15 @@ class Journal:
         if self.torn_bytes:
             log.warning("the journal ended in a torn line; cut it off", path=self.path, bytes=self.torn_bytes)
         self._open()
+        try:
+            self._loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a tool, a test): put encodes when a batch is full, close the rest
+            self._loop = None
         self._thread.start()
 
     def close(self, timeout: float = 5.0) -> None:
         """Write what is queued, then stop the thread."""
+        self.flush()
         self._stop = True
         self.wake.set()
         if self._thread.is_alive():
@@ -138,13 +230,11 @@ class Journal:
             # The timeout is a safety net for a wake-up lost to the producer's race-free-enough check.
             self.wake.wait(1.0)
             self.wake.clear()
-            if not self._stop:
-                time.sleep(BATCH_DELAY)
             try:
                 self._drain()
             except Exception as exc:  # a bug here must not kill the thread; what it held is counted lost
                 log.exception("journal writer failed", path=self.path)
-                seqs = [item[0] for item in self.queue]
+                seqs = [seq for item in self.queue for seq in item[1]]
                 self.queue.clear()
                 self._lose(seqs, exc)
             if self._stop and not self.queue:
@@ -162,56 +252,46 @@ class Journal:
             log.warning("journal could not keep up; events were not written", dropped=count)
             self._emit("hookd.journal.lost", {"count": count, "reason": "backlog", "path": self.path})
         queue = self.queue
-        buf = bytearray()
+        buf: bytes | bytearray = b""
         seqs: list[int] = []
         while queue:
-            batch = [queue.popleft() for _ in range(min(len(queue), BATCH))]
-            self._out_bytes += sum(len(item[1]) for item in batch)
-            events = [ev if ev is not None else self._event(seq, data) for seq, data, ev in batch]
-            # One encoder call per batch (half the writer's CPU per event); the
-            # line-by-line path below when the batch would cross a rotation or cannot be encoded.
-            blob = self._lines(events)
-            if blob is not None and self._size + len(buf) + len(blob) <= self.max_bytes:
-                buf += blob
-                seqs.extend(item[0] for item in batch)
+            blob, batch_seqs, frame_bytes = queue.popleft()
+            self._out_events += len(batch_seqs)
+            self._out_bytes += frame_bytes
+            if self._size + len(buf) + len(blob) <= self.max_bytes:
+                if buf:
+                    if not isinstance(buf, bytearray):
+                        buf = bytearray(buf)
+                    buf += blob
+                else:
+                    buf = blob  # a lone batch is written as it is, not copied
+                seqs.extend(batch_seqs)
             else:
-                for (seq, _, _), event in zip(batch, events, strict=True):
-                    line = self._line(event)
-                    if self._size + len(buf) + len(line) > self.max_bytes and self._size + len(buf) > 0:
-                        self._write(buf, seqs)
-                        buf, seqs = bytearray(), []
-                        self._rotate()
-                    buf += line
-                    seqs.append(seq)
+                buf, seqs = self._rotating(buf, seqs, blob, batch_seqs)
             if len(buf) >= CHUNK:
                 self._write(buf, seqs)
-                buf, seqs = bytearray(), []
+                buf, seqs = b"", []
         if buf:
             self._write(buf, seqs)
 
-    def _event(self, seq: int, data: bytes) -> Event:
-        try:
-            return self._decode(memoryview(data)[HEADER.size :])
-        except msgspec.DecodeError as exc:  # our own frame: should not happen, but never loses the line
-            return Event(seq, time.time(), "internal", "hookd.event.unencodable", payload={"reason": f"journal: {exc}"})
-
-    def _lines(self, events: list[Event]) -> bytes | None:
-        try:
-            return self._json.encode_lines(events)
-        except (TypeError, ValueError):
-            return None
-
-    def _line(self, event: Event) -> bytes:
-        try:
-            return self._json.encode(event) + b"\n"
-        except (TypeError, ValueError) as exc:
-            # A payload JSON cannot hold (msgpack extension types): keep the event, say why.
-            kept = msgspec.structs.replace(event, payload={"unencodable": f"{type(exc).__name__}: {exc}"})
-            return self._json.encode(kept) + b"\n"
+    def _rotating(self, buf: bytes | bytearray, seqs: list[int], blob: bytes, blob_seqs: list[int]) -> tuple[bytearray, list[int]]:
+        """Add a batch line by line, rotating before the line that would pass the size limit."""
+        out = bytearray(buf)
+        start = 0
+        for seq in blob_seqs:
+            end = blob.index(b"\n", start) + 1
+            if self._size + len(out) + (end - start) > self.max_bytes and self._size + len(out) > 0:
+                self._write(out, seqs)
+                out, seqs = bytearray(), []
+                self._rotate()
+            out += blob[start:end]
+            seqs.append(seq)
+            start = end
+        return out, seqs
 
     # ----------------------------------------------------------- the disk
 
-    def _write(self, buf: bytearray, seqs: list[int]) -> None:
+    def _write(self, buf: bytes | bytearray, seqs: list[int]) -> None:
         """Append whole lines; on failure cut the file back to its last whole line and count the rest lost."""
         if not buf:
             return

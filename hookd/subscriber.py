@@ -62,24 +62,29 @@ class Filter:
 
 class Selection:
     """One fan-out pass's events for one filter, and (made once, when first wanted) their frames
-    joined for a single write, shared by every subscriber with that filter."""
+    joined into writes of up to WRITE_CHUNK bytes, shared by every subscriber with that filter."""
 
-    __slots__ = ("_joined", "records")
+    __slots__ = ("_chunks", "records")
 
     def __init__(self, records: list[Record]) -> None:
         self.records = records
-        self._joined: bytes | None = None
+        self._chunks: list[tuple[bytes, int]] | None = None
 
-    def joined(self) -> bytes | None:
-        """All frames as one bytes object; None when that would pass WRITE_CHUNK (sent frame by frame)."""
-        if self._joined is None:
-            size = 0
-            for rec in self.records:
+    def chunks(self) -> list[tuple[bytes, int]]:
+        """The frames joined in order, as (bytes, index of the record after the last one in them)."""
+        chunks = self._chunks
+        if chunks is None:
+            chunks = self._chunks = []
+            records = self.records
+            start = size = 0
+            for i, rec in enumerate(records):
                 size += len(rec[5])
-                if size > WRITE_CHUNK:
-                    return None
-            self._joined = b"".join([rec[5] for rec in self.records])
-        return self._joined
+                if size >= WRITE_CHUNK:
+                    chunks.append((b"".join([r[5] for r in records[start : i + 1]]), i + 1))
+                    start, size = i + 1, 0
+            if start < len(records):
+                chunks.append((b"".join([r[5] for r in records[start:]]), len(records)))
+        return chunks
 
 
 class Subscriber:
@@ -128,18 +133,23 @@ class Subscriber:
         self.missed = 0
 
     def offer_all(self, selection: Selection) -> None:
-        """A fan-out pass's events for this subscriber: one write when it keeps up, else one by one."""
+        """A fan-out pass's events for this subscriber: the shared joined writes while it keeps up,
+        and from the moment its transport pauses, one by one through its bounded queue."""
+        records = selection.records
+        done = 0
         if not self.paused and not self.held and not self.queue and not self.replay and not self.missed:
-            joined = selection.joined()
-            if joined is not None:
-                if self._out:
-                    self.flush()
-                transport = self._transport()
-                if transport is not None:
-                    self.delivered += len(selection.records)
-                    transport.write(joined)  # may call pause_writing: later passes queue, bounded
+            if self._out:
+                self.flush()
+            transport = self._transport()
+            if transport is None:
                 return
-        for rec in selection.records:
+            for chunk, end in selection.chunks():
+                if self.paused:
+                    break
+                self.delivered += end - done
+                transport.write(chunk)  # may call pause_writing: the rest is queued, bounded
+                done = end
+        for rec in records[done:] if done else records:
             self.offer(rec[0], rec[5])
 
     def offer(self, seq: int, frame: bytes) -> None:

@@ -13,7 +13,7 @@ from hookd import journal_files
 from tests.conftest import DaemonProcess
 
 from .conftest import NatsServer, init_team, make_team_env, stream_messages
-from .test_export import POINT, drained, export_info, exported, journal_seqs, stop_events, wait_until
+from .test_export import POINT, caught_up, drained, exported, journal_seqs, stop_events, wait_until
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -62,7 +62,7 @@ def test_the_exporter_process_killed_mid_stream_is_started_again_and_loses_nothi
                     os.kill(first[0], signal.SIGKILL)
         second = wait_until(lambda: [p for p in export_processes(d.proc.pid) if p != first[0]], what="a new exporter process")  # type: ignore[union-attr]
         assert second and first[0] not in second
-        wait_until(lambda: drained(d) and export_info(d)[0].acked >= max(journal_seqs(env.state)), 120, "the export to catch up")
+        wait_until(lambda: caught_up(d, env.state), 120, "the export to catch up")
     finally:
         d.stop()
     keys = [(daemon, seq) for daemon, seq, _ in exported(nats_server)]

@@ -1,8 +1,11 @@
-"""The journal writer encodes events a batch at a time; rotation and odd payloads stay exact."""
+"""The journal encodes events a batch at a time (on the loop) and its writer thread only writes;
+rotation and odd payloads stay exact."""
 
 from __future__ import annotations
 
+import asyncio
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -16,14 +19,16 @@ PAYLOAD = {"toolName": "read_file", "args": {"path": "/tmp/project/README.md"}}
 
 def record(seq: int, payload: dict) -> tuple[int, bytes, object]:  # type: ignore[type-arg]
     frame, event = encoded(seq, time.time(), "emit", "tool.execute.after", "s1", None, payload)
-    # The bus hands over the struct while little is queued; the writer decodes the frame otherwise.
+    # The bus hands over the struct with the frame; a caller without one gets its frame decoded.
     return seq, frame, event if seq % 2 else None
 
 
 def drain(path: Path, records: list[tuple[int, bytes, object]], max_bytes: int = 1 << 30) -> list[str]:
     journal = Journal(str(path), max_bytes, keep=50)
     journal._open()
-    journal.queue.extend(records)  # type: ignore[arg-type]
+    for seq, frame, event in records:
+        journal.put(seq, frame, event)  # type: ignore[arg-type]
+    journal.flush()
     journal._drain()
     os.close(journal._fd)  # type: ignore[arg-type]
     return files(str(path))
@@ -48,3 +53,74 @@ def test_an_unencodable_payload_costs_only_its_own_payload(tmp_path: Path) -> No
     assert "unencodable" in events[BATCH // 2].payload
     assert all(e.payload == PAYLOAD for i, e in enumerate(events) if i != BATCH // 2)
     assert os.path.getsize(tmp_path / "events.jsonl") > 0
+
+
+def test_past_the_backlog_bound_events_are_dropped_counted_and_announced(tmp_path: Path) -> None:
+    # The writer is not running (a stuck disk): the loop side refuses what passes the bound.
+    journal = Journal(str(tmp_path / "events.jsonl"), 1 << 30, keep=1, backlog=BATCH + 10)
+    heard: list[tuple[str, dict]] = []  # type: ignore[type-arg]
+    journal.notify = lambda point, payload: heard.append((point, payload))
+    journal._open()
+    for seq, frame, event in [record(i + 1, PAYLOAD) for i in range(BATCH + 25)]:
+        journal.put(seq, frame, event)  # type: ignore[arg-type]
+    assert journal.dropped == 15 and journal.stats()["lost"] == 15
+    journal.flush()
+    journal._drain()  # the writer gets going again
+    os.close(journal._fd)  # type: ignore[arg-type]
+    assert [e.seq for e in read(str(tmp_path / "events.jsonl"))] == list(range(1, BATCH + 11))
+    assert heard == [("hookd.journal.lost", {"count": 15, "reason": "backlog", "path": str(tmp_path / "events.jsonl")})]
+    # Room again once the writer took the backlog.
+    journal._open()
+    journal.put(*record(BATCH + 26, PAYLOAD))  # type: ignore[arg-type]
+    assert journal.dropped == 15
+
+
+def test_the_backlog_bound_counts_bytes_too(tmp_path: Path) -> None:
+    journal = Journal(str(tmp_path / "events.jsonl"), 1 << 30, keep=1, backlog_bytes=50_000)
+    journal._open()
+    big = {"text": "x" * 10_000}
+    for seq, frame, event in [record(i + 1, big) for i in range(8)]:
+        journal.put(seq, frame, event)  # type: ignore[arg-type]
+    assert journal.dropped == 3  # five frames of ~10 KB fill 50 KB
+    journal.flush()
+    journal._drain()
+    os.close(journal._fd)  # type: ignore[arg-type]
+    assert [e.seq for e in read(str(tmp_path / "events.jsonl"))] == [1, 2, 3, 4, 5]
+
+
+class Spy:
+    """The journal's JSON encoder, noting which thread called it."""
+
+    def __init__(self) -> None:
+        self.inner = msgspec.json.Encoder()
+        self.threads: set[int] = set()
+
+    def encode_lines(self, events: list) -> bytes:  # type: ignore[type-arg]
+        self.threads.add(threading.get_ident())
+        return self.inner.encode_lines(events)
+
+    def encode(self, event: object) -> bytes:
+        self.threads.add(threading.get_ident())
+        return self.inner.encode(event)
+
+
+def test_on_a_loop_events_are_encoded_there_and_the_thread_only_writes(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    spy = Spy()
+
+    async def run() -> int:
+        journal = Journal(str(path), 1 << 30, keep=1)
+        journal._json = spy  # type: ignore[assignment]
+        journal.start()
+        for i in range(BATCH * 2 + 5):  # two full batches, then a few the timer hands over
+            journal.put(*record(i + 1, PAYLOAD))  # type: ignore[arg-type]
+        deadline = time.monotonic() + 60
+        while journal.written < BATCH * 2 + 5:
+            assert time.monotonic() < deadline, "the journal never wrote the events"
+            await asyncio.sleep(0.01)
+        journal.close()
+        return threading.get_ident()
+
+    loop_thread = asyncio.run(run())
+    assert spy.threads == {loop_thread}
+    assert [e.seq for e in read(str(path))] == list(range(1, BATCH * 2 + 6))
