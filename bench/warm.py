@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import textwrap
@@ -23,7 +24,6 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from hookd_client import Client
 
 from bench.common import Stats, daemon, sandbox, table, time_calls
-from bench.core import cpu_seconds
 
 POINT = "tool.approval.pre"
 PAYLOAD = {"toolName": "execute_command", "args": {"command": "ls -la", "cwd": "/tmp/project"}}
@@ -51,6 +51,19 @@ HOOK = textwrap.dedent(
 
 def spec(name: str, command: str, args: list[str], mode: str) -> dict[str, object]:
     return {"name": name, "point": POINT, "type": "decision", "command": command, "args": args, "enabled": True, "mode": mode}
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time of every thread of a process so far, in ns resolution (the scheduler's runtime;
+    /proc/PID/stat counts clock ticks, too coarse to split a few µs per call)."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            pass  # a thread that ended meanwhile
+    return total / 1e9
 
 
 def decide_through(env: dict[str, str], hook: dict[str, object], n: int, warmup: int, label: str) -> Stats:
@@ -104,6 +117,27 @@ def row3(quick: bool) -> str:
     return table("Row 3: decide through a persistent Python hook vs the same hook spawned", rows) + "\n" + verdict
 
 
+def cpu_rounds(rounds: int, quick: bool) -> str:
+    """The daemon CPU a warm hook adds to a decide, over ``rounds`` fresh daemons (medians)."""
+    hooked: list[float] = []
+    bare: list[float] = []
+    with sandbox() as env:
+        script = os.path.join(env["HOOKD_BENCH_TMP"], "guard.py")
+        with open(script, "w") as f:
+            f.write(HOOK)
+        for _ in range(rounds):
+            _, cpu_hook, cpu_none = warm_cpu(env, spec("guard", sys.executable, [script], "persistent"), 2000 if quick else 6000)
+            hooked.append(cpu_hook)
+            bare.append(cpu_none)
+    added = [h - b for h, b in zip(hooked, bare, strict=True)]
+    med = statistics.median
+    return (
+        f"daemon CPU per decide over {rounds} daemons (median): {med(hooked):.1f} µs through the warm hook, "
+        f"{med(bare):.1f} µs with no hook; added {med(added):.1f} µs (rounds: {', '.join(f'{a:.0f}' for a in added)}; "
+        f"{'met' if med(added) < 50 else 'MISSED'}: < 50 µs); load average {os.getloadavg()[0]:.1f}\n"
+    )
+
+
 def bare_spawn(program: str) -> None:
     subprocess.run([program], input=json.dumps(PAYLOAD).encode(), capture_output=True, check=True)
 
@@ -141,7 +175,11 @@ def row4(quick: bool) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer round trips")
+    ap.add_argument("--cpu", type=int, metavar="ROUNDS", help="only the daemon CPU a warm hook adds, ROUNDS fresh daemons")
     args = ap.parse_args()
+    if args.cpu:
+        print(cpu_rounds(args.cpu, args.quick))
+        return 0
     print(row3(args.quick))
     print(row4(args.quick))
     return 0

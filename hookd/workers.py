@@ -26,8 +26,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections.abc import Callable, Hashable, Iterable
-from typing import Any
+from collections import deque
+from collections.abc import Callable, Coroutine, Hashable, Iterable
+from typing import Any, TypeVar
 
 import structlog
 from hookd_client.messages import WorkerInfo
@@ -39,6 +40,7 @@ from .worker_process import WorkerFailed, WorkerFailure, WorkerLimits, _Process
 __all__ = ["Worker", "WorkerFailed", "WorkerFailure", "WorkerLimits", "WorkerPool"]
 
 log = structlog.get_logger("hookd.workers")
+T = TypeVar("T")
 
 
 class Worker:
@@ -73,7 +75,7 @@ class Worker:
         self.closed = False
         self.waiting = 0
         self._proc: _Process | None = None
-        self._slots = asyncio.Semaphore(concurrency)
+        self._slots = _Slots(concurrency)
         self._start_lock = asyncio.Lock()
         self._not_before = 0.0
         self._ids = itertools.count(1)
@@ -103,7 +105,7 @@ class Worker:
             raise WorkerFailure("error", f"worker {self.name!r} was stopped")
         self.waiting += 1
         try:
-            await self._slots.acquire()
+            await self._slots.take()
         finally:
             self.waiting -= 1
         try:
@@ -111,16 +113,42 @@ class Worker:
             if proc is None or not proc.alive:
                 proc = await self._start()
             rid = next(self._ids)
-            future = proc.write(rid, message)
+            future = proc.write(rid, {"id": rid, **message})
             try:
                 return await future
             except asyncio.CancelledError:
-                if rid in proc.pending:
-                    proc.pending.pop(rid, None)
-                    proc.kill(f"did not answer request {rid} in time")
+                proc.abandon(rid)
                 raise
         finally:
-            self._slots.release()
+            self._slots.give()
+
+    def send(self, message: dict[str, Any], timeout: float, then: Callable[[dict[str, Any]], T]) -> Coroutine[Any, Any, T] | None:
+        """:meth:`request` at its cheapest, when it can go at once: the worker is running and has a
+        free slot. The request is written now (``message`` gets its ``id`` in place) and the returned
+        coroutine gives ``then(answer)``; None: nothing was sent, use :meth:`request`.
+
+        ``timeout`` is watched by the worker's one deadline timer rather than a timer per request:
+        when it passes, the request fails with a ``timeout`` WorkerFailure and the worker is killed.
+        A caller cancelled while it waits kills the worker too, as with :meth:`request`."""
+        proc = self._proc
+        if proc is None or not proc.alive or self.failed or self.closed or not self._slots.try_take():
+            return None
+        try:
+            rid = next(self._ids)
+            future = proc.write(rid, message, timeout)
+        except BaseException:
+            self._slots.give()
+            raise
+        return self._answer(proc, rid, future, then)
+
+    async def _answer(self, proc: _Process, rid: int, future: asyncio.Future[dict[str, Any]], then: Callable[[dict[str, Any]], T]) -> T:
+        try:
+            return then(await future)
+        except asyncio.CancelledError:
+            proc.abandon(rid)
+            raise
+        finally:
+            self._slots.give()
 
     # ----------------------------------------------------------- lifecycle
 
@@ -229,6 +257,46 @@ class Worker:
             state = "idle"
         outstanding = len(proc.pending) if proc is not None else 0
         return WorkerInfo(self.name, state, self.pid, self.restarts, self.failures, outstanding, self.waiting, self.served, self.error)
+
+
+class _Slots:
+    """At most ``n`` requests outstanding; the rest wait their turn, first come first served.
+    (asyncio.Semaphore, plus a take that never waits, for :meth:`Worker.send`.)"""
+
+    __slots__ = ("free", "queue")
+
+    def __init__(self, n: int) -> None:
+        self.free = n
+        self.queue: deque[asyncio.Future[None]] = deque()
+
+    def try_take(self) -> bool:
+        if self.free > 0 and not self.queue:
+            self.free -= 1
+            return True
+        return False
+
+    async def take(self) -> None:
+        if self.try_take():
+            return
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.queue.append(turn)
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():
+                self.give()  # handed a slot as it was cancelled: pass it on
+            elif turn in self.queue:
+                self.queue.remove(turn)
+            raise
+
+    def give(self) -> None:
+        queue = self.queue
+        while queue:
+            turn = queue.popleft()
+            if not turn.done():
+                turn.set_result(None)
+                return
+        self.free += 1
 
 
 class WorkerPool:
