@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -21,9 +22,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+import msgspec
 from hookd_client import Client
+from hookd_client.framing import FrameDecoder, frame
 
-from bench.common import Stats, daemon, sandbox, table, time_calls
+from bench.common import ROOT, Stats, daemon, process, sandbox, table, time_calls
 
 POINT = "tool.approval.pre"
 PAYLOAD = {"toolName": "execute_command", "args": {"command": "ls -la", "cwd": "/tmp/project"}}
@@ -95,6 +98,38 @@ def warm_cpu(env: dict[str, str], hook: dict[str, object], n: int, blocks: int =
                     samples += got
         calls = per * blocks
         return Stats.of("persistent Python hook", samples), cpu["s1"] / calls * 1e6, cpu["s2"] / calls * 1e6
+
+
+def relay_cpu(env: dict[str, str], script: str, n: int, blocks: int = 6) -> tuple[float, float]:
+    """The floor of the same measure: a bare uvloop server with hookd's framing relaying each call to
+    the same worker over a pipe, against echoing it (bench/relay_server.py), alternating blocks:
+    the server's CPU per call for each (µs)."""
+    path = os.path.join(env["HOOKD_BENCH_TMP"], "relay.sock")
+    argv = [sys.executable, str(ROOT / "bench" / "relay_server.py"), path, sys.executable, script]
+    relayed = msgspec.msgpack.encode({"relay": {"point": POINT, "session": "s1", "project": None, "hook": "guard", "payload": PAYLOAD}})
+    echoed = msgspec.msgpack.encode({"point": POINT, "session": "s2", "payload": PAYLOAD})
+    with process(argv, env, path) as proc, socket.socket(socket.AF_UNIX) as sock:
+        sock.connect(path)
+        decoder = FrameDecoder()
+
+        def call(body: bytes) -> None:
+            sock.sendall(frame(body))
+            while not decoder.feed(sock.recv(65536)):
+                pass
+
+        for _ in range(n // 10):
+            call(relayed)
+            call(echoed)
+        cpu = {relayed: 0.0, echoed: 0.0}
+        per = n // blocks
+        for _ in range(blocks):
+            for body in (echoed, relayed):
+                c0 = cpu_seconds(proc.pid)
+                for _ in range(per):
+                    call(body)
+                cpu[body] += cpu_seconds(proc.pid) - c0
+        calls = per * blocks
+        return cpu[relayed] / calls * 1e6, cpu[echoed] / calls * 1e6
 
 
 def row3(quick: bool) -> str:

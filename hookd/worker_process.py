@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 import structlog
@@ -27,6 +27,14 @@ log = structlog.get_logger("hookd.workers")
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder().decode
 _STDERR_LINES = 1000  # stderr lines of one worker run copied to the daemon's log
+
+
+class Answer(Protocol):
+    """Where a request's answer goes: an asyncio future, or a callback that looks like one."""
+
+    def done(self) -> bool: ...
+    def set_result(self, result: dict[str, Any], /) -> None: ...
+    def set_exception(self, exception: BaseException, /) -> None: ...
 
 
 class WorkerFailure(HookFailure):
@@ -62,7 +70,7 @@ class _Process(asyncio.SubprocessProtocol):
         self.stdin: asyncio.WriteTransport | None = None
         self.pid = 0
         self.tag = ""  # its run mark: the tree kill finds descendants that left the group
-        self.pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.pending: dict[int, Answer] = {}
         self.buf = bytearray()
         self.stderr = bytearray()
         self.partial = bytearray()
@@ -70,8 +78,8 @@ class _Process(asyncio.SubprocessProtocol):
         self.alive = True  # False once killed, stopped or exited: take no new requests
         self.reason = ""  # why the daemon killed it; "" if it went by itself
         self.deliberate = False  # stopped by the daemon (reload, dispose, shutdown): not a failure
-        self._loop = asyncio.get_running_loop()
-        self.finished: asyncio.Future[None] = self._loop.create_future()
+        self.loop = asyncio.get_running_loop()
+        self.finished: asyncio.Future[None] = self.loop.create_future()
         self._exit_timer: asyncio.TimerHandle | None = None
         # Deadlines of the requests sent with one (rid -> (when, seconds)), watched by one timer:
         # an answered request touches no timer, so a busy worker arms one per deadline span, not
@@ -175,23 +183,23 @@ class _Process(asyncio.SubprocessProtocol):
 
     # --------------------------------------------------------- lifecycle
 
-    def write(self, rid: int, message: dict[str, Any], timeout: float | None = None) -> asyncio.Future[dict[str, Any]]:
-        """Send ``message`` as request ``rid`` (its ``id`` is set in place). With ``timeout``, a
-        request not answered within that many seconds fails with a ``timeout`` WorkerFailure and
-        the worker is killed, as it would be if its awaiting caller were cancelled."""
+    def write(self, rid: int, message: dict[str, Any], answer: Answer, timeout: float | None = None) -> None:
+        """Send ``message`` as request ``rid`` (its ``id`` is set in place); its answer goes to
+        ``answer``. With ``timeout``, a request not answered within that many seconds fails with a
+        ``timeout`` WorkerFailure and the worker is killed, as it would be if its awaiting caller
+        were cancelled."""
         if self.finished.done():  # it died while it was being started
             raise WorkerFailure("error", f"worker {self.worker.name!r} exited at start; stderr: {_tail(self.stderr)}")
-        future: asyncio.Future[dict[str, Any]] = self._loop.create_future()
-        self.pending[rid] = future
         message["id"] = rid
+        line = _encode(message) + b"\n"  # before it is pending: a message that cannot be sent leaves nothing behind
+        self.pending[rid] = answer
         assert self.stdin is not None
-        self.stdin.write(_encode(message) + b"\n")
+        self.stdin.write(line)
         if timeout is not None:
-            when = self._loop.time() + timeout
+            when = self.loop.time() + timeout
             self._deadlines[rid] = (when, timeout)
             if self._timer is None or when < self._timer_at:
                 self._arm(when)
-        return future
 
     def abandon(self, rid: int) -> None:
         """The caller of request ``rid`` gave up on it (cancelled): if the worker still holds it,
@@ -204,7 +212,7 @@ class _Process(asyncio.SubprocessProtocol):
         if self._timer is not None:
             self._timer.cancel()
         self._timer_at = when
-        self._timer = self._loop.call_at(when, self._expire)
+        self._timer = self.loop.call_at(when, self._expire)
 
     def _expire(self) -> None:
         """The deadline timer: fail the requests whose time is up (and kill the worker), or sleep
@@ -213,7 +221,7 @@ class _Process(asyncio.SubprocessProtocol):
         deadlines = self._deadlines
         if not deadlines:
             return
-        now = self._loop.time()
+        now = self.loop.time()
         late = [rid for rid, (when, _) in deadlines.items() if when <= now]
         if not late:
             self._arm(max(min(when for when, _ in deadlines.values()), now + 0.001))

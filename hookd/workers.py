@@ -113,7 +113,8 @@ class Worker:
             if proc is None or not proc.alive:
                 proc = await self._start()
             rid = next(self._ids)
-            future = proc.write(rid, {"id": rid, **message})
+            future: asyncio.Future[dict[str, Any]] = proc.loop.create_future()
+            proc.write(rid, {"id": rid, **message}, future)
             try:
                 return await future
             except asyncio.CancelledError:
@@ -135,11 +136,28 @@ class Worker:
             return None
         try:
             rid = next(self._ids)
-            future = proc.write(rid, message, timeout)
+            future: asyncio.Future[dict[str, Any]] = proc.loop.create_future()
+            proc.write(rid, message, future, timeout)
         except BaseException:
             self._slots.give()
             raise
         return self._answer(proc, rid, future, then)
+
+    def call(self, message: dict[str, Any], timeout: float, done: Callable[[dict[str, Any] | None, WorkerFailure | None], None]) -> bool:
+        """:meth:`send` without a coroutine or a future: ``done(answer, None)`` or ``done(None,
+        failure)`` is called once, from the event loop's read of the answer (or the deadline
+        timer, or the process's end), with the slot already given back. False: nothing was sent
+        (``done`` is never called), use :meth:`request`. ``done`` must not raise; what it raises
+        is logged and dropped."""
+        proc = self._proc
+        if proc is None or not proc.alive or self.failed or self.closed or not self._slots.try_take():
+            return False
+        try:
+            proc.write(next(self._ids), message, _Callback(self._slots, done, self.name), timeout)
+        except Exception:  # e.g. a message JSON cannot carry: request() fails it the usual way
+            self._slots.give()
+            return False
+        return True
 
     async def _answer(self, proc: _Process, rid: int, future: asyncio.Future[dict[str, Any]], then: Callable[[dict[str, Any]], T]) -> T:
         try:
@@ -239,6 +257,12 @@ class Worker:
     # ---------------------------------------------------------------- info
 
     @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The event loop its running process belongs to; None when it is not running."""
+        proc = self._proc
+        return proc.loop if proc is not None and proc.alive else None
+
+    @property
     def pid(self) -> int:
         proc = self._proc
         return proc.pid if proc is not None and proc.alive else 0
@@ -297,6 +321,39 @@ class _Slots:
                 turn.set_result(None)
                 return
         self.free += 1
+
+
+class _Callback:
+    """Where an answer goes for :meth:`Worker.call`: in a worker run's ``pending`` in place of a
+    future (the same ``done``, ``set_result`` and ``set_exception``), calling back at once."""
+
+    __slots__ = ("_done", "_fired", "_name", "_slots")
+
+    def __init__(self, slots: _Slots, done: Callable[[dict[str, Any] | None, WorkerFailure | None], None], name: str) -> None:
+        self._slots = slots
+        self._done = done
+        self._name = name
+        self._fired = False
+
+    def done(self) -> bool:
+        return self._fired
+
+    def set_result(self, answer: dict[str, Any]) -> None:
+        self._fire(answer, None)
+
+    def set_exception(self, failure: BaseException) -> None:
+        assert isinstance(failure, WorkerFailure)
+        self._fire(None, failure)
+
+    def _fire(self, answer: dict[str, Any] | None, failure: WorkerFailure | None) -> None:
+        if self._fired:
+            return
+        self._fired = True
+        self._slots.give()
+        try:
+            self._done(answer, failure)
+        except Exception:  # the worker's stream handling must go on whatever a caller does
+            log.exception("a worker answer's callback failed", worker=self._name)
 
 
 class WorkerPool:

@@ -102,6 +102,10 @@ class PersistentRunner:
             raise HookNotRun("worker_failed", _failed_message(worker)) from None
         return decision_of(reply, hook.type == "decision")
 
+    def warm(self, hook: Hook) -> Worker | None:
+        """The worker serving ``hook`` if it has one in force (started or not); None otherwise."""
+        return self._by_hook.get(hook)
+
     def send(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Coroutine[Any, Any, Decision | None] | None:
         """The engine's fast path for a call to a warm worker with a free slot: the request is
         written now, under the hook's timeout (the worker's deadline timer, not a timer per call;
