@@ -2,9 +2,12 @@
 
 Row 3: decide through a persistent Python hook (hookd_client.worker.serve) vs the
 same script with ``mode: spawn``. Goal: persistent median < 0.5 ms and >= 40x faster.
+Also the daemon CPU a warm hook adds to a decide (against a decide with no hook on the same
+daemon, alternating blocks; goal < 50 µs), next to its floor in the same run: a bare uvloop
+server relaying the same calls to the same worker over a pipe (bench/relay_server.py).
 Row 4: decide through a ``mode: spawn`` hook running /bin/true vs a bare spawn of
 /bin/true from Python (subprocess.run with the same pipes and input). Goal: <= 1.2x.
-    python bench/warm.py [--quick]
+    python bench/warm.py [--quick] [--cpu ROUNDS]
 """
 
 from __future__ import annotations
@@ -139,37 +142,46 @@ def row3(quick: bool) -> str:
             f.write(HOOK)
         n_warm, n_spawn = (2000, 40) if quick else (12000, 200)
         warm, cpu_hook, cpu_none = warm_cpu(env, spec("guard", sys.executable, [script], "persistent"), n_warm)
+        relayed, echoed = relay_cpu(env, script, n_warm)
         spawn = decide_through(env, spec("guard", sys.executable, [script], "spawn"), n_spawn, 5, "same hook, mode: spawn")
     speedup = spawn.median_us / warm.median_us
-    added = cpu_hook - cpu_none
     rows = [(spawn, None, ""), (warm, spawn, "median < 500 µs and >= 40x faster")]
     verdict = (
         f"persistent median {warm.median_us:.0f} µs ({'met' if warm.median_us < 500 else 'MISSED'}: < 500 µs); "
         f"{speedup:.0f}x faster than spawn ({'met' if speedup >= 40 else 'MISSED'}: >= 40x).\n\n"
-        f"Daemon CPU per decide, same daemon, alternating blocks: {cpu_hook:.1f} µs through the warm hook, "
-        f"{cpu_none:.1f} µs with no hook: the hook adds {added:.1f} µs ({'met' if added < 50 else 'MISSED'}: < 50 µs).\n"
-    )
+    ) + cpu_verdict([cpu_hook], [cpu_none], [relayed - echoed])
     return table("Row 3: decide through a persistent Python hook vs the same hook spawned", rows) + "\n" + verdict
 
 
 def cpu_rounds(rounds: int, quick: bool) -> str:
-    """The daemon CPU a warm hook adds to a decide, over ``rounds`` fresh daemons (medians)."""
+    """The daemon CPU a warm hook adds to a decide over ``rounds`` fresh daemons, each round next to
+    the floor of the same measure (bench/relay_server.py), the two in turn (medians)."""
     hooked: list[float] = []
     bare: list[float] = []
+    floor: list[float] = []
+    n = 2000 if quick else 6000
     with sandbox() as env:
         script = os.path.join(env["HOOKD_BENCH_TMP"], "guard.py")
         with open(script, "w") as f:
             f.write(HOOK)
         for _ in range(rounds):
-            _, cpu_hook, cpu_none = warm_cpu(env, spec("guard", sys.executable, [script], "persistent"), 2000 if quick else 6000)
+            _, cpu_hook, cpu_none = warm_cpu(env, spec("guard", sys.executable, [script], "persistent"), n)
             hooked.append(cpu_hook)
             bare.append(cpu_none)
+            relayed, echoed = relay_cpu(env, script, n)
+            floor.append(relayed - echoed)
+    return cpu_verdict(hooked, bare, floor)
+
+
+def cpu_verdict(hooked: list[float], bare: list[float], floor: list[float]) -> str:
     added = [h - b for h, b in zip(hooked, bare, strict=True)]
     med = statistics.median
     return (
-        f"daemon CPU per decide over {rounds} daemons (median): {med(hooked):.1f} µs through the warm hook, "
-        f"{med(bare):.1f} µs with no hook; added {med(added):.1f} µs (rounds: {', '.join(f'{a:.0f}' for a in added)}; "
-        f"{'met' if med(added) < 50 else 'MISSED'}: < 50 µs); load average {os.getloadavg()[0]:.1f}\n"
+        f"Daemon CPU per decide over {len(added)} daemons (medians; each daemon alternates blocks of the two): "
+        f"{med(hooked):.1f} µs through the warm hook, {med(bare):.1f} µs with no hook: the hook adds {med(added):.1f} µs "
+        f"({'met' if med(added) < 50 else 'MISSED'}: < 50 µs; rounds: {', '.join(f'{a:.0f}' for a in added)}).\n"
+        f"The floor in the same run, a bare uvloop relay to the same worker over a pipe against echoing: "
+        f"+{med(floor):.1f} µs (rounds: {', '.join(f'{a:.0f}' for a in floor)}). Load average {os.getloadavg()[0]:.1f}.\n"
     )
 
 

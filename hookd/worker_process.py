@@ -72,6 +72,7 @@ class _Process(asyncio.SubprocessProtocol):
         self.tag = ""  # its run mark: the tree kill finds descendants that left the group
         self.pending: dict[int, Answer] = {}
         self.buf = bytearray()
+        self._line_max = worker.limits.line_cap + 1  # an answer line with its newline
         self.stderr = bytearray()
         self.partial = bytearray()
         self.logged = 0
@@ -96,10 +97,12 @@ class _Process(asyncio.SubprocessProtocol):
         self.stdin = self.transport.get_pipe_transport(0)  # type: ignore[union-attr, assignment]
 
     def pipe_data_received(self, fd: int, data: bytes) -> None:
-        if fd == 1:
-            self._stdout(data)
-        else:
+        if fd != 1:
             self._stderr_data(data)
+        elif not self.buf and data.find(b"\n") == len(data) - 1 and len(data) <= self._line_max:
+            self._answer(data)  # the common case: exactly one whole answer line in one read
+        else:
+            self._stdout(data)
 
     def process_exited(self) -> None:
         # The leader is gone; its pipes may still deliver data (or be held open by
@@ -136,9 +139,6 @@ class _Process(asyncio.SubprocessProtocol):
 
     def _stdout(self, data: bytes) -> None:
         buf = self.buf
-        if not buf and data[-1:] == b"\n" and data.find(b"\n") == len(data) - 1 and len(data) <= self.worker.limits.line_cap + 1:
-            self._answer(data)  # the common case: exactly one whole answer line in one read
-            return
         buf += data
         cap = self.worker.limits.line_cap
         start = 0

@@ -339,21 +339,22 @@ class _Callback:
         return self._fired
 
     def set_result(self, answer: dict[str, Any]) -> None:
-        self._fire(answer, None)
+        if not self._fired:
+            self._fired = True
+            self._slots.give()
+            try:
+                self._done(answer, None)
+            except Exception:  # the worker's stream handling must go on whatever a caller does
+                log.exception("a worker answer's callback failed", worker=self._name)
 
     def set_exception(self, failure: BaseException) -> None:
-        assert isinstance(failure, WorkerFailure)
-        self._fire(None, failure)
-
-    def _fire(self, answer: dict[str, Any] | None, failure: WorkerFailure | None) -> None:
-        if self._fired:
-            return
-        self._fired = True
-        self._slots.give()
-        try:
-            self._done(answer, failure)
-        except Exception:  # the worker's stream handling must go on whatever a caller does
-            log.exception("a worker answer's callback failed", worker=self._name)
+        if not self._fired:
+            self._fired = True
+            self._slots.give()
+            try:
+                self._done(None, failure if isinstance(failure, WorkerFailure) else WorkerFailure("error", repr(failure)))
+            except Exception:
+                log.exception("a worker answer's callback failed", worker=self._name)
 
 
 class WorkerPool:
