@@ -130,7 +130,9 @@ def _settle(reply: _Reply, then: Then, state: ChainState, took: float) -> None:
 class _Reply(asyncio.Future[Any]):
     """A call's reply future whose done callbacks run as it is resolved, not at the loop's next
     pass: the connection writes the reply in the same pass that read the worker's answer, and
-    the loop polls once less per call. A callback added once it is done is scheduled as usual."""
+    the loop polls once less per call. A callback added once it is done, or with a context (as
+    a task awaiting the future adds its wake-up), is scheduled as usual: a task is never
+    stepped from inside the worker's read."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         super().__init__(loop=loop)

@@ -216,10 +216,6 @@ class Worker:
             await proc.stop(self.limits.stop_grace)
         return proc
 
-    def _served(self) -> None:
-        self.served += 1
-        self.failures = 0
-
     def _gone(self, proc: _Process, message: str, code: int | None) -> None:
         self._runs.discard(proc)
         if self.groups is not None:

@@ -133,10 +133,10 @@ def test_an_answered_request_outlives_the_deadline_of_an_earlier_one(tmp_path: P
     async def main() -> None:
         w, pid = await started(script)
         try:
-            call = w.send({"id": 0, "n": 1}, 3, echo)
+            call = w.send({"id": 0, "n": 1}, 5, echo)  # the timer is armed for now + 5 s
             assert call is not None and await call == 1
-            await asyncio.sleep(1.5)
-            call = w.send({"id": 0, "n": 2, "sleep": 2.0}, 3, echo)
+            await asyncio.sleep(2.5)
+            call = w.send({"id": 0, "n": 2, "sleep": 3.0}, 5, echo)  # outstanding when the timer fires
             assert call is not None and await call == 2
             assert w.pid == pid and w.restarts == 0 and w.failures == 0
         finally:
