@@ -133,7 +133,7 @@ class Calls:
     def _warm_decided(self, rid: int, payload: dict[str, Any], ctx: CallContext, state: Any, took: float) -> Result:
         """The reply of a decide that took the warm path, as :meth:`_decide` makes it."""
         if self.d.approvals.wanted(state):
-            return self._approved_later(rid, state, payload, ctx)
+            return self._approved_later(rid, state, payload, ctx, took)
         self.observed.decided(ctx, payload, state, took)
         return state.outcome(rid)
 
@@ -162,9 +162,9 @@ class Calls:
             outcome.trace = tracer.entries
         return outcome
 
-    async def _approved_later(self, rid: int, state: Any, payload: dict[str, Any], ctx: CallContext) -> m.Reply:
+    async def _approved_later(self, rid: int, state: Any, payload: dict[str, Any], ctx: CallContext, took: float | None = None) -> m.Reply:
         approval = await self.d.approvals.settle(state, ctx)
-        self.observed.decided(ctx, payload, state, None)
+        self.observed.decided(ctx, payload, state, took)
         outcome = state.outcome(rid)
         outcome.approval = approval
         return outcome

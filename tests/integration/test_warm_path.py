@@ -171,3 +171,7 @@ def test_an_ask_from_a_running_worker_waits_for_an_approver(env: Env, daemon, tm
         c.reload_user_hooks()
     out = asyncio.run(main())
     assert out.decision == "deny" and out.approval.by.name == "alice" and out.reason.endswith(": not now")
+    tail = env.hookd("tail", "--json", "--no-follow", "--point", POINT, "-n", "1")
+    assert tail.returncode == 0, tail.stderr
+    (event,) = [json.loads(line) for line in tail.stdout.splitlines()]
+    assert event["decision"] == "deny" and event["payload"] == {"ask": True} and event["duration"] >= 0, event
