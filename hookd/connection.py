@@ -218,7 +218,9 @@ class Connection(asyncio.Protocol):
                 self.log.exception("request failed", request=type(request).__name__)
                 result = m.Error(rid, m.ErrorCode.INTERNAL, f"internal error: {type(exc).__name__}: {exc}")
             if not isinstance(result, m.Reply):
-                self._later(daemon.guard(rid, result), rid)
+                # A future (a warm decide) is answered by _finished, failure included; work that
+                # may raise a RequestError is guarded into its error reply.
+                self._later(result if isinstance(result, asyncio.Future) else daemon.guard(rid, result), rid)
                 continue
             start = len(out)
             out += _NO_HEADER

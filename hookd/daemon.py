@@ -279,8 +279,8 @@ class Daemon:
         except Exception as exc:
             log.exception("request failed", request=type(request).__name__)
             return m.Error(getattr(request, "id", 0), m.ErrorCode.INTERNAL, f"internal error: {type(exc).__name__}: {exc}")
-        if isinstance(result, m.Reply):
-            return result
+        if isinstance(result, (m.Reply, asyncio.Future)):
+            return result  # a future (a warm decide, hookd/warmchain.py): the connection answers its failure
         return self.guard(getattr(request, "id", 0), result)
 
     async def guard(self, rid: int, work: Awaitable[m.Reply]) -> m.Reply:

@@ -21,6 +21,7 @@ from hookd_client.messages import Decision, HookError, HookRun, NotRun, TraceEnt
 from .chain import Answer, ChainState, Failed, HookNotRun, Skipped
 from .registry import CallContext, Hook, Plan
 from .runners.command import HookFailure
+from .runners.persistent import PersistentRunner
 from .trace import CAPTURE, Capture, Tracer, entry_of, unmatched
 
 if TYPE_CHECKING:
@@ -98,6 +99,18 @@ class Engine:
         """Run one hook under its timeout; failures surface as HookFailure, a hook that could
         not be run at all as HookNotRun."""
         self.counters.hook_runs += 1
+        runner = hook.runner
+        if type(runner) is PersistentRunner:
+            try:
+                # A warm worker with a free slot takes the request at once and watches the
+                # timeout itself (one timer per worker, not one per call). None: it cannot.
+                answer = runner.send(hook, payload, ctx)
+                if answer is not None:
+                    return await answer
+            except (HookFailure, HookNotRun, asyncio.CancelledError):
+                raise
+            except Exception as exc:
+                raise HookFailure("error", f"{type(exc).__name__}: {exc}") from exc
         try:
             async with asyncio.timeout(hook.timeout):
                 result = await hook.runner(hook, payload, ctx)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 import structlog
@@ -27,6 +27,14 @@ log = structlog.get_logger("hookd.workers")
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder().decode
 _STDERR_LINES = 1000  # stderr lines of one worker run copied to the daemon's log
+
+
+class Answer(Protocol):
+    """Where a request's answer goes: an asyncio future, or a callback that looks like one."""
+
+    def done(self) -> bool: ...
+    def set_result(self, result: dict[str, Any], /) -> None: ...
+    def set_exception(self, exception: BaseException, /) -> None: ...
 
 
 class WorkerFailure(HookFailure):
@@ -62,16 +70,24 @@ class _Process(asyncio.SubprocessProtocol):
         self.stdin: asyncio.WriteTransport | None = None
         self.pid = 0
         self.tag = ""  # its run mark: the tree kill finds descendants that left the group
-        self.pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.pending: dict[int, Answer] = {}
         self.buf = bytearray()
+        self._line_max = worker.limits.line_cap + 1  # an answer line with its newline
         self.stderr = bytearray()
         self.partial = bytearray()
         self.logged = 0
         self.alive = True  # False once killed, stopped or exited: take no new requests
         self.reason = ""  # why the daemon killed it; "" if it went by itself
         self.deliberate = False  # stopped by the daemon (reload, dispose, shutdown): not a failure
-        self.finished: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.loop = asyncio.get_running_loop()
+        self.finished: asyncio.Future[None] = self.loop.create_future()
         self._exit_timer: asyncio.TimerHandle | None = None
+        # Deadlines of the requests sent with one (rid -> (when, seconds)), watched by one timer:
+        # an answered request touches no timer, so a busy worker arms one per deadline span, not
+        # one per request.
+        self._deadlines: dict[int, tuple[float, float]] = {}
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = 0.0
 
     # ---------------------------------------------------------- protocol
 
@@ -81,10 +97,12 @@ class _Process(asyncio.SubprocessProtocol):
         self.stdin = self.transport.get_pipe_transport(0)  # type: ignore[union-attr, assignment]
 
     def pipe_data_received(self, fd: int, data: bytes) -> None:
-        if fd == 1:
-            self._stdout(data)
-        else:
+        if fd != 1:
             self._stderr_data(data)
+        elif not self.buf and data.find(b"\n") == len(data) - 1 and len(data) <= self._line_max:
+            self._answer(data)  # the common case: exactly one whole answer line in one read
+        else:
+            self._stdout(data)
 
     def process_exited(self) -> None:
         # The leader is gone; its pipes may still deliver data (or be held open by
@@ -133,10 +151,9 @@ class _Process(asyncio.SubprocessProtocol):
                 return
             line = bytes(buf[start:end])
             start = end + 1
-            if line.strip():
-                self._answer(line)
-                if not self.alive:
-                    return
+            self._answer(line)
+            if not self.alive:
+                return
         if start:
             del buf[:start]
         if len(buf) > cap:
@@ -146,29 +163,75 @@ class _Process(asyncio.SubprocessProtocol):
         try:
             reply = _decode(line)
         except (msgspec.DecodeError, RecursionError):
+            if not line.strip():
+                return  # a blank line: nothing to answer
             reply = None
-        rid = reply.get("id") if isinstance(reply, dict) else None
-        if not isinstance(rid, int) or isinstance(rid, bool):
+        if type(reply) is not dict or type(rid := reply.get("id")) is not int:
             self.kill(f'wrote a line that is not a JSON object with an integer "id": {_tail(line, 200)!r}')
             return
         future = self.pending.pop(rid, None)
         if future is None:
             log.warning("worker answered an unknown id; ignored", worker=self.worker.name, id=rid)
             return
+        if self._deadlines:
+            self._deadlines.pop(rid, None)
         if not future.done():
             future.set_result(reply)
-        self.worker._served()
+        worker = self.worker
+        worker.served += 1
+        worker.failures = 0
 
     # --------------------------------------------------------- lifecycle
 
-    def write(self, rid: int, message: dict[str, Any]) -> asyncio.Future[dict[str, Any]]:
+    def write(self, rid: int, message: dict[str, Any], answer: Answer, timeout: float | None = None) -> None:
+        """Send ``message`` as request ``rid`` (its ``id`` is set in place); its answer goes to
+        ``answer``. With ``timeout``, a request not answered within that many seconds fails with a
+        ``timeout`` WorkerFailure and the worker is killed, as it would be if its awaiting caller
+        were cancelled."""
         if self.finished.done():  # it died while it was being started
             raise WorkerFailure("error", f"worker {self.worker.name!r} exited at start; stderr: {_tail(self.stderr)}")
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self.pending[rid] = future
+        message["id"] = rid
+        line = _encode(message) + b"\n"  # before it is pending: a message that cannot be sent leaves nothing behind
+        self.pending[rid] = answer
         assert self.stdin is not None
-        self.stdin.write(_encode({"id": rid, **message}) + b"\n")
-        return future
+        self.stdin.write(line)
+        if timeout is not None:
+            when = self.loop.time() + timeout
+            self._deadlines[rid] = (when, timeout)
+            if self._timer is None or when < self._timer_at:
+                self._arm(when)
+
+    def abandon(self, rid: int) -> None:
+        """The caller of request ``rid`` gave up on it (cancelled): if the worker still holds it,
+        kill the worker, which cannot be trusted with the next request."""
+        self._deadlines.pop(rid, None)
+        if self.pending.pop(rid, None) is not None:
+            self.kill(f"did not answer request {rid} in time")
+
+    def _arm(self, when: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer_at = when
+        self._timer = self.loop.call_at(when, self._expire)
+
+    def _expire(self) -> None:
+        """The deadline timer: fail the requests whose time is up (and kill the worker), or sleep
+        again until the earliest deadline left."""
+        self._timer = None
+        deadlines = self._deadlines
+        if not deadlines:
+            return
+        now = self.loop.time()
+        late = [rid for rid, (when, _) in deadlines.items() if when <= now]
+        if not late:
+            self._arm(max(min(when for when, _ in deadlines.values()), now + 0.001))
+            return
+        for rid in late:
+            _, seconds = deadlines.pop(rid)
+            future = self.pending.pop(rid, None)
+            if future is not None and not future.done():
+                future.set_exception(WorkerFailure("timeout", f"no answer within {seconds:g} s"))
+        self.kill(f"did not answer request {late[0]} in time")  # the others it held fail as it goes
 
     def kill(self, reason: str) -> None:
         """Kill the whole group now; outstanding requests fail with ``reason``."""
@@ -201,6 +264,10 @@ class _Process(asyncio.SubprocessProtocol):
             return
         if self._exit_timer is not None:
             self._exit_timer.cancel()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._deadlines.clear()
         self.alive = False
         # Descendants that outlived the leader go with it, in its group or not.
         self.kill_tree()

@@ -26,8 +26,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections.abc import Callable, Hashable, Iterable
-from typing import Any
+from collections import deque
+from collections.abc import Callable, Coroutine, Hashable, Iterable
+from typing import Any, TypeVar
 
 import structlog
 from hookd_client.messages import WorkerInfo
@@ -39,6 +40,7 @@ from .worker_process import WorkerFailed, WorkerFailure, WorkerLimits, _Process
 __all__ = ["Worker", "WorkerFailed", "WorkerFailure", "WorkerLimits", "WorkerPool"]
 
 log = structlog.get_logger("hookd.workers")
+T = TypeVar("T")
 
 
 class Worker:
@@ -73,7 +75,7 @@ class Worker:
         self.closed = False
         self.waiting = 0
         self._proc: _Process | None = None
-        self._slots = asyncio.Semaphore(concurrency)
+        self._slots = _Slots(concurrency)
         self._start_lock = asyncio.Lock()
         self._not_before = 0.0
         self._ids = itertools.count(1)
@@ -103,7 +105,7 @@ class Worker:
             raise WorkerFailure("error", f"worker {self.name!r} was stopped")
         self.waiting += 1
         try:
-            await self._slots.acquire()
+            await self._slots.take()
         finally:
             self.waiting -= 1
         try:
@@ -111,16 +113,60 @@ class Worker:
             if proc is None or not proc.alive:
                 proc = await self._start()
             rid = next(self._ids)
-            future = proc.write(rid, message)
+            future: asyncio.Future[dict[str, Any]] = proc.loop.create_future()
+            proc.write(rid, {"id": rid, **message}, future)
             try:
                 return await future
             except asyncio.CancelledError:
-                if rid in proc.pending:
-                    proc.pending.pop(rid, None)
-                    proc.kill(f"did not answer request {rid} in time")
+                proc.abandon(rid)
                 raise
         finally:
-            self._slots.release()
+            self._slots.give()
+
+    def send(self, message: dict[str, Any], timeout: float, then: Callable[[dict[str, Any]], T]) -> Coroutine[Any, Any, T] | None:
+        """:meth:`request` at its cheapest, when it can go at once: the worker is running and has a
+        free slot. The request is written now (``message`` gets its ``id`` in place) and the returned
+        coroutine gives ``then(answer)``; None: nothing was sent, use :meth:`request`.
+
+        ``timeout`` is watched by the worker's one deadline timer rather than a timer per request:
+        when it passes, the request fails with a ``timeout`` WorkerFailure and the worker is killed.
+        A caller cancelled while it waits kills the worker too, as with :meth:`request`."""
+        proc = self._proc
+        if proc is None or not proc.alive or self.failed or self.closed or not self._slots.try_take():
+            return None
+        try:
+            rid = next(self._ids)
+            future: asyncio.Future[dict[str, Any]] = proc.loop.create_future()
+            proc.write(rid, message, future, timeout)
+        except BaseException:
+            self._slots.give()
+            raise
+        return self._answer(proc, rid, future, then)
+
+    def call(self, message: dict[str, Any], timeout: float, done: Callable[[dict[str, Any] | None, WorkerFailure | None], None]) -> bool:
+        """:meth:`send` without a coroutine or a future: ``done(answer, None)`` or ``done(None,
+        failure)`` is called once, from the event loop's read of the answer (or the deadline
+        timer, or the process's end), with the slot already given back. False: nothing was sent
+        (``done`` is never called), use :meth:`request`. ``done`` must not raise; what it raises
+        is logged and dropped."""
+        proc = self._proc
+        if proc is None or not proc.alive or self.failed or self.closed or not self._slots.try_take():
+            return False
+        try:
+            proc.write(next(self._ids), message, _Callback(self._slots, done, self.name), timeout)
+        except Exception:  # e.g. a message JSON cannot carry: request() fails it the usual way
+            self._slots.give()
+            return False
+        return True
+
+    async def _answer(self, proc: _Process, rid: int, future: asyncio.Future[dict[str, Any]], then: Callable[[dict[str, Any]], T]) -> T:
+        try:
+            return then(await future)
+        except asyncio.CancelledError:
+            proc.abandon(rid)
+            raise
+        finally:
+            self._slots.give()
 
     # ----------------------------------------------------------- lifecycle
 
@@ -170,10 +216,6 @@ class Worker:
             await proc.stop(self.limits.stop_grace)
         return proc
 
-    def _served(self) -> None:
-        self.served += 1
-        self.failures = 0
-
     def _gone(self, proc: _Process, message: str, code: int | None) -> None:
         self._runs.discard(proc)
         if self.groups is not None:
@@ -211,6 +253,12 @@ class Worker:
     # ---------------------------------------------------------------- info
 
     @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The event loop its running process belongs to; None when it is not running."""
+        proc = self._proc
+        return proc.loop if proc is not None and proc.alive else None
+
+    @property
     def pid(self) -> int:
         proc = self._proc
         return proc.pid if proc is not None and proc.alive else 0
@@ -229,6 +277,80 @@ class Worker:
             state = "idle"
         outstanding = len(proc.pending) if proc is not None else 0
         return WorkerInfo(self.name, state, self.pid, self.restarts, self.failures, outstanding, self.waiting, self.served, self.error)
+
+
+class _Slots:
+    """At most ``n`` requests outstanding; the rest wait their turn, first come first served.
+    (asyncio.Semaphore, plus a take that never waits, for :meth:`Worker.send`.)"""
+
+    __slots__ = ("free", "queue")
+
+    def __init__(self, n: int) -> None:
+        self.free = n
+        self.queue: deque[asyncio.Future[None]] = deque()
+
+    def try_take(self) -> bool:
+        if self.free > 0 and not self.queue:
+            self.free -= 1
+            return True
+        return False
+
+    async def take(self) -> None:
+        if self.try_take():
+            return
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.queue.append(turn)
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():
+                self.give()  # handed a slot as it was cancelled: pass it on
+            elif turn in self.queue:
+                self.queue.remove(turn)
+            raise
+
+    def give(self) -> None:
+        queue = self.queue
+        while queue:
+            turn = queue.popleft()
+            if not turn.done():
+                turn.set_result(None)
+                return
+        self.free += 1
+
+
+class _Callback:
+    """Where an answer goes for :meth:`Worker.call`: in a worker run's ``pending`` in place of a
+    future (the same ``done``, ``set_result`` and ``set_exception``), calling back at once."""
+
+    __slots__ = ("_done", "_fired", "_name", "_slots")
+
+    def __init__(self, slots: _Slots, done: Callable[[dict[str, Any] | None, WorkerFailure | None], None], name: str) -> None:
+        self._slots = slots
+        self._done = done
+        self._name = name
+        self._fired = False
+
+    def done(self) -> bool:
+        return self._fired
+
+    def set_result(self, answer: dict[str, Any]) -> None:
+        if not self._fired:
+            self._fired = True
+            self._slots.give()
+            try:
+                self._done(answer, None)
+            except Exception:  # the worker's stream handling must go on whatever a caller does
+                log.exception("a worker answer's callback failed", worker=self._name)
+
+    def set_exception(self, failure: BaseException) -> None:
+        if not self._fired:
+            self._fired = True
+            self._slots.give()
+            try:
+                self._done(None, failure if isinstance(failure, WorkerFailure) else WorkerFailure("error", repr(failure)))
+            except Exception:
+                log.exception("a worker answer's callback failed", worker=self._name)
 
 
 class WorkerPool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from hookd_client import messages as m
@@ -20,6 +21,7 @@ from ..engine import Leases
 from ..points import POINTS
 from ..registry import CallContext, Plan
 from ..trace import Tracer
+from ..warmchain import decide_warm
 from .common import Handler, RequestError, Result, point_arg, project_arg
 from .observed import Observed
 
@@ -141,7 +143,20 @@ class Calls:
             self.observed.decided(ctx, req.payload, state, None)
             return state.outcome(req.id)
         # Leases are taken as the plan is snapshotted: the workers and hosts it names serve it to its end.
-        return self._decide(req.id, plan, req.payload, ctx, d.engine.lease(plan), req.trace)
+        leases = d.engine.lease(plan)
+        if not plan.shadows and not plan.shadow_skips and not req.trace:
+            # One warm hook: its request is written now and its answer resolves the reply, no task.
+            warm = decide_warm(d.engine, plan, req.payload, ctx, leases, partial(self._warm_decided, req.id, req.payload, ctx))
+            if warm is not None:
+                return warm
+        return self._decide(req.id, plan, req.payload, ctx, leases, req.trace)
+
+    def _warm_decided(self, rid: int, payload: dict[str, Any], ctx: CallContext, state: Any, took: float) -> Result:
+        """The reply of a decide that took the warm path, as :meth:`_decide` makes it."""
+        if self.d.approvals.wanted(state):
+            return self._approved_later(rid, state, payload, ctx, took)
+        self.observed.decided(ctx, payload, state, took)
+        return state.outcome(rid)
 
     async def _decide(
         self, rid: int, plan: Plan, payload: dict[str, Any], ctx: CallContext, leases: Leases | None, trace: bool = False
@@ -168,9 +183,9 @@ class Calls:
             outcome.trace = tracer.entries
         return outcome
 
-    async def _approved_later(self, rid: int, state: Any, payload: dict[str, Any], ctx: CallContext) -> m.Reply:
+    async def _approved_later(self, rid: int, state: Any, payload: dict[str, Any], ctx: CallContext, took: float | None = None) -> m.Reply:
         approval = await self.d.approvals.settle(state, ctx)
-        self.observed.decided(ctx, payload, state, None)
+        self.observed.decided(ctx, payload, state, took)
         outcome = state.outcome(rid)
         outcome.approval = approval
         return outcome

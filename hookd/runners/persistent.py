@@ -25,7 +25,8 @@ carry is a hook error naming what was wrong.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Coroutine, Hashable, Iterable
+from functools import partial
 from typing import Any
 
 import msgspec
@@ -58,6 +59,9 @@ def decision_of(reply: dict[str, Any], wants_decision: bool = True) -> Decision 
         return msgspec.convert(decision, Decision)
     except msgspec.ValidationError as exc:
         raise HookFailure("error", f"the worker's decision is not a HookDecision: {exc}") from None
+
+
+_observed = partial(decision_of, wants_decision=False)  # an observer's answer: only an error counts
 
 
 def worker_key(hook: Hook) -> Hashable:
@@ -97,6 +101,24 @@ class PersistentRunner:
         except WorkerFailed:
             raise HookNotRun("worker_failed", _failed_message(worker)) from None
         return decision_of(reply, hook.type == "decision")
+
+    def warm(self, hook: Hook) -> Worker | None:
+        """The worker serving ``hook`` if it has one in force (started or not); None otherwise."""
+        return self._by_hook.get(hook)
+
+    def send(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Coroutine[Any, Any, Decision | None] | None:
+        """The engine's fast path for a call to a warm worker with a free slot: the request is
+        written now, under the hook's timeout (the worker's deadline timer, not a timer per call;
+        a request that misses it fails as a ``timeout`` and kills the worker), and the returned
+        coroutine gives the answer as ``__call__`` would. None: nothing was sent, use ``__call__``
+        (no worker yet, or it is starting, busy, failed or retired; a replay)."""
+        if ctx.replay:
+            return None
+        worker = self._by_hook.get(hook)
+        if worker is None:
+            return None
+        request = {"id": 0, "point": ctx.point, "session": ctx.session, "project": ctx.project, "hook": hook.name, "payload": payload}
+        return worker.send(request, hook.timeout, decision_of if hook.type == "decision" else _observed)
 
     def _worker_for(self, hook: Hook, ctx: CallContext) -> Worker:
         key = worker_key(hook)
