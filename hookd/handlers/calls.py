@@ -128,13 +128,12 @@ class Calls:
         plan = registry.plan(req.point, req.session, project)
         if self.first_loads and d.plugins.first_loads_for(project):
             return self._decide_later(req, project)
-        # The hot path: an empty outcome, which is also what the bus records
-        # (it reads decision, reason, decided_by and errors, as from a ChainState).
+        # The hot path: an empty outcome. Its event carries no decision, no reason and no
+        # hooks, which is what an event without an outcome holds.
         if plan.idle and not req.trace:
             self.counters.decides += 1
-            reply = m.Outcome(req.id)
-            _record(self.bus, conn, "decide", req.point, req.session, project, req.payload, reply)
-            return reply
+            _record(self.bus, conn, "decide", req.point, req.session, project, req.payload, None)
+            return m.Outcome(req.id)
         ctx = CallContext(req.point, req.session, project)
         if not plan.decisions and not plan.shadows and not plan.shadow_skips and not req.trace:
             state = d.engine.decided_without_hooks(plan, req.payload, ctx)
