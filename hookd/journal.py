@@ -161,6 +161,8 @@ class Journal:
         self._outbox_bytes += len(blob)
         if self._outbox_bytes >= CHUNK:
             self._hand_over()
+        elif self._timer is None and self._loop is not None:
+            self._timer = self._loop.call_later(BATCH_DELAY, self.flush)  # what is left goes out in time
 
     def _hand_over(self) -> None:
         outbox = self._outbox

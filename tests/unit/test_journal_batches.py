@@ -12,7 +12,7 @@ from pathlib import Path
 import msgspec
 
 from hookd.eventcodec import encoded
-from hookd.journal import BATCH, Journal, files, read
+from hookd.journal import BATCH, CHUNK, Journal, files, read
 
 PAYLOAD = {"toolName": "read_file", "args": {"path": "/tmp/project/README.md"}}
 
@@ -124,3 +124,22 @@ def test_on_a_loop_events_are_encoded_there_and_the_thread_only_writes(tmp_path:
     loop_thread = asyncio.run(run())
     assert spy.threads == {loop_thread}
     assert [e.seq for e in read(str(path))] == list(range(1, BATCH * 2 + 6))
+
+
+def test_a_lone_event_encoded_at_once_is_written_without_another_event_after_it(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+
+    async def run() -> None:
+        journal = Journal(str(path), 1 << 30, keep=1)
+        journal.start()
+        # Over CHUNK as a frame, so it is encoded at once, alone; under it as JSON lines (a float
+        # is 9 bytes in msgpack, 4 here in JSON), so it is not handed over with its encoding.
+        journal.put(*record(1, {"v": [0.5] * (CHUNK // 8)}))  # type: ignore[arg-type]
+        deadline = time.monotonic() + 60
+        while journal.written < 1:
+            assert time.monotonic() < deadline, "the large event never reached the journal"
+            await asyncio.sleep(0.01)
+        journal.close()
+
+    asyncio.run(run())
+    assert [e.seq for e in read(str(path))] == [1]
