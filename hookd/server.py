@@ -58,7 +58,10 @@ class Hub:
         up to ``timeout`` seconds for their last bytes to leave. The number of requests answered so."""
         answered = 0
         for conn in list(self.open):
-            answered += conn.wind_up()
+            try:
+                answered += conn.wind_up()
+            except Exception:  # one connection's failure must not leave the others unanswered
+                log.exception("could not answer a connection's open requests at the stop", peer_pid=conn.peer)
             conn.close()
         if answered:
             log.warning("the drain ended with requests unfinished; each was answered shutting_down", requests=answered)

@@ -19,6 +19,7 @@ import gc
 import os
 import signal
 import sys
+from collections.abc import Awaitable, Callable
 
 import structlog
 
@@ -141,11 +142,13 @@ class Service:
             await self._stop.wait()
         finally:
             self.notifier.stopping(f"stopping: draining {self.status_line()}")
-            self.daemon.begin_shutdown()
+            # Each step before the wind-up stands alone: one that fails is logged and the stop goes
+            # on, so that every request still open is answered whatever went wrong on the way.
+            _step("beginning the shutdown", self.daemon.begin_shutdown)
             if self.http is not None:
-                self.http.close()
-            await stop_listening(server, listener, self.daemon, self.hub)
-            await self._drain()
+                _step("closing the HTTP hook endpoint", self.http.close)
+            await _async_step("taking the connections queued at the stop", stop_listening(server, listener, self.daemon, self.hub))
+            await _async_step("draining", self._drain())
             # Whatever the drain could not finish is answered now, before the connections close.
             await self.hub.wind_up(UNWIND)
             if self._status_timer is not None:
@@ -174,6 +177,20 @@ class Service:
         groups.kill_all()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(groups.settle(), UNWIND)
+
+
+def _step(what: str, step: Callable[[], object]) -> None:
+    try:
+        step()
+    except Exception:
+        log.exception("a step of the stop failed; stopping anyway", step=what)
+
+
+async def _async_step(what: str, step: Awaitable[object]) -> None:
+    try:
+        await step
+    except Exception:
+        log.exception("a step of the stop failed; stopping anyway", step=what)
 
 
 def _listener(settings: Settings) -> Listener | None:

@@ -52,22 +52,36 @@ def pipelined_callbacks(d: DaemonProcess, n: int = 10_000) -> Figures:
     }
 
 
+# The holder answers deny, except a call whose payload says "hold": that one it reports on
+# stdout as soon as its handler runs (the decide is then surely waiting on this client) and
+# never answers.
 _HOLDER = textwrap.dedent(
     """
-    import sys, time
+    import sys, threading, time
     from hookd_client import Client
-    c = Client(sys.argv[1])
-    c.register_decision("tool.approval.pre", lambda p: {"decision": "deny", "reason": "held"},
-                        session="held", timeout=600, on_error="deny")
+    lock, never = threading.Lock(), threading.Event()
+    def guard(payload):
+        if payload.get("hold"):
+            with lock:
+                sys.stdout.write(f"invoked {payload['i']}\\n")
+                sys.stdout.flush()
+            never.wait()
+        return {"decision": "deny", "reason": "held"}
+    c = Client(sys.argv[1], handler_threads=int(sys.argv[2]))
+    c.register_decision("tool.approval.pre", guard, session="held", timeout=600, on_error="deny")
     print("ready", flush=True)
     time.sleep(3600)
     """
 )
 
 
-def _start_holder(d: DaemonProcess) -> subprocess.Popen[str]:
+def _start_holder(d: DaemonProcess, threads: int = 16) -> subprocess.Popen[str]:
     holder = subprocess.Popen(
-        [sys.executable, "-c", _HOLDER, d.socket], env=d.env.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-c", _HOLDER, d.socket, str(threads)],
+        env=d.env.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert holder.stdout is not None
     line = holder.stdout.readline()
@@ -78,16 +92,27 @@ def _start_holder(d: DaemonProcess) -> subprocess.Popen[str]:
     return holder
 
 
+def _invoked(holder: subprocess.Popen[str], decides: int) -> set[int]:
+    """Wait until the holder's handler runs for each of ``decides`` calls; their numbers."""
+    assert holder.stdout is not None
+    seen: set[int] = set()
+    while len(seen) < decides:
+        line = holder.stdout.readline()
+        assert line.startswith("invoked "), (line, sorted(seen))  # end of file: the holder died
+        seen.add(int(line.split()[1]))
+    return seen
+
+
 def killed_holder(d: DaemonProcess, decides: int = 50) -> Figures:
     """SIGKILL a client holding a session with a callback guard while decides wait on it."""
-    holder = _start_holder(d)
-    os.kill(holder.pid, signal.SIGSTOP)  # so that the decides are surely waiting when it dies
+    holder = _start_holder(d, threads=decides + 4)  # a handler thread for each call, so each reports
 
     async def main() -> tuple[list[m.Outcome], float]:
         async with AsyncClient(d.socket) as c:
-            calls = [asyncio.ensure_future(c.decide(POINT, {"i": i}, session="held")) for i in range(decides)]
-            await asyncio.sleep(0)
-            await c.status()  # every decide has been read (and its invoke sent) before this is answered
+            calls = [asyncio.ensure_future(c.decide(POINT, {"i": i, "hold": True}, session="held")) for i in range(decides)]
+            # Every decide is waiting on the holder: each one's handler has been called and holds it.
+            waiting = await asyncio.wait_for(asyncio.to_thread(_invoked, holder, decides), 120)
+            assert waiting == set(range(decides)), waiting
             killed = time.perf_counter()
             os.kill(holder.pid, signal.SIGKILL)
             outs = await asyncio.wait_for(asyncio.gather(*calls), 120)

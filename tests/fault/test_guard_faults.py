@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 from hookd_client import Client, callback
-from hookd_client.errors import ConnectionLost, DaemonNotRunning, HookdError
+from hookd_client.errors import ConnectionLost, DaemonNotRunning, HookdError, NotSent
 
 from ..conftest import DaemonProcess, Env, make_env
 
@@ -118,6 +118,10 @@ class Record:
     flux: bool  # the guard was being removed or re-added while the call ran
     outcome: Any = None
     error: BaseException | None = None
+    # The lifetime of the daemon the request was last sent to (its welcome's pid), when known;
+    # the call may have waited out restarts, so its starting epoch need not be that daemon's.
+    sent_to: int | None = None
+    last_epoch: int = 0  # the daemon lifetime when the call ended
 
 
 @dataclass
@@ -129,6 +133,7 @@ class World:
     daemon: DaemonProcess | None = None
     epoch: int = 0
     killed_epochs: set[int] = field(default_factory=set)
+    epoch_of_pid: dict[int, int] = field(default_factory=dict)
     stopped_epochs: set[int] = field(default_factory=set)
     session_flux: int = 0  # > 0 while the session guard is being disposed and re-attached
     session_cycles: int = 0  # how many such disposals have begun
@@ -140,6 +145,18 @@ class World:
 
     def note(self, what: str) -> None:
         self.log.append(f"{time.monotonic():.3f} {what}")
+
+    def killed(self, rec: Record) -> bool:
+        """Whether the daemon a call went to was killed, so it may legitimately have no answer."""
+        return bool(_daemons(rec) & self.killed_epochs)
+
+
+def _daemons(rec: Record) -> set[int]:
+    """The lifetimes of the daemons a call may have been sent to."""
+    if rec.sent_to is not None:
+        return {rec.sent_to}
+    # Lost before a welcome named the daemon: any daemon alive during the call may have had it.
+    return set(range(rec.epoch, rec.last_epoch + 1))
 
 
 def _session_guard(payload: dict[str, Any]) -> dict[str, Any] | None:
@@ -170,9 +187,10 @@ def _decider(world: World, stop: threading.Event, budget: list[int]) -> None:
             if budget[0] <= 0:
                 return
             budget[0] -= 1
-            epoch = world.epoch
         if not world.up.wait(120):
             return
+        with world.lock:
+            epoch = world.epoch
         guard = world.rng.choice(GUARDS)
         session = SESSION if guard == "session" else None
         project = str(world.project) if guard == "project" else None
@@ -184,8 +202,15 @@ def _decider(world: World, stop: threading.Event, budget: list[int]) -> None:
             rec.outcome = client.decide(POINT, {"args": {"guard": guard}}, session=session, project=project)
         except HookdError as exc:
             rec.error = exc
-            if client is not None:
-                client.close()
+        # The welcome of the connection the request was last written on names its daemon (a call
+        # that found its connection dead reconnects, maybe to the next daemon, and sends it there).
+        welcome = client.welcome if client is not None else None
+        with world.lock:
+            rec.last_epoch = world.epoch
+            if welcome is not None:
+                rec.sent_to = world.epoch_of_pid.get(welcome.pid)
+        if rec.error is not None and client is not None:
+            client.close()
             client = None
         # A disposal that began at any moment of the call (even one over by now) may have
         # removed the session guard before the call was planned.
@@ -228,8 +253,10 @@ class SessionHolder:
 
 def _start(world: World) -> None:
     world.daemon = DaemonProcess(world.env).start()
+    assert world.daemon.proc is not None
     with world.lock:
         world.epoch += 1
+        world.epoch_of_pid[world.daemon.proc.pid] = world.epoch
     world.up.set()
 
 
@@ -341,19 +368,28 @@ def _setup(tmp_path: Path) -> World:
     return world
 
 
+def _unanswered(world: World, rec: Record) -> bool:
+    """A request that left and got no reply, from a daemon that was not killed.
+
+    An error reply is an answer (a stopping daemon answers shutting_down); a call that found no
+    daemon, or whose write was refused (NotSent: a stopping daemon shuts its connections' reading
+    side, so the write fails at once), never left. Only a killed daemon may leave one unanswered.
+    """
+    error = rec.error
+    if not isinstance(error, ConnectionLost) or isinstance(error, NotSent | DaemonNotRunning):
+        return False
+    return not world.killed(rec)
+
+
 def _verdict(world: World) -> list[str]:
     failures = []
     for rec in world.records:
         if rec.error is not None:
-            # An error reply is an answer (a stopping daemon answers shutting_down), and a call
-            # that found no daemon never left. Only a killed daemon may leave a call unanswered.
-            if not isinstance(rec.error, ConnectionLost) or isinstance(rec.error, DaemonNotRunning):
-                continue
-            if rec.epoch in world.killed_epochs:
-                continue
             # A stopping daemon answers every request it received, read or not (shutting_down):
             # a request sent to it is never left without a reply.
-            failures.append(f"{rec.guard}: no answer (epoch {rec.epoch}): {rec.error!r}")
+            if not _unanswered(world, rec):
+                continue
+            failures.append(f"{rec.guard}: no answer (epochs {rec.epoch}-{rec.last_epoch}, sent to {rec.sent_to}): {rec.error!r}")
             continue
         if rec.flux and rec.outcome.decision is None and not rec.outcome.not_run:
             continue  # the session guard was legitimately not attached during this call
@@ -396,9 +432,7 @@ def test_guards_hold_under_random_faults(tmp_path: Path) -> None:
         "faults": faults,
         "denied": sum(1 for r in world.records if r.outcome is not None and r.outcome.decision == "deny"),
         "named_not_run": sum(1 for r in world.records if r.outcome is not None and r.outcome.not_run),
-        "lost_at_stop": sum(
-            1 for r in world.records if isinstance(r.error, ConnectionLost) and r.epoch in world.stopped_epochs - world.killed_epochs
-        ),
+        "lost_at_stop": sum(1 for r in world.records if _unanswered(world, r) and _daemons(r) & world.stopped_epochs),
         "errors": sorted({f"{type(r.error).__name__}: {r.error}"[:160] for r in world.records if r.error is not None})[:10],
     }
     print(json.dumps(summary))
