@@ -189,16 +189,18 @@ class Worker:
         loop = asyncio.get_running_loop()
         env, tag = self.containment.mark(self.env)
         try:
-            _, proc = await loop.subprocess_exec(
-                lambda: _Process(self),
-                *self.argv,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=env,
-                cwd=self.cwd,
-                start_new_session=True,
-            )
+            with self.containment.entering(tag) as enter:
+                _, proc = await loop.subprocess_exec(
+                    lambda: _Process(self),
+                    *self.argv,
+                    stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE,
+                    env=env,
+                    cwd=self.cwd,
+                    start_new_session=True,
+                    preexec_fn=enter,
+                )
         except OSError as exc:
             what = "not found" if isinstance(exc, FileNotFoundError) else "not executable" if isinstance(exc, PermissionError) else str(exc)
             message = f"could not start {self.argv[0]!r} (cwd {self.cwd}): {what}"

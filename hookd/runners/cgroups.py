@@ -122,6 +122,21 @@ class RunGroups:
             log.info("hook runs not in cgroups; marks and ancestry contain them", why=self.why_not)
         return self.root
 
+    def procs_fd(self, tag: str) -> int | None:
+        """The run's ``cgroup.procs``, open for writing, for a process to enter before it runs the
+        hook's code (None without cgroups, or when the run's cgroup cannot be made)."""
+        root = self.open()
+        if root is None or not tag:
+            return None
+        path = os.path.join(root, "run-" + tag.rpartition("/")[2])
+        try:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(path, 0o755)
+            return os.open(os.path.join(path, "cgroup.procs"), os.O_WRONLY | os.O_CLOEXEC)
+        except OSError as exc:
+            log.warning("a hook run's cgroup could not be made", path=path, error=str(exc))
+            return None
+
     def adopt(self, pid: int, tag: str) -> bool:
         """Move a just-started hook process into a cgroup of its own run (before it can fork much)."""
         root = self.open()

@@ -306,15 +306,17 @@ class CommandRunner:
         if spawn.AVAILABLE:
             return await self._run_pidfd(argv, stdin, env, cwd, tag, slot)
         try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=env,
-                cwd=cwd,
-                start_new_session=True,
-            )
+            with self.groups.containment.entering(tag) as enter:
+                proc = await asyncio.create_subprocess_exec(
+                    *argv,
+                    stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE,
+                    env=env,
+                    cwd=cwd,
+                    start_new_session=True,
+                    preexec_fn=enter,
+                )
         except OSError as exc:
             raise start_failure(exc, argv, cwd) from None
         self.spawned += 1
@@ -341,7 +343,8 @@ class CommandRunner:
     ) -> tuple[bytes, bytes, int]:
         # Same contract as the asyncio path below it, at the cost of a plain spawn.
         try:
-            child, *fds = spawn.start(argv, env, cwd)
+            with self.groups.containment.entering(tag) as enter:
+                child, *fds = spawn.start(argv, env, cwd, enter)
         except OSError as exc:
             raise start_failure(exc, argv, cwd) from None
         self.spawned += 1

@@ -25,12 +25,14 @@ still survive; docs/warm-hooks.md says so.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import os
 import secrets
 import signal
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 
 import structlog
 
@@ -39,6 +41,15 @@ from .cgroups import RunGroups
 log = structlog.get_logger("hookd.contain")
 
 MARK = "HOOKD_RUN"
+
+
+def _enter(fd: int) -> None:
+    # Runs in the new process between fork and exec: one write, and no failure that would stop
+    # the hook from starting (the parent's adopt() tries again).
+    with contextlib.suppress(OSError):
+        os.write(fd, b"0")
+
+
 _PROC = "/proc"
 
 
@@ -76,6 +87,21 @@ class Containment:
         except OSError as exc:
             self._want_sentinel = False
             log.error("could not start the hook sentinel: hook processes may outlive a killed daemon", error=str(exc))
+
+    @contextlib.contextmanager
+    def entering(self, tag: str | None) -> Iterator[Callable[[], None] | None]:
+        """A function for the new process to call before it runs the hook (``preexec_fn``): it
+        moves itself into the run's cgroup, so nothing it starts, however fast, is outside it.
+        None where there are no cgroups (nothing is added to the spawn). :meth:`adopt` after the
+        start stays the net for a process that could not enter."""
+        fd = self.cgroups.procs_fd(tag) if tag else None
+        if fd is None:
+            yield None
+            return
+        try:
+            yield functools.partial(_enter, fd)
+        finally:
+            os.close(fd)
 
     def adopt(self, pid: int, tag: str | None) -> None:
         """A process was just started for a hook run: put it in the run's cgroup, where there are any."""

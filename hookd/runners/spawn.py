@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
+from collections.abc import Callable
 
 
 def _pidfds_work() -> bool:
@@ -157,8 +158,9 @@ class _Pipes:
         self.open.clear()
 
 
-def start(argv: list[str], env: dict[str, str], cwd: str) -> tuple[Child, int, int, int]:
+def start(argv: list[str], env: dict[str, str], cwd: str, preexec: Callable[[], None] | None = None) -> tuple[Child, int, int, int]:
     """Spawn argv in its own session; returns the child and the parent ends (stdin, stdout, stderr).
+    ``preexec``: run in the child before the exec (entering the run's cgroup).
 
     Raises OSError (FileNotFoundError, PermissionError, ...) as Popen does.
     """
@@ -170,7 +172,7 @@ def start(argv: list[str], env: dict[str, str], cwd: str) -> tuple[Child, int, i
         fds += (out_r, out_w)
         err_r, err_w = os.pipe2(os.O_CLOEXEC)
         fds += (err_r, err_w)
-        popen = subprocess.Popen(argv, stdin=in_r, stdout=out_w, stderr=err_w, env=env, cwd=cwd, start_new_session=True)
+        popen = subprocess.Popen(argv, stdin=in_r, stdout=out_w, stderr=err_w, env=env, cwd=cwd, start_new_session=True, preexec_fn=preexec)
     except BaseException:
         for fd in fds:
             os.close(fd)
