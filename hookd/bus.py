@@ -121,14 +121,8 @@ class Bus:
         duration: float | None = None,
     ) -> None:
         """Put one event on the bus: number it, encode it once, no I/O, no await."""
-        if self._staged:
-            self._flush()  # staged events have the lower seqs: they go first
-        if "agentEnv" in payload:  # the agent's environment (secrets included) is for its hooks, not the journal
-            payload = {k: v for k, v in payload.items() if k != "agentEnv"}
-        self.seq = seq = self.seq + 1
-        if self._reserved is not None and seq > self._reserved:
-            self._reserve(seq)
-        self._record(seq, _now(), kind, point, session, project, payload, outcome, duration)
+        self._number(kind, point, session, project, payload, outcome, duration)
+        self._flush()  # staged events have the lower seqs: they go first
         if self.subscribers and not self._scheduled:
             self._scheduled = True
             self._loop.call_later(DISPATCH_DELAY, self._dispatch)  # type: ignore[union-attr]
@@ -150,18 +144,24 @@ class Bus:
         at a time, between two socket round trips, ran several times slower; the seq, the time
         and the order are the call's own, and every reader of the ring, the journal or the live
         stream sees staged events first (:meth:`flush`)."""
-        if "agentEnv" in payload:
-            payload = {k: v for k, v in payload.items() if k != "agentEnv"}
-        self.seq = seq = self.seq + 1
-        if self._reserved is not None and seq > self._reserved:
-            self._reserve(seq)
-        self._staged.append((seq, _now(), kind, point, session, project, payload, outcome))
+        self._number(kind, point, session, project, payload, outcome, None)
         self._staged_bytes += size
         if self._staged_bytes > STAGED_BYTES:
             self._flush()
         if not self._scheduled:
             self._scheduled = True
             self._loop.call_later(DISPATCH_DELAY, self._dispatch)  # type: ignore[union-attr]
+
+    def _number(
+        self, kind: str, point: str, session: str | None, project: str | None, payload: dict[str, Any], outcome: Any, duration: float | None
+    ) -> None:
+        """Give the event its seq and time, and stage it (in the argument order of eventcodec.event)."""
+        if "agentEnv" in payload:  # the agent's environment (secrets included) is for its hooks, not the journal
+            payload = {k: v for k, v in payload.items() if k != "agentEnv"}
+        self.seq = seq = self.seq + 1
+        if self._reserved is not None and seq > self._reserved:
+            self._reserve(seq)
+        self._staged.append((seq, _now(), kind, point, session, project, payload, outcome, duration))
 
     def flush(self) -> None:
         """Encode the staged events into the ring, the journal's queue and the live stream."""
@@ -171,31 +171,20 @@ class Bus:
     def _flush(self) -> None:
         staged, self._staged = self._staged, []
         self._staged_bytes = 0
-        record = self._record
-        for seq, when, kind, point, session, project, payload, outcome in staged:
-            record(seq, when, kind, point, session, project, payload, outcome, None)
+        for event in staged:
+            self._record(event)
 
-    def _record(
-        self,
-        seq: int,
-        when: float,
-        kind: str,
-        point: str,
-        session: str | None,
-        project: str | None,
-        payload: dict[str, Any],
-        outcome: Any,
-        duration: float | None,
-    ) -> None:
+    def _record(self, staged: tuple[Any, ...]) -> None:
         # Encoded here rather than by eventcodec.encoded, which also degrades an event the
         # encoder refuses: that step is taken only when it is needed.
-        ev = _event(seq, when, kind, point, session, project, payload, outcome, duration)
+        ev = _event(*staged)
         try:
             body = _encode(ev)
         except Exception:
-            data, ev = encoded(seq, when, kind, point, session, project, payload, outcome, duration)
+            data, ev = encoded(*staged)
         else:
             data = _pack(len(body)) + body
+        seq, when, _, point, session, project = staged[:6]
         rec = (seq, when, point, session, project, data)
         ring = self.ring
         ring.append(rec)
