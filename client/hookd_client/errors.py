@@ -56,6 +56,8 @@ class ProtocolMismatch(HookdError):
 class NotSent(ConnectionLost):
     """The connection was found dead before the request was written: it may be sent on a new one.
 
-    Internal: a client retries once on a fresh connection; a caller sees ConnectionLost only
-    for a request that was actually in flight.
+    A client sends such a request once more, on a fresh connection. When that one is refused too
+    (the daemon is stopping, or gone again), the caller gets NotSent: the request never reached
+    a daemon, so it is safe to send again. Any other ConnectionLost is for a request that was
+    in flight.
     """

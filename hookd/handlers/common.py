@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -10,7 +11,8 @@ from hookd_client import messages as m
 
 from .. import points, projects
 
-Result = m.Reply | Coroutine[Any, Any, m.Reply]
+# A reply now; work that waits for one; or a future a warm decide resolves (hookd/warmchain.py).
+Result = m.Reply | Coroutine[Any, Any, m.Reply] | asyncio.Future[m.Reply]
 Handler = Callable[[Any, Any], Result]
 
 
