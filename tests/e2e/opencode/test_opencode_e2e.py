@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ import pytest
 
 from tests.conftest import DaemonProcess, Env
 from tests.e2e.guards import install_guards
+from tests.e2e.session_guard import REASON, node_session_guard
 from tests.integration.test_typescript_client import build_typescript_client
 
 HERE = Path(__file__).resolve().parent
@@ -156,28 +156,19 @@ def test_an_allow_rewrites_the_command(opencode) -> None:  # type: ignore[no-unt
 def test_a_session_hook_attached_by_a_node_program(opencode, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     env, _daemon, project, run = opencode
     ready = tmp_path / "ready"
-    client = (Path(build_typescript_client()) / "dist" / "src" / "index.js").as_uri()
-    guard = subprocess.Popen(["node", str(HERE / "session_guard.mjs"), client, str(ready)], env=env.env)
-    try:
+    with node_session_guard(env.env, ready, "tool.execute.before") as guard:
         marker = project / "touched"
         result = run(f"touch {marker}", ready_file=ready)
         assert result.returncode == 0, result.output
         assert ready.exists(), "the Node program never attached its session hook"
         assert not marker.exists()
         told = result.tool_results()
-        assert told and "the Node session guard forbids touch" in told[0], (told, result.output)
+        assert told and REASON in told[0], (told, result.output)
         [call] = decides(env)
         assert call["decision"] == "deny"
         assert call["decided_by"]["name"] == "node-session-guard" and call["decided_by"]["scope"] == "session"
         assert call["decided_by"]["source"] == f"client:{guard.pid}"
         assert call["session"] == ready.read_text()
-    finally:
-        guard.send_signal(signal.SIGTERM)
-        try:
-            guard.wait(10)
-        except subprocess.TimeoutExpired:
-            guard.kill()
-            guard.wait()
 
 
 def test_install_then_uninstall_leaves_the_tree_as_it_was(env: Env, tmp_path: Path) -> None:
