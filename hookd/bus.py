@@ -30,7 +30,7 @@ from .eventcodec import encode as _encode
 from .eventcodec import encoded, frame
 from .eventcodec import event as _event
 from .eventcodec import pack as _pack
-from .journal import Journal
+from .journal import BATCH_DELAY, Journal
 from .seqblock import SeqBlocks
 from .subscriber import Filter, Record, Selection, Subscriber
 
@@ -44,6 +44,11 @@ log = structlog.get_logger("hookd.bus")
 # shorter than the tick made every wait of the event loop reprogram the CPU's timer, which on
 # this class of VM cost ~10 us of daemon CPU per sequential decide (1 ms against 10 ms, same run).
 DISPATCH_DELAY = 0.01
+# With no live subscriber, staged events wait for nobody but the ring and the journal, whose
+# readers flush them first (Bus.flush): they are encoded, and handed to the journal's writer,
+# at the journal's own pace. A timer that far off is rarely the loop's nearest one close to
+# firing, where one every DISPATCH_DELAY kept the loop's waits short most of the time.
+IDLE_DELAY = BATCH_DELAY
 # Staged events keep their decoded payloads until they are encoded: past this many bytes of
 # request frames they are encoded at once, so what staging holds stays small.
 STAGED_BYTES = 256 << 10
@@ -102,6 +107,7 @@ class Bus:
         self._staged: list[tuple[Any, ...]] = []  # numbered, not yet encoded (Bus.stage)
         self._staged_bytes = 0
         self._scheduled = False
+        self._idle_pass: asyncio.TimerHandle | None = None  # the pending pass, when nobody subscribed
         self._next_pass = 0.0  # loop time before which the next fan-out pass waits
         self._loop: asyncio.AbstractEventLoop | None = None
         self._startup_notes: list[tuple[str, dict[str, Any]]] = []  # announced once the bus runs
@@ -150,7 +156,10 @@ class Bus:
             self._flush()
         if not self._scheduled:
             self._scheduled = True
-            self._loop.call_later(DISPATCH_DELAY, self._dispatch)  # type: ignore[union-attr]
+            if self.subscribers:
+                self._loop.call_later(DISPATCH_DELAY, self._dispatch)  # type: ignore[union-attr]
+            else:
+                self._idle_pass = self._loop.call_later(IDLE_DELAY, self._idle_dispatch)  # type: ignore[union-attr]
 
     def _number(
         self, kind: str, point: str, session: str | None, project: str | None, payload: dict[str, Any], outcome: Any, duration: float | None
@@ -267,6 +276,20 @@ class Bus:
         self._scheduled = False
         self._fan_out()
 
+    def _idle_dispatch(self) -> None:
+        """The pass of events staged while nobody subscribed: encoded, and on to the journal's writer
+        now, having waited as long as the journal batches them."""
+        self._idle_pass = None
+        self._dispatch()
+        if self.journal is not None:
+            self.journal.flush()
+
+    def _cancel_idle_pass(self) -> None:
+        if self._idle_pass is not None:
+            self._idle_pass.cancel()
+            self._idle_pass = None
+            self._scheduled = False
+
     def _fan_out(self) -> None:
         """Deliver every pending live event to its subscribers, now."""
         if self._staged:
@@ -315,6 +338,8 @@ class Bus:
         sub.mark(frame(m.Live(self.seq)))
         if req.follow:
             self.subscribers[conn] = sub
+            # Staged events were encoded by the fan-out above: the next ones are live within DISPATCH_DELAY.
+            self._cancel_idle_pass()
         conn.stream = sub  # pause/resume_writing reach it (also for a replay-only stream)
         oldest = self.ring[0][0] if self.ring else self.seq + 1
         # The reply goes out with this read's batch; the stream starts right after it.
@@ -391,6 +416,7 @@ class Bus:
         return {"enabled": True, **self.journal.stats()}
 
     def close(self) -> None:
+        self._cancel_idle_pass()
         self._fan_out()  # subscribers still connected see the last events (hookd.daemon.stopped)
         if self.journal is not None:
             self.journal.close()

@@ -78,6 +78,7 @@ class Registry:
         self._missing: dict[tuple[Scope, str], dict[str, tuple[NotRunReason, str]]] = {}
         self._cache: dict[tuple[str, str | None, str | None], Plan] = {}
         self.generation = 0
+        self.on_change: list[Callable[[], None]] = []  # told after every change (generation moved)
         self.trust = trust
         self._trust_seen = trust.generation if trust is not None else 0
         # Told (when a plan is built, not per call) which untrusted hooks a call would have run.
@@ -216,6 +217,8 @@ class Registry:
     def _changed(self) -> None:
         self.generation += 1
         self._cache.clear()
+        for notify in self.on_change:
+            notify()
 
     def mark_project_loaded(self, project: str) -> None:
         self._loaded_projects.add(project)

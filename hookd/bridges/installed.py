@@ -33,7 +33,10 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("hookd.bridges.installed")
 RECORD = "claude-installs.json"
-POLL = 0.1  # seconds between looks at the registry's generation: an int compared, nothing more
+# Seconds between looks at the install record, which `hookd bridge install` writes from another
+# process; a change of hooks is followed at once (Registry.on_change). The event loop's timers
+# stay far apart: a near one makes every wait of the loop reprogram the CPU's timer (bus.py).
+POLL = 1.0
 _ROUTE_FIELDS = ("port", "token", "token_file", "shim", "fallback", "timeout", "fail_closed")
 
 
@@ -160,13 +163,34 @@ class Sync:
         self.task: asyncio.Task[None] | None = None
         self._seen: tuple[int, int] | None = None
         self._last: tuple[str, ...] | bool | None = False  # False: nothing written yet
+        self._soon = False  # a step is due in this loop pass
 
     def start(self) -> None:
+        self.registry.on_change.append(self._registry_changed)
         self.task = asyncio.ensure_future(self._run())
 
     def close(self) -> None:
+        if self._registry_changed in self.registry.on_change:
+            self.registry.on_change.remove(self._registry_changed)
         if self.task is not None:
             self.task.cancel()
+
+    def _registry_changed(self) -> None:
+        # Once per loop pass however many changes it made (a session attaching its hooks one by one).
+        if not self._soon:
+            self._soon = True
+            asyncio.get_running_loop().call_soon(self._step_now)
+
+    def _step_now(self) -> None:
+        self._soon = False
+        if self.task is not None and not self.task.done():
+            self._safe_step()
+
+    def _safe_step(self) -> None:
+        try:
+            self.step()
+        except Exception:
+            log.exception("keeping the installed Claude Code events in step failed; tried again at the next change")
 
     def _records_version(self) -> int:
         try:
@@ -187,8 +211,5 @@ class Sync:
 
     async def _run(self) -> None:
         while True:
-            try:
-                self.step()
-            except Exception:
-                log.exception("keeping the installed Claude Code events in step failed; tried again at the next change")
+            self._safe_step()
             await asyncio.sleep(POLL)

@@ -11,6 +11,8 @@ from typing import Any
 from hookd_client import messages as m
 from hookd_client.framing import FrameDecoder, reply_codec
 
+from hookd import bus as bus_module
+from hookd import journal as journal_module
 from hookd.bus import DISPATCH_DELAY, STAGED_BYTES, Bus
 from hookd.journal import Journal, read
 
@@ -104,5 +106,46 @@ def test_a_staged_event_never_carries_the_agents_environment() -> None:
         bus.flush()
         assert b"secret" not in bus.ring[-1][5]
         assert payload["agentEnv"] == {"API_KEY": "secret"}  # the caller's dict is left as it was
+
+    asyncio.run(run())
+
+
+def test_with_no_subscriber_staged_events_reach_the_journal_writer_at_the_idle_pass(tmp_path: Path, monkeypatch: Any) -> None:
+    """Nobody waits live, so staged events wait as long as the journal batches them, and that one pass
+    also hands them to the writer (the journal's own timer would add its wait to the pass's)."""
+    monkeypatch.setattr(bus_module, "IDLE_DELAY", 0.01)
+    monkeypatch.setattr(journal_module, "BATCH_DELAY", 3600.0)  # only the idle pass can hand them over in time
+
+    async def run() -> None:
+        journal = Journal(str(tmp_path / "events.jsonl"), 1 << 30, 2)
+        bus = Bus(journal=journal)
+        bus.start()
+        bus.stage("decide", "tool.approval.pre", "s1", None, {"n": 1}, m.Outcome(1), 10)
+        seq = bus.seq
+        deadline = time.monotonic() + 10
+        while journal.last_written < seq and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        assert journal.last_written == seq
+        assert [e.payload["n"] for e in read(journal.path) if e.seq == seq] == [1]
+        bus.close()
+
+    asyncio.run(run())
+
+
+def test_a_subscriber_joining_while_events_wait_for_the_idle_pass_gets_the_next_ones_live(monkeypatch: Any) -> None:
+    monkeypatch.setattr(bus_module, "IDLE_DELAY", 3600.0)  # an event held for the idle pass would never come
+
+    async def run() -> None:
+        bus = Bus()
+        bus.start()
+        bus.stage("decide", "tool.approval.pre", "s1", None, {"n": 1}, m.Outcome(1), 10)
+        conn = Conn()
+        bus.subscribe(conn, m.Subscribe(1, since_seq=bus.seq))  # sees the staged one from the ring
+        bus.stage("decide", "tool.approval.pre", "s1", None, {"n": 2}, m.Outcome(2), 10)
+        deadline = time.monotonic() + 10
+        while len(conn.events()) < 2 and time.monotonic() < deadline:
+            await asyncio.sleep(DISPATCH_DELAY)
+        assert [e.payload["n"] for e in conn.events()] == [1, 2]
+        bus.close()
 
     asyncio.run(run())
