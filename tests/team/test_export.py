@@ -20,14 +20,30 @@ pytestmark = pytest.mark.timeout(300)
 POINT = "custom.team.probe"
 
 
-def wait_until(predicate, timeout: float = 60.0, what: str = "condition"):  # type: ignore[no-untyped-def]
+def wait_until(predicate, timeout: float = 60.0, what: str = "condition", state=None):  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
         if value:
             return value
         time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    raise AssertionError(f"timed out waiting for {what}" + (state() if state is not None else ""))
+
+
+def where(d: DaemonProcess, state: Path):  # type: ignore[no-untyped-def]
+    """What the export and the journal looked like when a wait ran out, for the failure message."""
+
+    def describe() -> str:
+        try:
+            info, newest = export_info(d)
+        except Exception as exc:  # the daemon itself may be what went wrong
+            info, newest = f"status failed: {exc}", None
+        seqs = journal_seqs(state)
+        tail = "\n".join(d.log().splitlines()[-40:])
+        last = max(seqs, default=None)
+        return f"\nexport: {info}\nnewest seq: {newest}; journal: {len(seqs)} lines, last seq {last}\ndaemon log:\n{tail}"
+
+    return describe
 
 
 def export_info(d: DaemonProcess):  # type: ignore[no-untyped-def]
@@ -43,6 +59,11 @@ def drained(d: DaemonProcess) -> bool:
 
 def journal_seqs(state: Path) -> list[int]:
     return [ev.seq for ev in journal_files.read(str(state / "hookd" / "events.jsonl"))]
+
+
+def probes(state: Path) -> int:
+    """The test's own calls in the journal."""
+    return sum(1 for ev in journal_files.read(str(state / "hookd" / "events.jsonl")) if ev.kind in ("emit", "decide"))
 
 
 def caught_up(d: DaemonProcess, state: Path) -> bool:
@@ -107,13 +128,15 @@ def test_server_and_hookd_killed_mid_export_lose_nothing_and_repeat_nothing(tmp_
         for i in range(2000):
             c.emit(POINT, {"i": i, "phase": "after"})
     # Once the journal (the outbox) holds them all, hookd dies hard while it drains the backlog:
-    # what the server acknowledged may not be recorded yet.
-    wait_until(lambda: len(journal_seqs(env.state)) >= 2600, what="the journal to hold every event")
+    # what the server acknowledged may not be recorded yet. Every emit of the test, counted by
+    # itself: a count of lines (hookd's own events among them) can be reached while the last
+    # emits still wait to be written, and a hard kill loses those (docs/events.md).
+    wait_until(lambda: probes(env.state) == 2601, what="the journal to hold every event")
     d.signal(signal.SIGKILL)
     d.proc.wait()  # type: ignore[union-attr]
     d = DaemonProcess(env).start()
     try:
-        wait_until(lambda: caught_up(d, env.state), 120, "the backlog to drain")
+        wait_until(lambda: caught_up(d, env.state), 120, "the backlog to drain", where(d, env.state))
     finally:
         d.stop()
     got = exported(nats_server)
