@@ -274,7 +274,9 @@ def test_the_page_shows_each_hook_of_a_chain_the_stats_and_the_shadow_guards(env
                 c.decide("tool.approval.pre", {"toolName": "execute_command", "args": {"command": command}}, session="s-shadow")
         rows = "#events tr.row[data-point='tool.approval.pre']"
         wait.until(lambda b: len(b.find_elements(By.CSS_SELECTOR, rows)) == 3)
-        browser.find_elements(By.CSS_SELECTOR, rows)[0].click()  # the forced push: denied, and the shadow agreed
+        # The forced push: denied, and the shadow agreed. Found by its decision, not its place: a decide
+        # with shadow hooks is published once they answered, so the rows need not be in call order.
+        browser.find_element(By.CSS_SELECTOR, f"{rows} td.decision-deny").click()
         detail = wait.until(lambda b: b.find_element(By.CSS_SELECTOR, "#events tr.detail"))
         runs = wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#events tr.detail tr.hook-run"))
         names = [r.find_elements(By.TAG_NAME, "td")[0].text for r in runs]
