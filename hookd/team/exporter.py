@@ -97,6 +97,9 @@ class Exporter:
         self.state = "connecting"
         self.error = ""
         self.published = 0
+        # Set when the process is told to stop. The NATS client swallows a cancellation that lands
+        # while it waits for room to write (and goes on publishing), so the pump looks at this too.
+        self.stopping = False
         self.duplicates = 0
         self._failing_since: float | None = None
         self._recorded = 0
@@ -123,7 +126,7 @@ class Exporter:
         if self.outbox is None:
             self.start_state()
         pause = RETRY_FIRST
-        while True:
+        while not self.stopping:
             try:
                 nc = await self.link.connect()
                 await self._ensure_stream(nc.jetstream(timeout=ACK_WAIT))
@@ -165,7 +168,7 @@ class Exporter:
         sub = await nc.subscribe(f"{inbox}.*", cb=acks.got)
         self.link.on_disconnect.append(acks.lost)
         try:
-            while True:
+            while not self.stopping:
                 while len(self.pending) < self.settings.batch:
                     # Read a slice at a time, yielding between slices so the process's status and
                     # its stop (stdin's end) are heard while a large backlog drains.
@@ -194,6 +197,8 @@ class Exporter:
                     if subject is None:
                         subject = subjects[line.point] = f"{prefix}.{point_subject(line.point)}"
                     await nc.publish(subject, line.data, reply=f"{inbox}.{line.seq}", headers=headers)
+                    if self.stopping:
+                        return  # what was sent unacknowledged is sent again by the next exporter, under the same ids
                     if n % YIELD_EVERY == 0:
                         await asyncio.sleep(0)  # let acknowledgements in between pieces of a batch
                 await acks.wait(ACK_WAIT)
@@ -219,8 +224,9 @@ class Exporter:
         finally:
             with contextlib.suppress(ValueError):
                 self.link.on_disconnect.remove(acks.lost)
-            with contextlib.suppress(Exception):
-                await sub.unsubscribe()
+            if not self.stopping:  # when stopping the connection closes anyway, and a write may wait on a stuck server
+                with contextlib.suppress(Exception):
+                    await sub.unsubscribe()
 
     def _report_gaps(self, outbox: Outbox) -> None:
         while outbox.gaps:

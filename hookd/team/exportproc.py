@@ -29,6 +29,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import traceback
 from typing import IO, Any
 
@@ -40,7 +41,8 @@ log = structlog.get_logger("hookd.team")
 
 STATUS_EVERY = 0.1  # seconds between status lines while the export moves
 NICE = 10  # the exporter yields the CPU to the daemon (and its hooks) when both want it
-EXIT_GRACE = 3.0  # seconds to record and close after stdin ended, then the process goes anyway
+EXIT_GRACE = 3.0  # seconds for the export to stop, and again for its connection to close, once told to stop
+CANCEL_AGAIN = 0.1  # seconds between cancellations of an export that has not stopped yet
 
 
 def settings_to_json(s: TeamSettings) -> dict[str, Any]:
@@ -126,6 +128,42 @@ async def _until_told_to_stop() -> None:
         task.cancel()
 
 
+async def _ended(task: asyncio.Future[Any], within: float, cancel: bool) -> bool:
+    """Whether ``task`` ended within ``within`` seconds, cancelling it again every pass if asked.
+
+    Never waits for a cancellation to be honoured: the NATS client swallows one that lands while
+    it waits for room to write, so a single cancel and an unbounded wait can hang for good.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while not task.done():
+        left = deadline - loop.time()
+        if left <= 0:
+            return False
+        if cancel:
+            task.cancel()
+        await asyncio.wait({task}, timeout=min(CANCEL_AGAIN, left))
+    return True
+
+
+def _exit_anyway(after: float) -> None:
+    """Ends the process ``after`` seconds from now, whatever its loop is doing.
+
+    An exporter left running holds the record's lock, and the next daemon's exporter waits for it:
+    past the grace, leaving is the lesser harm. The server drops what is sent again under the
+    same message ids, and the record says what it acknowledged up to the last save.
+    """
+
+    def go() -> None:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+        os._exit(0)
+
+    timer = threading.Timer(after, go)
+    timer.daemon = True
+    timer.start()
+
+
 async def serve(config: dict[str, Any], reporter: Reporter) -> None:
     from .exporter import Exporter
     from .link import Link
@@ -143,13 +181,15 @@ async def serve(config: dict[str, Any], reporter: Reporter) -> None:
             await asyncio.wait({told, work}, timeout=STATUS_EVERY)
             reporter.status(exporter)
     finally:
-        work.cancel()
+        # The process's last moments are bounded too: the loop's own teardown waits for every task.
+        _exit_anyway(2 * EXIT_GRACE + 1)
+        exporter.stopping = True
         told.cancel()
-        with contextlib.suppress(BaseException):
-            await work
+        if not await _ended(work, EXIT_GRACE, cancel=True):
+            log.warning("the export did not stop in time; closing its connection under it", grace=EXIT_GRACE)
         exporter.stop()
-        with contextlib.suppress(BaseException):
-            await asyncio.wait_for(link.close(), EXIT_GRACE)
+        if not await _ended(asyncio.ensure_future(link.close()), EXIT_GRACE, cancel=False):
+            log.warning("the connection to the team's server did not close in time", grace=EXIT_GRACE)
     if work.done() and not work.cancelled() and (exc := work.exception()) is not None:
         raise exc
 

@@ -3,6 +3,7 @@ exported meanwhile neither lost nor stored twice."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 from pathlib import Path
@@ -12,8 +13,8 @@ import pytest
 from hookd import journal_files
 from tests.conftest import DaemonProcess
 
-from .conftest import NatsServer, init_team, make_team_env, stream_messages
-from .test_export import POINT, caught_up, drained, exported, journal_seqs, stop_events, wait_until
+from .conftest import NatsServer, init_team, make_team_env, stream_messages, write_team_settings
+from .test_export import POINT, caught_up, drained, exported, journal_seqs, probes, stop_events, wait_until, where
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -97,3 +98,60 @@ def test_the_exporter_process_ends_with_the_daemon(tmp_path: Path, nats_server: 
         wait_until(lambda: gone(child), 30, "the exporter's process to exit")
     finally:
         d.stop()
+
+
+def unsent(pid: int, port: int) -> int:
+    """Bytes the process has written to its connection to ``port`` that the peer's kernel has not taken."""
+    inodes = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    total = 0
+    for row in Path(f"/proc/{pid}/net/tcp").read_text().splitlines()[1:]:
+        cols = row.split()
+        if cols[9] in inodes and int(cols[2].rsplit(":", 1)[1], 16) == port:
+            total += int(cols[4].split(":")[0], 16)
+    return total
+
+
+def test_an_exporter_stuck_on_a_server_that_stopped_reading_still_ends_with_the_daemon(tmp_path: Path, nats_server: NatsServer) -> None:
+    # The NATS client swallows a cancellation that lands while it waits for room to write, and
+    # goes on publishing: an exporter that only asks once to stop outlives a killed daemon,
+    # holding the record's lock, and the next daemon exports nothing.
+    init_team(nats_server, tmp_path)
+    env = make_team_env(tmp_path, "gina", nats_server)
+    write_team_settings(env, nats_server, batch=256)
+    d = DaemonProcess(env).start()
+    server = nats_server.proc
+    assert server is not None
+    try:
+        assert d.proc is not None
+        child = wait_until(lambda: export_processes(d.proc.pid), what="the exporter's process")[0]  # type: ignore[union-attr]
+        wait_until(lambda: drained(d), what="the export to start")
+        os.kill(server.pid, signal.SIGSTOP)  # the server stops reading; its connection stays open
+        blob = "x" * 40_000
+        with d.client() as c:
+            for i in range(256):  # one batch, far more than the sockets between them hold
+                c.emit(POINT, {"i": i, "blob": blob})
+        # The exporter has filled the sockets to the server and waits for room to write more; the
+        # journal holds every emit (a hard kill loses what still waits to be written).
+        wait_until(lambda: unsent(child, nats_server.port) > 1 << 20, what="the exporter to be stuck writing")
+        wait_until(lambda: probes(env.state) == 256, what="the journal to hold every event")
+        d.signal(signal.SIGKILL)
+        d.proc.wait()
+        wait_until(lambda: gone(child), 30, "the exporter's process to exit")
+        d = DaemonProcess(env).start()
+        os.kill(server.pid, signal.SIGCONT)
+        wait_until(lambda: caught_up(d, env.state), 120, "the backlog to drain", where(d, env.state))
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(server.pid, signal.SIGCONT)
+        d.stop()
+    keys = [(daemon, seq) for daemon, seq, _ in exported(nats_server)]
+    assert len(keys) == len(set(keys)), "an event was stored twice"
+    emitted = [body["payload"]["i"] for _, _, body in stream_messages(nats_server) if body["point"] == POINT]
+    assert emitted == list(range(256))
