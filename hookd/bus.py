@@ -15,11 +15,10 @@ journal after an unclean stop are announced as ``hookd.journal.lost``.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import os
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 import structlog
@@ -31,8 +30,8 @@ from .eventcodec import encoded, frame
 from .eventcodec import event as _event
 from .eventcodec import pack as _pack
 from .journal import BATCH_DELAY, Journal
-from .seqblock import SeqBlocks
-from .subscriber import Filter, Record, Selection, Subscriber
+from .seqblock import Numbering, SeqBlocks, continue_numbering
+from .subscriber import Filter, Record, Selection, Subscriber, replay
 
 __all__ = ["Bus", "BusError", "Filter", "Record", "make_bus"]
 
@@ -334,7 +333,7 @@ class Bus:
         count = min(req.queue or self.queue, self.max_queue)
         size = min(req.queue_bytes or self.queue_bytes, self.max_queue_bytes)
         sub = Subscriber(self, conn, flt, count, size)
-        self._replay(sub, req)
+        replay(sub, self.ring, self.first_seq, req)
         sub.mark(frame(m.Live(self.seq)))
         if req.follow:
             self.subscribers[conn] = sub
@@ -345,32 +344,6 @@ class Bus:
         # The reply goes out with this read's batch; the stream starts right after it.
         asyncio.get_running_loop().call_soon(sub.start)
         return m.Subscribed(req.id, self.seq, oldest, count, size)
-
-    def _replay(self, sub: Subscriber, req: m.Subscribe) -> None:
-        ring = self.ring
-        if not ring:
-            return
-        if req.since_seq is not None:
-            oldest = ring[0][0]
-            start = max(req.since_seq, self.first_seq)
-            if start < oldest:
-                # Evicted from memory during this daemon's life: say so (the journal has them).
-                sub.replayed(frame(m.Gap(oldest - start, start, oldest - 1, "history")))
-            events: Iterable[Record] = itertools.islice(ring, max(0, req.since_seq - oldest), None)
-        elif req.since_age is not None:
-            cutoff = time.time() - req.since_age
-            n = 0
-            for rec in reversed(ring):
-                if rec[1] < cutoff:
-                    break
-                n += 1
-            events = itertools.islice(ring, len(ring) - n, None)
-        else:
-            return
-        flt = sub.filter
-        for rec in events:
-            if flt(rec):
-                sub.replayed(rec[5])
 
     def unsubscribe(self, conn: Any, req: m.Unsubscribe) -> m.Done:
         sub = self.detach(conn)
@@ -430,43 +403,21 @@ class Bus:
 
 def make_bus(settings: Any) -> Bus:
     """The bus a daemon with these Settings runs, journal included; seq continues after the journal
-    and after every seq a previous daemon may have handed out."""
+    and after every seq a previous daemon may have handed out (seqblock.py)."""
     journal = None
-    blocks = None
-    first_seq = 1
-    notes: list[tuple[str, dict[str, Any]]] = []
+    numbering = Numbering()
     if settings.journal:
         path = settings.journal_path or journal_files.default_path()
         journal = Journal(path, settings.journal_max_bytes, settings.journal_keep)
-        try:
-            last = journal_files.last_event(path)
-        except OSError:
-            last = None
-        journaled = last.seq if last is not None else 0
-        blocks = SeqBlocks(f"{path}.seq")
-        previous = blocks.load()
-        if previous.error:
-            log.error("seq reservation unreadable; continuing after the journal", path=blocks.path, error=previous.error)
-            notes.append(("hookd.journal.error", {"path": blocks.path, "error": previous.error, "what": "seq reservation"}))
-        if previous.reserved > journaled and not previous.clean:
-            # The last daemon stopped uncleanly: what it numbered past the journal's end was never
-            # written. Some of these seqs were never handed out at all; none will be again.
-            notes.append(
-                (
-                    "hookd.journal.lost",
-                    {"from": journaled + 1, "to": previous.reserved, "reason": "unclean stop", "path": path},
-                )
-            )
-            log.warning("events numbered by the last daemon are not in the journal", first=journaled + 1, last=previous.reserved)
-        first_seq = max(journaled, previous.reserved) + 1
+        numbering = continue_numbering(path)
     bus = Bus(
         history=settings.history,
         history_bytes=settings.history_bytes,
         queue=settings.subscriber_queue,
         queue_bytes=settings.subscriber_queue_bytes,
         journal=journal,
-        first_seq=first_seq,
-        seq_blocks=blocks,
+        first_seq=numbering.first_seq,
+        seq_blocks=numbering.blocks,
     )
-    bus._startup_notes.extend(notes)
+    bus._startup_notes.extend(numbering.notes)
     return bus

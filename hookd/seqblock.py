@@ -13,9 +13,14 @@ across ordinary restarts and only a crash skips the rest of its block.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
-from . import statefiles
+import structlog
+
+from . import journal_files, statefiles
+
+log = structlog.get_logger("hookd.bus")
 
 BLOCK = 65_536  # seqs reserved per write: one small fsynced write per this many events
 RETRY_AFTER = 1_024  # events between attempts when a reservation cannot be written
@@ -59,3 +64,34 @@ class SeqBlocks:
         daemon then reports the range again, since nobody could be told before the stop)."""
         statefiles.write_json(self.path, {"reserved": seq, "clean": clean})
         self.reserved = seq
+
+
+@dataclass(slots=True)
+class Numbering:
+    """Where a new daemon's seqs start, the reservation it keeps, and what to announce once it runs."""
+
+    first_seq: int = 1
+    blocks: SeqBlocks | None = None
+    notes: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+
+def continue_numbering(path: str) -> Numbering:
+    """Seqs for a daemon whose journal is at ``path``: after the journal's last event and after
+    every seq the last daemon may have handed out; a range it numbered but never wrote is announced."""
+    try:
+        last = journal_files.last_event(path)
+    except OSError:
+        last = None
+    journaled = last.seq if last is not None else 0
+    blocks = SeqBlocks(f"{path}.seq")
+    previous = blocks.load()
+    notes: list[tuple[str, dict[str, Any]]] = []
+    if previous.error:
+        log.error("seq reservation unreadable; continuing after the journal", path=blocks.path, error=previous.error)
+        notes.append(("hookd.journal.error", {"path": blocks.path, "error": previous.error, "what": "seq reservation"}))
+    if previous.reserved > journaled and not previous.clean:
+        # The last daemon stopped uncleanly: what it numbered past the journal's end was never
+        # written. Some of these seqs were never handed out at all; none will be again.
+        notes.append(("hookd.journal.lost", {"from": journaled + 1, "to": previous.reserved, "reason": "unclean stop", "path": path}))
+        log.warning("events numbered by the last daemon are not in the journal", first=journaled + 1, last=previous.reserved)
+    return Numbering(max(journaled, previous.reserved) + 1, blocks, notes)

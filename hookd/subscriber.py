@@ -14,8 +14,10 @@ history ring, whose frames it shares, and does not count against the queue.
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import os
 import re
+import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -264,3 +266,30 @@ class Subscriber:
         self.replay.clear()
         self.queue.clear()
         self._out = []
+
+
+def replay(sub: Subscriber, ring: deque[Record], first_seq: int, req: m.Subscribe) -> None:
+    """What the subscription asked for from the history ring (since a seq or an age), filtered."""
+    if not ring:
+        return
+    if req.since_seq is not None:
+        oldest = ring[0][0]
+        start = max(req.since_seq, first_seq)
+        if start < oldest:
+            # Evicted from memory during this daemon's life: say so (the journal has them).
+            sub.replayed(make_frame(m.Gap(oldest - start, start, oldest - 1, "history")))
+        events: Iterable[Record] = itertools.islice(ring, max(0, req.since_seq - oldest), None)
+    elif req.since_age is not None:
+        cutoff = time.time() - req.since_age
+        n = 0
+        for rec in reversed(ring):
+            if rec[1] < cutoff:
+                break
+            n += 1
+        events = itertools.islice(ring, len(ring) - n, None)
+    else:
+        return
+    flt = sub.filter
+    for rec in events:
+        if flt(rec):
+            sub.replayed(rec[5])
