@@ -7,7 +7,11 @@ daemon, alternating blocks; goal < 50 µs), next to its floor in the same run: a
 server relaying the same calls to the same worker over a pipe (bench/relay_server.py).
 Row 4: decide through a ``mode: spawn`` hook running /bin/true vs a bare spawn of
 /bin/true from Python (subprocess.run with the same pipes and input). Goal: <= 1.2x.
-    python bench/warm.py [--quick] [--cpu ROUNDS]
+    python bench/warm.py [--quick] [--cpu ROUNDS [--pin]]
+
+With ``--pin`` the ``--cpu`` rounds run everything on CPU 0 (the bench, the daemon, the relay and
+the workers they start): what remains is the work itself, not the cost of waking an idle CPU,
+which on a quiet machine is most of what an unpinned run measures.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import msgspec
 from hookd_client import Client
 from hookd_client.framing import FrameDecoder, frame
 
-from bench.common import ROOT, Stats, daemon, process, sandbox, table, time_calls
+from bench.common import ROOT, Stats, daemon, pinned, process, sandbox, table, time_calls
 
 POINT = "tool.approval.pre"
 PAYLOAD = {"toolName": "execute_command", "args": {"command": "ls -la", "cwd": "/tmp/project"}}
@@ -80,10 +84,12 @@ def decide_through(env: dict[str, str], hook: dict[str, object], n: int, warmup:
         return Stats.of(label, time_calls(lambda: c.decide(POINT, PAYLOAD, session="s1"), n, warmup))
 
 
-def warm_cpu(env: dict[str, str], hook: dict[str, object], n: int, blocks: int = 6) -> tuple[Stats, float, float]:
+def warm_cpu(
+    env: dict[str, str], hook: dict[str, object], n: int, blocks: int = 6, cpus: set[int] | None = None
+) -> tuple[Stats, float, float]:
     """Decide through ``hook`` (session s1) and with no hook (s2) on one daemon, alternating blocks:
     the warm decide's wall times, and the daemon's CPU per call for each (µs)."""
-    with daemon(env, "--no-user-hooks") as proc, Client(env["HOOKD_SOCKET"]) as c:
+    with daemon(env, "--no-user-hooks", cpus=cpus) as proc, Client(env["HOOKD_SOCKET"]) as c:
         c.attach_session("s1", [hook])
         assert not c.decide(POINT, PAYLOAD, session="s1").errors
         for _ in range(n // 10):
@@ -103,7 +109,7 @@ def warm_cpu(env: dict[str, str], hook: dict[str, object], n: int, blocks: int =
         return Stats.of("persistent Python hook", samples), cpu["s1"] / calls * 1e6, cpu["s2"] / calls * 1e6
 
 
-def relay_cpu(env: dict[str, str], script: str, n: int, blocks: int = 6) -> tuple[float, float]:
+def relay_cpu(env: dict[str, str], script: str, n: int, blocks: int = 6, cpus: set[int] | None = None) -> tuple[float, float]:
     """The floor of the same measure: a bare uvloop server with hookd's framing relaying each call to
     the same worker over a pipe, against echoing it (bench/relay_server.py), alternating blocks:
     the server's CPU per call for each (µs)."""
@@ -111,7 +117,7 @@ def relay_cpu(env: dict[str, str], script: str, n: int, blocks: int = 6) -> tupl
     argv = [sys.executable, str(ROOT / "bench" / "relay_server.py"), path, sys.executable, script]
     relayed = msgspec.msgpack.encode({"relay": {"point": POINT, "session": "s1", "project": None, "hook": "guard", "payload": PAYLOAD}})
     echoed = msgspec.msgpack.encode({"point": POINT, "session": "s2", "payload": PAYLOAD})
-    with process(argv, env, path) as proc, socket.socket(socket.AF_UNIX) as sock:
+    with process(argv, env, path, cpus) as proc, socket.socket(socket.AF_UNIX) as sock:
         sock.connect(path)
         decoder = FrameDecoder()
 
@@ -153,24 +159,24 @@ def row3(quick: bool) -> str:
     return table("Row 3: decide through a persistent Python hook vs the same hook spawned", rows) + "\n" + verdict
 
 
-def cpu_rounds(rounds: int, quick: bool) -> str:
+def cpu_rounds(rounds: int, quick: bool, cpus: set[int] | None = None) -> str:
     """The daemon CPU a warm hook adds to a decide over ``rounds`` fresh daemons, each round next to
     the floor of the same measure (bench/relay_server.py), the two in turn (medians)."""
     hooked: list[float] = []
     bare: list[float] = []
     floor: list[float] = []
     n = 2000 if quick else 6000
-    with sandbox() as env:
+    with sandbox() as env, pinned(cpus):
         script = os.path.join(env["HOOKD_BENCH_TMP"], "guard.py")
         with open(script, "w") as f:
             f.write(HOOK)
         for _ in range(rounds):
-            _, cpu_hook, cpu_none = warm_cpu(env, spec("guard", sys.executable, [script], "persistent"), n)
+            _, cpu_hook, cpu_none = warm_cpu(env, spec("guard", sys.executable, [script], "persistent"), n, cpus=cpus)
             hooked.append(cpu_hook)
             bare.append(cpu_none)
-            relayed, echoed = relay_cpu(env, script, n)
+            relayed, echoed = relay_cpu(env, script, n, cpus=cpus)
             floor.append(relayed - echoed)
-    return cpu_verdict(hooked, bare, floor)
+    return ("On CPU 0. " if cpus else "Unpinned. ") + cpu_verdict(hooked, bare, floor)
 
 
 def cpu_verdict(hooked: list[float], bare: list[float], floor: list[float]) -> str:
@@ -223,9 +229,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer round trips")
     ap.add_argument("--cpu", type=int, metavar="ROUNDS", help="only the daemon CPU a warm hook adds, ROUNDS fresh daemons")
+    ap.add_argument("--pin", action="store_true", help="with --cpu: everything on CPU 0")
     args = ap.parse_args()
+    if args.pin and not args.cpu:
+        ap.error("--pin goes with --cpu ROUNDS")
     if args.cpu:
-        print(cpu_rounds(args.cpu, args.quick))
+        print(cpu_rounds(args.cpu, args.quick, {0} if args.pin else None))
         return 0
     print(row3(args.quick))
     print(row4(args.quick))
