@@ -128,19 +128,24 @@ def test_an_exporter_stuck_on_a_server_that_stopped_reading_still_ends_with_the_
     d = DaemonProcess(env).start()
     server = nats_server.proc
     assert server is not None
+    child = 0
     try:
         assert d.proc is not None
         child = wait_until(lambda: export_processes(d.proc.pid), what="the exporter's process")[0]  # type: ignore[union-attr]
         wait_until(lambda: drained(d), what="the export to start")
+        # The exporter is held while the events reach the journal, so its first read after the
+        # server stopped finds a whole batch (a first batch of a few events would only wait for
+        # acknowledgements, then for the stream's info, and never fill the sockets).
+        os.kill(child, signal.SIGSTOP)
         os.kill(server.pid, signal.SIGSTOP)  # the server stops reading; its connection stays open
         blob = "x" * 40_000
         with d.client() as c:
             for i in range(256):  # one batch, far more than the sockets between them hold
                 c.emit(POINT, {"i": i, "blob": blob})
-        # The exporter has filled the sockets to the server and waits for room to write more; the
-        # journal holds every emit (a hard kill loses what still waits to be written).
-        wait_until(lambda: unsent(child, nats_server.port) > 1 << 20, what="the exporter to be stuck writing")
         wait_until(lambda: probes(env.state) == 256, what="the journal to hold every event")
+        os.kill(child, signal.SIGCONT)
+        # The exporter has filled the sockets to the server and waits for room to write more.
+        wait_until(lambda: unsent(child, nats_server.port) > 256 << 10, what="the exporter to be stuck writing")
         d.signal(signal.SIGKILL)
         d.proc.wait()
         wait_until(lambda: gone(child), 30, "the exporter's process to exit")
@@ -148,8 +153,10 @@ def test_an_exporter_stuck_on_a_server_that_stopped_reading_still_ends_with_the_
         os.kill(server.pid, signal.SIGCONT)
         wait_until(lambda: caught_up(d, env.state), 120, "the backlog to drain", where(d, env.state))
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(server.pid, signal.SIGCONT)
+        for pid in (server.pid, child):
+            if pid:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGCONT)
         d.stop()
     keys = [(daemon, seq) for daemon, seq, _ in exported(nats_server)]
     assert len(keys) == len(set(keys)), "an event was stored twice"
