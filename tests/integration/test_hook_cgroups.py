@@ -93,6 +93,15 @@ def pid_in(path: Path) -> int:
     return int(path.read_text())
 
 
+def environ_of(pid: int) -> bytes:
+    """A process's environment; nothing once it is gone (it may die between any two looks, and
+    here it is meant to)."""
+    try:
+        return Path(f"/proc/{pid}/environ").read_bytes()
+    except (ProcessLookupError, FileNotFoundError):
+        return b""
+
+
 def assert_eventually(check, what: str, within: float = 30) -> None:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + within
     while not check():
@@ -111,7 +120,7 @@ def test_an_unmarked_escaped_descendant_dies_with_its_run(env: Env, delegated: P
             outcome = c.decide(POINT, {}, session="s1")
             assert [e.code for e in outcome.errors] == ["timeout"], outcome
             escaped = pid_in(out)
-            environ = Path(f"/proc/{escaped}/environ").read_bytes() if alive(escaped) else b""
+            environ = environ_of(escaped)
             assert b"HOOKD_RUN" not in environ  # marks and ancestry alone could not find it
             assert gone_soon(escaped, 15), "the unmarked descendant outlived its run's timeout"
             assert_eventually(lambda: not list(delegated.glob("hookd-*/run-*")), "the run's cgroup was never removed")
