@@ -128,8 +128,8 @@ async def _until_told_to_stop() -> None:
         task.cancel()
 
 
-async def _ended(task: asyncio.Future[Any], within: float, cancel: bool) -> bool:
-    """Whether ``task`` ended within ``within`` seconds, cancelling it again every pass if asked.
+async def _cancelled_within(task: asyncio.Future[Any], within: float) -> bool:
+    """Whether ``task`` ended within ``within`` seconds, cancelled again every CANCEL_AGAIN.
 
     Never waits for a cancellation to be honoured: the NATS client swallows one that lands while
     it waits for room to write, so a single cancel and an unbounded wait can hang for good.
@@ -140,8 +140,7 @@ async def _ended(task: asyncio.Future[Any], within: float, cancel: bool) -> bool
         left = deadline - loop.time()
         if left <= 0:
             return False
-        if cancel:
-            task.cancel()
+        task.cancel()
         await asyncio.wait({task}, timeout=min(CANCEL_AGAIN, left))
     return True
 
@@ -185,10 +184,11 @@ async def serve(config: dict[str, Any], reporter: Reporter) -> None:
         _exit_anyway(2 * EXIT_GRACE + 1)
         exporter.stopping = True
         told.cancel()
-        if not await _ended(work, EXIT_GRACE, cancel=True):
+        if not await _cancelled_within(work, EXIT_GRACE):
             log.warning("the export did not stop in time; closing its connection under it", grace=EXIT_GRACE)
         exporter.stop()
-        if not await _ended(asyncio.ensure_future(link.close()), EXIT_GRACE, cancel=False):
+        closed, _ = await asyncio.wait({asyncio.ensure_future(link.close())}, timeout=EXIT_GRACE)
+        if not closed:
             log.warning("the connection to the team's server did not close in time", grace=EXIT_GRACE)
     if work.done() and not work.cancelled() and (exc := work.exception()) is not None:
         raise exc
