@@ -177,36 +177,35 @@ class Bus:
             self._flush()
 
     def _flush(self) -> None:
+        # A pass's events go to the ring, the journal and the live stream together: one call
+        # each for the pass, not one per event (this runs for every event the daemon sees).
         staged, self._staged = self._staged, []
         self._staged_bytes = 0
-        for event in staged:
-            self._record(event)
-
-    def _record(self, staged: tuple[Any, ...]) -> None:
-        # Encoded here rather than by eventcodec.encoded, which also degrades an event the
-        # encoder refuses: that step is taken only when it is needed.
-        ev = _event(*staged)
-        try:
-            body = _encode(ev)
-        except Exception:
-            data, ev = encoded(*staged)
-        else:
-            data = _pack(len(body)) + body
-        seq, when, _, point, session, project = staged[:6]
-        rec = (seq, when, point, session, project, data)
-        ring = self.ring
-        ring.append(rec)
-        self.ring_bytes += len(data) + RECORD_OVERHEAD
-        if len(ring) > self.history or self.ring_bytes > self.history_bytes:
-            if len(ring) == self.history + 1 and self.ring_bytes <= self.history_bytes:
-                self.ring_bytes -= len(ring.popleft()[5]) + RECORD_OVERHEAD  # a full ring: one in, one out
+        records: list[Record] = []
+        events: list[m.Event] = []
+        size = 0
+        for one in staged:
+            # Encoded here rather than by eventcodec.encoded, which also degrades an event the
+            # encoder refuses: that step is taken only when it is needed.
+            ev = _event(*one)
+            try:
+                body = _encode(ev)
+            except Exception:
+                data, ev = encoded(*one)
             else:
-                self._trim()
-        journal = self.journal
-        if journal is not None:
-            journal.put(seq, data, ev)
+                data = _pack(len(body)) + body
+            records.append((one[0], one[1], one[3], one[4], one[5], data))
+            events.append(ev)
+            size += len(data)
+        ring = self.ring
+        ring.extend(records)
+        self.ring_bytes += size + RECORD_OVERHEAD * len(records)
+        if len(ring) > self.history or self.ring_bytes > self.history_bytes:
+            self._trim()
+        if self.journal is not None:
+            self.journal.put_all(records, events, size)
         if self.subscribers:
-            self._live.append(rec)
+            self._live.extend(records)
 
     def _reserve(self, seq: int) -> None:
         blocks = self.seq_blocks

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections import deque
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -70,6 +71,7 @@ class Connection(asyncio.Protocol):
         self._paused_reading = False
         self._paused_writing = False
         self._deadline: Deadline | None = None
+        self._loop_time: Callable[[], float] = time.monotonic  # the loop's clock, once connected
         self._ending: m.Error | None = None  # the error the connection ends with, once the rest is answered
         self.stream: Any = None  # the event-bus subscriber on this connection, if any
         self.body_size = 0  # the frame size of the request being handled (what its decoded payload may hold)
@@ -106,7 +108,9 @@ class Connection(asyncio.Protocol):
             return
         self.daemon.connections += 1
         self.daemon.on_connect(self)
-        self._deadline = Deadline(asyncio.get_running_loop(), self._expired)
+        loop = asyncio.get_running_loop()
+        self._loop_time = loop.time
+        self._deadline = Deadline(loop, self._expired)
         self._deadline.arm("hello", self.limits.hello_timeout)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -145,7 +149,7 @@ class Connection(asyncio.Protocol):
         deadline = self._deadline
         if not self.greeted or self.transport is None or deadline is None:
             return  # the hello deadline runs from accept until the hello
-        if self.decoder.buffered and not self._paused_reading:
+        if self.decoder.held and not self._paused_reading:
             kind, seconds = "frame", self.limits.frame_timeout
         elif not self.holds and not self.inflight and not self.pending and self.stream is None:
             kind, seconds = "idle", self.limits.idle_timeout
@@ -231,16 +235,21 @@ class Connection(asyncio.Protocol):
                 self.encode(result, out, rid)  # names what could not be encoded
             else:
                 _pack_header(out, start, len(out) - start - 4)
-        if out:
-            self._write(out)
+        # The end of the fast path is written out too (this runs once per read): _write's
+        # checks, then _rearm's common case, an idle-bound connection counting from now.
+        transport = self.transport
+        if out and transport is not None and not transport.is_closing():
+            transport.write(out)
+            if transport.get_write_buffer_size() > self.limits.max_write_buffer:
+                self._not_read(transport)
         deadline = self._deadline
         if (
             bodies
             and deadline is not None
             and deadline.kind == "idle"
-            and not (self.decoder.buffered or self.holds or self.inflight or self.pending or self.stream is not None)
+            and not (self.decoder.held or self.holds or self.inflight or self.pending or self.stream is not None)
         ):
-            deadline.restart()  # the common case of _rearm: still idle-bound, counting from now
+            deadline.since = self._loop_time()
         else:
             self._rearm(bool(bodies))
 
@@ -398,10 +407,13 @@ class Connection(asyncio.Protocol):
             return
         transport.write(data)
         if transport.get_write_buffer_size() > self.limits.max_write_buffer:
-            # The peer stopped reading: drop it rather than hold its bytes without bound. Its
-            # callbacks fail now (on_disconnect), not at their timeouts.
-            self.log.warning("closing connection: peer does not read", queued=transport.get_write_buffer_size())
-            transport.abort()
+            self._not_read(transport)
+
+    def _not_read(self, transport: asyncio.Transport) -> None:
+        # The peer stopped reading: drop it rather than hold its bytes without bound. Its
+        # callbacks fail now (on_disconnect), not at their timeouts.
+        self.log.warning("closing connection: peer does not read", queued=transport.get_write_buffer_size())
+        transport.abort()
 
     def close(self) -> None:
         if self.transport is not None:

@@ -14,13 +14,13 @@ from collections.abc import Callable
 
 
 class Deadline:
-    __slots__ = ("_handle", "_loop", "_on_expiry", "_since", "kind", "seconds")
+    __slots__ = ("_handle", "_loop", "_on_expiry", "kind", "seconds", "since")
 
     def __init__(self, loop: asyncio.AbstractEventLoop, on_expiry: Callable[[str, float], None]) -> None:
         self._loop = loop
         self._on_expiry = on_expiry
         self._handle: asyncio.TimerHandle | None = None
-        self._since = 0.0
+        self.since = 0.0  # loop time the running deadline counts from (restart: set it to now)
         self.kind = ""
         self.seconds = 0.0
 
@@ -30,12 +30,12 @@ class Deadline:
         if seconds > 0:
             self.kind = kind
             self.seconds = seconds
-            self._since = self._loop.time()
+            self.since = self._loop.time()
             self._handle = self._loop.call_later(seconds, self._fire)
 
     def restart(self) -> None:
         """The running deadline counts from now (cheap: no timer is touched)."""
-        self._since = self._loop.time()
+        self.since = self._loop.time()
 
     def disarm(self) -> None:
         if self._handle is not None:
@@ -44,7 +44,7 @@ class Deadline:
         self.kind = ""
 
     def _fire(self) -> None:
-        left = self._since + self.seconds - self._loop.time()
+        left = self.since + self.seconds - self._loop.time()
         if left > 0:
             self._handle = self._loop.call_later(left, self._fire)
             return

@@ -124,11 +124,28 @@ class Journal:
         self._in_bytes += size
         if event is None:
             self._undecoded = True
-        seqs = self._seqs
-        seqs.append(seq)
+        self._seqs.append(seq)
         self._events.append(frame if event is None else event)
         self._pending_bytes += size
-        if len(seqs) >= BATCH or self._pending_bytes >= CHUNK:
+        self._schedule()
+
+    def put_all(self, records: list[tuple[Any, ...]], events: list[Event], size: int) -> None:
+        """:meth:`put` for the bus's pass of events: ``records`` are its ring records (the seq
+        first, the frame last), ``events`` the structs they encode, ``size`` their frames' bytes."""
+        count = len(records)
+        if self._in_events - self._out_events + count > self.backlog or self._in_bytes - self._out_bytes + size > self.backlog_bytes:
+            for record, event in zip(records, events, strict=True):  # near the bound: event by event
+                self.put(record[0], record[-1], event)
+            return
+        self._in_events += count
+        self._in_bytes += size
+        self._seqs.extend([record[0] for record in records])
+        self._events.extend(events)
+        self._pending_bytes += size
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if len(self._seqs) >= BATCH or self._pending_bytes >= CHUNK:
             loop = self._loop
             if loop is None:
                 self._encode()

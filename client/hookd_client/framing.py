@@ -56,14 +56,14 @@ class FrameDecoder:
     hostile header cannot make the receiver allocate its declared size.
     """
 
-    __slots__ = ("_buf", "max_frame")
+    __slots__ = ("held", "max_frame")
 
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
-        self._buf = bytearray()
+        self.held = bytearray()  # bytes that do not yet make a whole frame (read it, never change it)
         self.max_frame = max_frame
 
     def feed(self, data: bytes) -> list[bytes]:
-        buf = self._buf
+        buf = self.held
         if not buf and len(data) > HEADER_SIZE:
             # The common case, one whole frame in one read: no copy through the buffer.
             (length,) = HEADER.unpack_from(data)
@@ -90,7 +90,7 @@ class FrameDecoder:
     @property
     def buffered(self) -> int:
         """Bytes held that do not yet make a whole frame."""
-        return len(self._buf)
+        return len(self.held)
 
 
 def frame(body: bytes) -> bytes:

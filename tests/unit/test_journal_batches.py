@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import msgspec
+import pytest
 
 from hookd.eventcodec import encoded
 from hookd.journal import BATCH, CHUNK, Journal, files, read
@@ -86,6 +87,30 @@ def test_the_backlog_bound_counts_bytes_too(tmp_path: Path) -> None:
     journal._drain()
     os.close(journal._fd)  # type: ignore[arg-type]
     assert [e.seq for e in read(str(tmp_path / "events.jsonl"))] == [1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize(
+    ("bounds", "payload", "kept"),
+    [({"backlog": BATCH + 10}, PAYLOAD, BATCH + 10), ({"backlog_bytes": 50_000}, {"text": "x" * 10_000}, 5)],
+)
+def test_a_pass_of_events_is_held_to_the_backlog_bound_as_each_event_is(
+    tmp_path: Path, bounds: dict[str, int], payload: dict[str, str], kept: int
+) -> None:
+    # The bus hands the journal a pass of events at once; near the bound it keeps exactly
+    # what it would have kept had they come one at a time, and drops and counts the rest.
+    n = kept + 15
+    passes: list[list[tuple[int, bytes, object]]] = [[record(i + 1, payload) for i in range(n)][k : k + 7] for k in range(0, n, 7)]
+    journal = Journal(str(tmp_path / "events.jsonl"), 1 << 30, keep=1, **bounds)
+    journal._open()
+    for records in passes:
+        frames = [encoded(seq, 1.0, "emit", "tool.execute.after", "s1", None, payload) for seq, _, _ in records]
+        ring = [(seq, 1.0, "tool.execute.after", "s1", None, frame) for (seq, _, _), (frame, _) in zip(records, frames, strict=True)]
+        journal.put_all(ring, [event for _, event in frames], sum(len(frame) for frame, _ in frames))
+    assert journal.dropped == 15
+    journal.flush()
+    journal._drain()
+    os.close(journal._fd)  # type: ignore[arg-type]
+    assert [e.seq for e in read(str(tmp_path / "events.jsonl"))] == list(range(1, kept + 1))
 
 
 class Spy:
