@@ -124,9 +124,15 @@ def one_round(n: int, cpus: set[int] | None, blocks: int, with_redis: bool) -> R
         echo = stack.enter_context(echo_server(echo_path, env, cpus))
         hookd = stack.enter_context(daemon(env, "--no-user-hooks", cpus=cpus))
         client = stack.enter_context(Client(env["HOOKD_SOCKET"]))
+        # The same daemon without its journal, in the same blocks: what that guarantee costs.
+        bare_env = dict(env, HOOKD_SOCKET=os.path.join(tmp, "bare", "hookd.sock"), XDG_STATE_HOME=os.path.join(tmp, "bare", "state"))
+        os.makedirs(bare_env["XDG_STATE_HOME"])
+        bare = stack.enter_context(daemon(bare_env, "--no-user-hooks", "--no-journal", cpus=cpus))
+        bare_client = stack.enter_context(Client(bare_env["HOOKD_SOCKET"]))
         cases = [
             Case("echo", echo_caller(echo_path), echo.pid),
             Case("decide", lambda: client.decide("tool.approval.pre", PAYLOAD, session="s1"), hookd.pid),
+            Case("bare", lambda: bare_client.decide("tool.approval.pre", PAYLOAD, session="s1"), bare.pid),
         ]
         if with_redis:
             import redis
@@ -164,10 +170,11 @@ def measure(n: int, cpus: set[int] | None, rounds: int = 5, blocks: int = 10) ->
     label = f"on CPU {','.join(map(str, sorted(cpus)))} (taskset)" if cpus else "unpinned"
     missing = redis_missing()
     results = [one_round(n, cpus, blocks, not missing) for _ in range(rounds)]
-    names = ["echo", "decide"] + ([] if missing else ["redis"])
+    names = ["echo", "decide", "bare"] + ([] if missing else ["redis"])
     titles = {
         "echo": "uvloop msgpack echo + blocking client (the floor)",
         "decide": "hookd decide, no hooks (Client.decide)",
+        "bare": "same, daemon with --no-journal (what the journal costs)",
         "redis": "redis-server PING through redis-py",
     }
     lines = [
@@ -192,10 +199,12 @@ def measure(n: int, cpus: set[int] | None, rounds: int = 5, blocks: int = 10) ->
     dec = [r.median_us["decide"] / r.median_us["echo"] for r in results]
     gap = [r.server_us["decide"] - r.server_us["echo"] for r in results]
     client = [r.client_us["decide"] for r in results]
+    journal = [r.server_us["decide"] - r.server_us["bare"] for r in results]
     verdicts = [
         f"decide / floor {statistics.median(dec):.2f}x ({'met' if statistics.median(dec) <= 1.5 else 'MISSED'}: <= 1.5x)",
         f"daemon CPU over the echo server's {statistics.median(gap):+.1f} µs per call "
         f"({'met' if statistics.median(gap) <= 10 else 'MISSED'}: within 10 µs)",
+        f"of which the journal {statistics.median(journal):+.1f} µs",
         f"client CPU {statistics.median(client):.1f} µs per decide ({'met' if statistics.median(client) < 30 else 'MISSED'}: < 30 µs)",
     ]
     if not missing:

@@ -141,15 +141,16 @@ class Bus:
         payload: dict[str, Any],
         outcome: Any = None,
         size: int = 0,
+        duration: float | None = None,
     ) -> None:
         """:meth:`publish` for a call answered on the hot path: numbered now, encoded with the
         next fan-out pass (within DISPATCH_DELAY) or once ``size`` (the request's frame bytes)
-        adds up to STAGED_BYTES. The caller hands ``payload`` and ``outcome`` over: nothing
-        changes them after this. Encoding a pass's events together runs warm, where one event
+        adds up to STAGED_BYTES. The caller hands ``payload`` and ``outcome`` (a decision
+        chain's ended state) over: nothing changes them after this. Encoding a pass's events together runs warm, where one event
         at a time, between two socket round trips, ran several times slower; the seq, the time
         and the order are the call's own, and every reader of the ring, the journal or the live
         stream sees staged events first (:meth:`flush`)."""
-        self._number(kind, point, session, project, payload, outcome, None)
+        self._number(kind, point, session, project, payload, outcome, duration)
         self._staged_bytes += size
         if self._staged_bytes > STAGED_BYTES:
             self._flush()

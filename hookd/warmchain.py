@@ -18,13 +18,12 @@ leases are held until the chain has ended; the call's reply future is resolved e
 from __future__ import annotations
 
 import asyncio
-import inspect
 from collections.abc import Callable, Coroutine
 from time import perf_counter as _clock
 from typing import TYPE_CHECKING, Any
 
 import structlog
-from hookd_client.messages import HookRun
+from hookd_client.messages import HookRun, Reply
 
 from .chain import ChainState
 from .registry import CallContext, Plan
@@ -33,8 +32,6 @@ from .runners.persistent import PersistentRunner, decision_of
 from .workers import WorkerFailure
 
 if TYPE_CHECKING:
-    from hookd_client.messages import Reply
-
     from .engine import Engine, Leases
 
 log = structlog.get_logger("hookd.engine")
@@ -111,8 +108,8 @@ def _settle(reply: _Reply, then: Then, state: ChainState, took: float) -> None:
     except Exception as exc:
         reply.set_exception(exc)
         return
-    if not inspect.iscoroutine(made):
-        reply.set_result(made)  # type: ignore[arg-type]
+    if isinstance(made, Reply):
+        reply.set_result(made)
         return
     later = asyncio.ensure_future(made)
 

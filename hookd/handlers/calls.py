@@ -148,16 +148,18 @@ class Calls:
         leases = d.engine.lease(plan)
         if not plan.shadows and not plan.shadow_skips and not req.trace:
             # One warm hook: its request is written now and its answer resolves the reply, no task.
-            warm = decide_warm(d.engine, plan, req.payload, ctx, leases, partial(self._warm_decided, req.id, req.payload, ctx))
+            size = conn.body_size if conn is not None else 0
+            warm = decide_warm(d.engine, plan, req.payload, ctx, leases, partial(self._warm_decided, req.id, req.payload, ctx, size))
             if warm is not None:
                 return warm
         return self._decide(req.id, plan, req.payload, ctx, leases, req.trace)
 
-    def _warm_decided(self, rid: int, payload: dict[str, Any], ctx: CallContext, state: Any, took: float) -> Result:
-        """The reply of a decide that took the warm path, as :meth:`_decide` makes it."""
+    def _warm_decided(self, rid: int, payload: dict[str, Any], ctx: CallContext, size: int, state: Any, took: float) -> Result:
+        """The reply of a decide that took the warm path, as :meth:`_decide` makes it. Its chain
+        has ended and nothing changes its state after this: its event is staged."""
         if self.d.approvals.wanted(state):
             return self._approved_later(rid, state, payload, ctx, took)
-        self.observed.decided(ctx, payload, state, took)
+        self.observed.decided(ctx, payload, state, took, size)
         return state.outcome(rid)
 
     async def _decide(

@@ -41,9 +41,14 @@ class Observed:
         self.stats: Stats | None = Stats(window) if getattr(settings, "stats", True) else None
         daemon.engine.stats = self.stats
 
-    def decided(self, ctx: CallContext, payload: dict[str, Any], state: ChainState, took: float | None) -> None:
-        """A decide's event on the bus, and its counts."""
-        self.d.bus.publish("decide", ctx.point, ctx.session, ctx.project, payload, state, took)
+    def decided(self, ctx: CallContext, payload: dict[str, Any], state: ChainState, took: float | None, size: int = 0) -> None:
+        """A decide's event on the bus, and its counts. With ``size`` (its request's frame bytes,
+        known for a call from a socket connection whose chain has ended for good) the event is
+        staged, encoded with others in the bus's next pass; without, published at once."""
+        if size:
+            self.d.bus.stage("decide", ctx.point, ctx.session, ctx.project, payload, state, size, took)
+        else:
+            self.d.bus.publish("decide", ctx.point, ctx.session, ctx.project, payload, state, took)
         stats = self.stats
         if stats is not None:
             stats.decide(ctx.point, ctx.session, state.runs, took or 0.0, state.decision)
