@@ -125,12 +125,9 @@ class Bus:
         outcome: Any = None,
         duration: float | None = None,
     ) -> None:
-        """Put one event on the bus: number it, encode it once, no I/O, no await."""
-        self._number(kind, point, session, project, payload, outcome, duration)
-        self._flush()  # staged events have the lower seqs: they go first
-        if self.subscribers and not self._scheduled:
-            self._scheduled = True
-            self._loop.call_later(DISPATCH_DELAY, self._dispatch)  # type: ignore[union-attr]
+        """Put one event on the bus now: number it and encode it (after any staged before it), no I/O, no await."""
+        self.stage(kind, point, session, project, payload, outcome, 0, duration)
+        self._flush()
 
     def stage(
         self,
@@ -146,31 +143,25 @@ class Bus:
         """:meth:`publish` for a call answered on the hot path: numbered now, encoded with the
         next fan-out pass (within DISPATCH_DELAY) or once ``size`` (the request's frame bytes)
         adds up to STAGED_BYTES. The caller hands ``payload`` and ``outcome`` (a decision
-        chain's ended state) over: nothing changes them after this. Encoding a pass's events together runs warm, where one event
-        at a time, between two socket round trips, ran several times slower; the seq, the time
-        and the order are the call's own, and every reader of the ring, the journal or the live
-        stream sees staged events first (:meth:`flush`)."""
-        self._number(kind, point, session, project, payload, outcome, duration)
-        self._staged_bytes += size
-        if self._staged_bytes > STAGED_BYTES:
-            self._flush()
-        if not self._scheduled:
-            self._scheduled = True
-            if self.subscribers:
-                self._loop.call_later(DISPATCH_DELAY, self._dispatch)  # type: ignore[union-attr]
-            else:
-                self._idle_pass = self._loop.call_later(IDLE_DELAY, self._idle_dispatch)  # type: ignore[union-attr]
-
-    def _number(
-        self, kind: str, point: str, session: str | None, project: str | None, payload: dict[str, Any], outcome: Any, duration: float | None
-    ) -> None:
-        """Give the event its seq and time, and stage it (in the argument order of eventcodec.event)."""
+        chain's ended state) over: nothing changes them after this. Encoding a pass's events
+        together runs warm, where one event at a time, between two socket round trips, ran
+        several times slower; the seq, the time and the order are the call's own, and every
+        reader of the ring, the journal or the live stream sees staged events first (:meth:`flush`)."""
         if "agentEnv" in payload:  # the agent's environment (secrets included) is for its hooks, not the journal
             payload = {k: v for k, v in payload.items() if k != "agentEnv"}
         self.seq = seq = self.seq + 1
         if self._reserved is not None and seq > self._reserved:
             self._reserve(seq)
-        self._staged.append((seq, _now(), kind, point, session, project, payload, outcome, duration))
+        self._staged.append((seq, _now(), kind, point, session, project, payload, outcome, duration))  # eventcodec.event's order
+        self._staged_bytes += size
+        if self._staged_bytes > STAGED_BYTES:
+            self._flush()
+        if not self._scheduled and self._loop is not None:  # no loop yet: only publish() comes, and it flushes
+            self._scheduled = True
+            if self.subscribers:
+                self._loop.call_later(DISPATCH_DELAY, self._dispatch)
+            else:
+                self._idle_pass = self._loop.call_later(IDLE_DELAY, self._idle_dispatch)
 
     def flush(self) -> None:
         """Encode the staged events into the ring, the journal's queue and the live stream."""

@@ -24,7 +24,6 @@ What holds whatever happens (docs/protocol.md, "Limits"):
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections import deque
 from collections.abc import Callable, Coroutine
@@ -37,7 +36,7 @@ from hookd_client.framing import HEADER, BadMessage, FrameDecoder, FrameTooLarge
 from . import intake
 from .deadlines import Deadline
 from .edgelimits import EdgeLimits
-from .edgewire import bad_invoke_result, encode_degraded, hello, invoke_result, is_invoke_result, peer_credentials, unfinished, wind_up
+from .edgewire import bad_invoke_result, encode_degraded, hello, invoke_result, is_invoke_result, refused, unfinished, wind_up
 from .handlers.common import RequestError
 
 if TYPE_CHECKING:
@@ -49,8 +48,10 @@ log = structlog.get_logger("hookd.server")
 # A connection that sent one of these holds something (a session, served hooks, a
 # subscription): it is never closed for being silent.
 _HOLDING = (m.AttachSession, m.AttachHooks, m.Register, m.Subscribe)
-_NO_HEADER = bytes(HEADER.size)
+_HEADER = HEADER.size
+_NO_HEADER = bytes(_HEADER)
 _pack_header = HEADER.pack_into
+_unpack_header = HEADER.unpack_from
 
 
 class Connection(asyncio.Protocol):
@@ -60,6 +61,7 @@ class Connection(asyncio.Protocol):
         self.limits: EdgeLimits = hub.limits if hub is not None else EdgeLimits()
         self.codec = request_codec()
         self.decoder = FrameDecoder(daemon.settings.max_frame)
+        self._max_read = self.decoder.max_frame + _HEADER  # the largest read that may be one whole frame
         self.transport: asyncio.Transport | None = None
         self.greeted = False
         self.holds = False
@@ -83,29 +85,9 @@ class Connection(asyncio.Protocol):
     # ----------------------------------------------------------- lifecycle
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        if refused(self, transport, log):
+            return  # never counted as a connection
         self.transport = transport  # type: ignore[assignment]
-        sock = transport.get_extra_info("socket")
-        try:
-            pid, uid, _ = peer_credentials(sock)
-        except OSError:
-            pid, uid = 0, os.getuid()
-        self.peer = pid
-        self.log = log.bind(peer_pid=pid)
-        if uid != os.getuid():
-            self.log.warning("refused a peer of another user", peer_uid=uid)
-            self.transport = None  # never counted as a connection
-            transport.abort()
-            return
-        hub = self.hub
-        if hub is not None and not hub.admit(self):
-            self.log.warning("refused a connection: too many open", cap=hub.cap)
-            message = f"hookd serves at most {hub.cap} connections at once; this one is refused (close idle clients)"
-            out = bytearray()
-            self.codec.encode_into(m.Error(0, m.ErrorCode.LIMIT, message), out)
-            transport.write(bytes(out))  # type: ignore[attr-defined]
-            self.transport = None
-            transport.close()
-            return
         self.daemon.connections += 1
         self.daemon.on_connect(self)
         loop = asyncio.get_running_loop()
@@ -177,8 +159,14 @@ class Connection(asyncio.Protocol):
         if self._ending is not None:
             return  # past an oversized frame: nothing after it can be read as frames
         out = bytearray()
+        decoder = self.decoder
+        size = len(data)
         try:
-            bodies = self.decoder.feed(data)
+            # FrameDecoder.feed's common case, written out: nothing held, one whole frame read.
+            if _HEADER < size <= self._max_read and not decoder.held and _unpack_header(data)[0] + _HEADER == size:
+                bodies = [data[_HEADER:]]
+            else:
+                bodies = decoder.feed(data)
         except FrameTooLarge as exc:
             # The header can no longer be trusted to find the next frame, so nothing more is
             # read; the whole frames before it are still answered (those that wait, when they
@@ -247,7 +235,7 @@ class Connection(asyncio.Protocol):
             bodies
             and deadline is not None
             and deadline.kind == "idle"
-            and not (self.decoder.held or self.holds or self.inflight or self.pending or self.stream is not None)
+            and not (decoder.held or self.holds or self.inflight or self.pending or self.stream is not None)
         ):
             deadline.since = self._loop_time()
         else:

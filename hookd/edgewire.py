@@ -30,6 +30,31 @@ def peer_credentials(sock: socket.socket) -> tuple[int, int, int]:
     return pid, uid, gid
 
 
+def refused(conn: Any, transport: Any, log: Any) -> bool:
+    """Whether a new connection is turned away: a peer of another user (dropped), or one past the
+    hub's cap on open connections (told why, then closed). Binds the peer's pid to ``conn``'s log."""
+    try:
+        pid, uid, _ = peer_credentials(transport.get_extra_info("socket"))
+    except OSError:
+        pid, uid = 0, os.getuid()
+    conn.peer = pid
+    conn.log = log.bind(peer_pid=pid)
+    if uid != os.getuid():
+        conn.log.warning("refused a peer of another user", peer_uid=uid)
+        transport.abort()
+        return True
+    hub = conn.hub
+    if hub is not None and not hub.admit(conn):
+        conn.log.warning("refused a connection: too many open", cap=hub.cap)
+        message = f"hookd serves at most {hub.cap} connections at once; this one is refused (close idle clients)"
+        out = bytearray()
+        conn.codec.encode_into(m.Error(0, m.ErrorCode.LIMIT, message), out)
+        transport.write(bytes(out))
+        transport.close()
+        return True
+    return False
+
+
 def hello(conn: Any, request: m.Request) -> m.Reply:
     """The reply to a connection's first request, which must be a hello in this daemon's protocol."""
     rid = getattr(request, "id", 0)

@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from .connection import Connection, peer_credentials
+from .connection import Connection
 from .edgelimits import EdgeLimits, connection_cap
+from .edgewire import peer_credentials
 
 if TYPE_CHECKING:
     from .daemon import Daemon

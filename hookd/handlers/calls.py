@@ -26,19 +26,9 @@ from .common import Handler, RequestError, Result, point_arg, project_arg
 from .observed import Observed
 
 if TYPE_CHECKING:
-    from ..bus import Bus
     from ..daemon import Daemon
 
 ObserverTasks = list[asyncio.Task[m.HookError | None]]
-
-
-def _record(bus: Bus, conn: Any, kind: str, point: str, session: str | None, project: str | None, payload: Any) -> None:
-    """An emit answered on the hot path, on the bus: staged when it came in on a socket connection
-    (which knows its frame's size), published at once otherwise (the HTTP hooks' calls)."""
-    if conn is None:
-        bus.publish(kind, point, session, project, payload)
-    else:
-        bus.stage(kind, point, session, project, payload, None, conn.body_size)
 
 
 # The catalog's decision points, for the hot path's one check (custom points take the long way).
@@ -51,6 +41,7 @@ class Calls:
         self.observed = Observed(daemon)
         # What every call reads, held here: each lives as long as the daemon.
         self.registry = daemon.registry
+        self.sessions = daemon.registry.sessions
         self.bus = daemon.bus
         self.counters = daemon.engine.counters
         self.first_loads = daemon.plugins.first_loads
@@ -60,23 +51,28 @@ class Calls:
 
     def emit(self, conn: Any, req: m.Emit) -> Result:
         d = self.d
+        registry = self.registry
         if req.point not in POINTS:
             point_arg(req.point)  # a custom point, or an unknown one (an error naming it)
         project = req.project
         if project is not None:
             project = project_arg(project)
-        elif req.session is not None:
-            project = d.registry.project_for(req.session, None)
-        if project is not None and not d.registry.is_loaded(project):
+        elif req.session is not None:  # registry.project_for, written out
+            known = self.sessions.get(req.session)
+            project = None if known is None else known.project
+        if project is not None and not registry.is_loaded(project):
             return self._emit_later(req, project)
-        plan = d.registry.plan(req.point, req.session, project)
-        if d.plugins.first_loads and d.plugins.first_loads_for(project):
+        plan = registry.plan(req.point, req.session, project)
+        if self.first_loads and d.plugins.first_loads_for(project):
             return self._emit_later(req, project)
         # The hot path: nothing to run, so no call context and no engine.
         # Whatever must see every call (the event bus) is done before this return.
         if not plan.observers:
-            d.engine.counters.emits += 1
-            _record(d.bus, conn, "emit", req.point, req.session, project, req.payload)
+            self.counters.emits += 1
+            if conn is None:  # an HTTP hook's call: on the bus at once
+                self.bus.publish("emit", req.point, req.session, project, req.payload)
+            else:  # staged: a socket connection knows its frame's size (bus.stage)
+                self.bus.stage("emit", req.point, req.session, project, req.payload, None, conn.body_size)
             return m.Accepted(req.id)
         ctx = CallContext(req.point, req.session, project)
         tasks = d.engine.emit(plan, req.payload, ctx)
@@ -121,8 +117,9 @@ class Calls:
         project = req.project
         if project is not None:
             project = project_arg(project)
-        elif req.session is not None:
-            project = registry.project_for(req.session, None)
+        elif req.session is not None:  # registry.project_for, written out
+            known = self.sessions.get(req.session)
+            project = None if known is None else known.project
         if project is not None and not registry.is_loaded(project):
             return self._decide_later(req, project)
         plan = registry.plan(req.point, req.session, project)
@@ -132,9 +129,9 @@ class Calls:
         # hooks, which is what an event without an outcome holds.
         if plan.idle and not req.trace:
             self.counters.decides += 1
-            if conn is None:
-                _record(self.bus, conn, "decide", req.point, req.session, project, req.payload)
-            else:  # _record's common case, written out: this is the most frequent call of all
+            if conn is None:  # as emit's
+                self.bus.publish("decide", req.point, req.session, project, req.payload)
+            else:
                 self.bus.stage("decide", req.point, req.session, project, req.payload, None, conn.body_size)
             return m.Outcome(req.id)
         ctx = CallContext(req.point, req.session, project)
