@@ -303,8 +303,8 @@ class Connection(asyncio.Protocol):
 
     # ----------------------------------------------------- work that waits
 
-    def _later(self, work: Coroutine[Any, Any, m.Reply], rid: int) -> None:
-        task = asyncio.ensure_future(work)
+    def _later(self, work: Coroutine[Any, Any, m.Reply] | asyncio.Future[m.Reply], rid: int) -> None:
+        task = work if isinstance(work, asyncio.Future) else asyncio.ensure_future(work)
         self.inflight[task] = rid
         task.add_done_callback(self._finished)
 
