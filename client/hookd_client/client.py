@@ -161,7 +161,7 @@ class Client(Api):
                 attempts = (2,)
             else:
                 rid: int = request.id  # type: ignore[union-attr]
-                if self._pending or self._decoder.buffered:
+                if self._pending or self._decoder.held:
                     return convert(self._reply(sock, rid))
                 # The reply, whole, in one read, is decoded here; anything else (a partial
                 # frame, several frames, another request's reply) is read again by _reply.
