@@ -133,17 +133,24 @@ class Connection(asyncio.Protocol):
             return  # the hello deadline runs from accept until the hello
         if self.decoder.held and not self._paused_reading:
             kind, seconds = "frame", self.limits.frame_timeout
-        elif not self.holds and not self.inflight and not self.pending and self.stream is None:
+        elif not self.holds and self.stream is None:
+            # Idle-bound even while requests are in flight or waiting: the deadline keeps running
+            # and, should it expire while the connection still has work, starts over (_expired).
+            # Cancelling it and arming it again around every request that waits cost more than
+            # the wait's own bookkeeping.
             kind, seconds = "idle", self.limits.idle_timeout
         else:
             deadline.disarm()
             return
         if deadline.kind != kind:
             deadline.arm(kind, seconds)
-        elif frame_completed:
+        elif frame_completed or kind == "idle":
             deadline.restart()
 
     def _expired(self, kind: str, seconds: float) -> None:
+        if kind == "idle" and (self.inflight or self.pending) and self._deadline is not None:
+            self._deadline.arm("idle", seconds)  # not idle: its requests are not all answered yet
+            return
         what = {
             "hello": f"no hello within {seconds:g} s of connecting",
             "frame": f"a frame was not completed within {seconds:g} s",
@@ -231,12 +238,7 @@ class Connection(asyncio.Protocol):
             if transport.get_write_buffer_size() > self.limits.max_write_buffer:
                 self._not_read(transport)
         deadline = self._deadline
-        if (
-            bodies
-            and deadline is not None
-            and deadline.kind == "idle"
-            and not (decoder.held or self.holds or self.inflight or self.pending or self.stream is not None)
-        ):
+        if bodies and deadline is not None and deadline.kind == "idle" and not (decoder.held or self.holds or self.stream is not None):
             deadline.since = self._loop_time()
         else:
             self._rearm(bool(bodies))

@@ -84,6 +84,21 @@ def test_idle_connections_holding_nothing_are_closed_but_holders_are_not(daemon_
     holder.close()
 
 
+def test_a_request_in_flight_past_the_idle_deadline_is_answered_then_the_idle_connection_closes(daemon_factory):  # type: ignore[no-untyped-def]
+    # The idle deadline keeps running while a request waits for its hooks; expiring then, it
+    # starts over instead of closing: the connection is only closed once it has nothing left.
+    d = daemon_factory("--no-user-hooks", "--idle-timeout", "1")
+    with Client(d.socket) as holder:
+        slow = {"name": "slow", "point": POINT, "type": "decision", "command": "sleep", "args": ["2.5"], "timeout": 60}
+        holder.attach_session("s1", [slow])
+        idle = Raw(d.socket)  # holds nothing: idle-bound
+        idle.send(m.Decide(2, POINT, {}, "s1", None))
+        outcome = idle.recv()  # the hook runs 2.5 s, past the 1 s deadline
+        assert isinstance(outcome, m.Outcome) and outcome.id == 2 and not outcome.errors and not outcome.not_run, outcome
+        replies = _closed_with(idle)
+        assert len(replies) == 1 and replies[0].code == m.ErrorCode.TIMEOUT and "idle" in replies[0].message  # type: ignore[attr-defined]
+
+
 def test_connections_past_the_cap_are_refused_with_a_clear_error(daemon_factory):  # type: ignore[no-untyped-def]
     d = daemon_factory("--no-user-hooks", "--max-connections", "5")
     held = [Raw(d.socket) for _ in range(5)]
