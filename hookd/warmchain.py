@@ -105,13 +105,14 @@ def _ms(started: float) -> float:
 def _settle(reply: _Reply, then: Then, state: ChainState, took: float) -> None:
     try:
         made = then(state, took)
-    except Exception as exc:
+        # A reply now, or what waits for a person (an approval) to give it.
+        later = None if isinstance(made, Reply) else asyncio.ensure_future(made)
+    except Exception as exc:  # the call is answered with the error, never left without a reply
         reply.set_exception(exc)
         return
-    if isinstance(made, Reply):
+    if later is None:
         reply.set_result(made)
         return
-    later = asyncio.ensure_future(made)
 
     def copy(task: asyncio.Future[Reply]) -> None:
         if task.cancelled():

@@ -73,3 +73,29 @@ def test_failure_and_cancel_reach_the_callbacks() -> None:
         return seen
 
     assert asyncio.run(main()) == ["RuntimeError", "cancelled"]
+
+
+def test_whatever_the_call_makes_of_its_chain_the_reply_is_resolved() -> None:
+    # _settle: a reply now, a coroutine's reply later, and anything else (a bug) as an error,
+    # never a call left without a reply.
+    from hookd_client import messages as m
+
+    from hookd.chain import ChainState
+    from hookd.warmchain import _settle
+
+    async def later() -> m.Reply:
+        await asyncio.sleep(0)
+        return m.Outcome(2)
+
+    async def main() -> list[Any]:
+        loop = asyncio.get_running_loop()
+        made: list[Any] = [m.Outcome(1), later(), object()]
+        replies = [_Reply(loop) for _ in made]
+        for reply, result in zip(replies, made, strict=True):
+            _settle(reply, lambda _state, _took, result=result: result, ChainState({}), 0.0)
+        await asyncio.wait_for(asyncio.gather(*replies, return_exceptions=True), 10)
+        return [r.exception() or r.result() for r in replies]
+
+    first, second, third = asyncio.run(main())
+    assert first == m.Outcome(1) and second == m.Outcome(2)
+    assert isinstance(third, TypeError)
