@@ -127,7 +127,6 @@ class Bus:
     ) -> None:
         """Put one event on the bus now: number it and encode it (after any staged before it), no I/O, no await."""
         self.stage(kind, point, session, project, payload, outcome, 0, duration)
-        self._flush()
 
     def stage(
         self,
@@ -142,11 +141,13 @@ class Bus:
     ) -> None:
         """:meth:`publish` for a call answered on the hot path: numbered now, encoded with the
         next fan-out pass (within DISPATCH_DELAY) or once ``size`` (the request's frame bytes)
-        adds up to STAGED_BYTES. The caller hands ``payload`` and ``outcome`` (a decision
-        chain's ended state) over: nothing changes them after this. Encoding a pass's events
-        together runs warm, where one event at a time, between two socket round trips, ran
-        several times slower; the seq, the time and the order are the call's own, and every
-        reader of the ring, the journal or the live stream sees staged events first (:meth:`flush`)."""
+        adds up to STAGED_BYTES. A ``size`` of 0 (not known: the daemon's own events, the HTTP
+        hooks' calls) bounds nothing, so that event is encoded at once, as :meth:`publish` does.
+        The caller hands ``payload`` and ``outcome`` (a decision chain's ended state) over:
+        nothing changes them after this. Encoding a pass's events together runs warm, where one
+        event at a time, between two socket round trips, ran several times slower; the seq, the
+        time and the order are the call's own, and every reader of the ring, the journal or the
+        live stream sees staged events first (:meth:`flush`)."""
         if "agentEnv" in payload:  # the agent's environment (secrets included) is for its hooks, not the journal
             payload = {k: v for k, v in payload.items() if k != "agentEnv"}
         self.seq = seq = self.seq + 1
@@ -154,7 +155,7 @@ class Bus:
             self._reserve(seq)
         self._staged.append((seq, _now(), kind, point, session, project, payload, outcome, duration))  # eventcodec.event's order
         self._staged_bytes += size
-        if self._staged_bytes > STAGED_BYTES:
+        if not size or self._staged_bytes > STAGED_BYTES:
             self._flush()
         if not self._scheduled and self._loop is not None:  # no loop yet: only publish() comes, and it flushes
             self._scheduled = True

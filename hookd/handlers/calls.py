@@ -69,10 +69,8 @@ class Calls:
         # Whatever must see every call (the event bus) is done before this return.
         if not plan.observers:
             self.counters.emits += 1
-            if conn is None:  # an HTTP hook's call: on the bus at once
-                self.bus.publish("emit", req.point, req.session, project, req.payload)
-            else:  # staged: a socket connection knows its frame's size (bus.stage)
-                self.bus.stage("emit", req.point, req.session, project, req.payload, None, conn.body_size)
+            # Staged when a socket connection knows its frame's size; an HTTP hook's call is not.
+            self.bus.stage("emit", req.point, req.session, project, req.payload, None, 0 if conn is None else conn.body_size)
             return m.Accepted(req.id)
         ctx = CallContext(req.point, req.session, project)
         tasks = d.engine.emit(plan, req.payload, ctx)
@@ -129,10 +127,7 @@ class Calls:
         # hooks, which is what an event without an outcome holds.
         if plan.idle and not req.trace:
             self.counters.decides += 1
-            if conn is None:  # as emit's
-                self.bus.publish("decide", req.point, req.session, project, req.payload)
-            else:
-                self.bus.stage("decide", req.point, req.session, project, req.payload, None, conn.body_size)
+            self.bus.stage("decide", req.point, req.session, project, req.payload, None, 0 if conn is None else conn.body_size)
             return m.Outcome(req.id)
         ctx = CallContext(req.point, req.session, project)
         if not plan.decisions and not plan.shadows and not plan.shadow_skips and not req.trace:
@@ -145,7 +140,7 @@ class Calls:
         leases = d.engine.lease(plan)
         if not plan.shadows and not plan.shadow_skips and not req.trace:
             # One warm hook: its request is written now and its answer resolves the reply, no task.
-            size = conn.body_size if conn is not None else 0
+            size = 0 if conn is None else conn.body_size
             warm = decide_warm(d.engine, plan, req.payload, ctx, leases, partial(self._warm_decided, req.id, req.payload, ctx, size))
             if warm is not None:
                 return warm

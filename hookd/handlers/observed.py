@@ -42,13 +42,10 @@ class Observed:
         daemon.engine.stats = self.stats
 
     def decided(self, ctx: CallContext, payload: dict[str, Any], state: ChainState, took: float | None, size: int = 0) -> None:
-        """A decide's event on the bus, and its counts. With ``size`` (its request's frame bytes,
-        known for a call from a socket connection whose chain has ended for good) the event is
-        staged, encoded with others in the bus's next pass; without, published at once."""
-        if size:
-            self.d.bus.stage("decide", ctx.point, ctx.session, ctx.project, payload, state, size, took)
-        else:
-            self.d.bus.publish("decide", ctx.point, ctx.session, ctx.project, payload, state, took)
+        """A decide's event on the bus, and its counts. ``size``: its request's frame bytes, for a
+        call from a socket connection whose chain has ended for good; its event is then staged
+        (Bus.stage), and otherwise encoded at once."""
+        self.d.bus.stage("decide", ctx.point, ctx.session, ctx.project, payload, state, size, took)
         stats = self.stats
         if stats is not None:
             stats.decide(ctx.point, ctx.session, state.runs, took or 0.0, state.decision)
