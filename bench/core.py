@@ -146,8 +146,12 @@ def one_round(n: int, cpus: set[int] | None, blocks: int, with_redis: bool) -> R
                 case.call()
         # Alternating blocks: the cost of waking the other side moves between phases on a
         # shared VM (~20 us or ~70 us a round trip here); blocks put every case in each phase.
-        for _ in range(blocks):
-            for case in cases:
+        # Unpinned, where the scheduler places a server also depends on which one the client
+        # talked to just before (the case after the echo ran cross-CPU, 2-3x slower, whichever
+        # it was), so the order turns at every block: each case follows each other alike.
+        for b in range(blocks):
+            turn = b % len(cases)
+            for case in cases[turn:] + cases[:turn]:
                 case.block(n // blocks)
         calls = (n // blocks) * blocks
         return Round(

@@ -19,6 +19,8 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable
+from itertools import islice, repeat
+from operator import itemgetter
 from typing import Any
 
 import structlog
@@ -62,6 +64,7 @@ MAX_PASS_SPACING = 0.02
 # What a ring entry costs besides its frame (the tuple, its seq and time), counted against history_bytes.
 RECORD_OVERHEAD = 160
 _now = time.time
+_frame_of = itemgetter(5)  # a ring record's frame
 
 
 class BusError(Exception):
@@ -227,7 +230,15 @@ class Bus:
 
     def _trim(self) -> None:
         ring = self.ring
-        while len(ring) > 1 and (len(ring) > self.history or self.ring_bytes > self.history_bytes):
+        excess = min(len(ring) - self.history, len(ring) - 1)
+        if excess > 0:
+            # Over the count bound, a pass's worth of the oldest leave together, their bytes
+            # summed in C (this runs for every event of a busy daemon once its history is full).
+            self.ring_bytes -= sum(map(len, map(_frame_of, islice(ring, excess)))) + RECORD_OVERHEAD * excess
+            popleft = ring.popleft
+            for _ in repeat(None, excess):
+                popleft()
+        while len(ring) > 1 and self.ring_bytes > self.history_bytes:
             self.ring_bytes -= len(ring.popleft()[5]) + RECORD_OVERHEAD
 
     def internal(self, point: str, payload: dict[str, Any], session: str | None = None, project: str | None = None) -> None:
