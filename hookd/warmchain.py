@@ -32,7 +32,7 @@ from .runners.persistent import PersistentRunner, decision_of
 from .workers import WorkerFailure
 
 if TYPE_CHECKING:
-    from .engine import Engine, Leases
+    from .engine import Engine
 
 log = structlog.get_logger("hookd.engine")
 
@@ -41,12 +41,11 @@ log = structlog.get_logger("hookd.engine")
 Then = Callable[[ChainState, float], "Reply | Coroutine[Any, Any, Reply]"]
 
 
-def decide_warm(
-    engine: Engine, plan: Plan, payload: dict[str, Any], ctx: CallContext, leases: Leases | None, then: Then
-) -> asyncio.Future[Reply] | None:
+def decide_warm(engine: Engine, plan: Plan, payload: dict[str, Any], ctx: CallContext, then: Then) -> asyncio.Future[Reply] | None:
     """Start the chain of ``plan`` when it is one warm hook whose worker takes the request now:
-    the future of the call's reply (``then`` of the ended chain). None: nothing was started
-    (nor released), use the engine's ``decide``."""
+    the future of the call's reply (``then`` of the ended chain). The plan's leases are taken
+    here, as it is snapshotted, and let go once its chain has ended. None: nothing was started
+    and nothing is held, use the engine's ``decide``."""
     if len(plan.decisions) != 1 or plan.not_run:
         return None
     hook = plan.decisions[0]
@@ -58,6 +57,17 @@ def decide_warm(
     worker = runner.warm(hook)
     if worker is None or (loop := worker.loop) is None:
         return None
+    # The one decision hook is held by its key (no release function to make and call); a plan
+    # with observers takes the engine's leases, which its observers carry to their own ends.
+    key = runner.hold(hook) if not plan.observers else None
+    leases = engine.lease(plan) if plan.observers else None
+
+    def release() -> None:
+        if key is not None:
+            runner.let_go(key)
+        else:
+            engine.release(leases)
+
     reply = _Reply(loop)
     started = _clock()
 
@@ -83,14 +93,15 @@ def decide_warm(
                 engine.observe(plan.observers, {**state.payload, "outcome": state.summary()}, ctx, leases)
         except Exception as exc:  # a bug here must still answer the call, and never as an allow
             log.exception("a warm hook's answer could not be folded", hook=hook.name)
-            engine.release(leases)
+            release()
             reply.set_exception(exc)
             return
-        engine.release(leases)
+        release()
         _settle(reply, then, state, _ms(started))
 
     request = {"id": 0, "point": ctx.point, "session": ctx.session, "project": ctx.project, "hook": hook.name, "payload": payload}
     if not worker.call(request, hook.timeout, answered):
+        release()
         return None
     engine.counters.decides += 1
     engine.counters.hook_runs += 1

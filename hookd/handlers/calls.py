@@ -136,15 +136,14 @@ class Calls:
                 return self._approved_later(req.id, state, req.payload, ctx)
             self.observed.decided(ctx, req.payload, state, None)
             return state.outcome(req.id)
-        # Leases are taken as the plan is snapshotted: the workers and hosts it names serve it to its end.
-        leases = d.engine.lease(plan)
         if not plan.shadows and not plan.shadow_skips and not req.trace:
             # One warm hook: its request is written now and its answer resolves the reply, no task.
             size = 0 if conn is None else conn.body_size
-            warm = decide_warm(d.engine, plan, req.payload, ctx, leases, partial(self._warm_decided, req.id, req.payload, ctx, size))
+            warm = decide_warm(d.engine, plan, req.payload, ctx, partial(self._warm_decided, req.id, req.payload, ctx, size))
             if warm is not None:
                 return warm
-        return self._decide(req.id, plan, req.payload, ctx, leases, req.trace)
+        # Leases are taken as the plan is snapshotted: the workers and hosts it names serve it to its end.
+        return self._decide(req.id, plan, req.payload, ctx, d.engine.lease(plan), req.trace)
 
     def _warm_decided(self, rid: int, payload: dict[str, Any], ctx: CallContext, size: int, state: Any, took: float) -> Result:
         """The reply of a decide that took the warm path, as :meth:`_decide` makes it. Its chain

@@ -151,21 +151,25 @@ class PersistentRunner:
         do nothing). A retired worker is stopped only when its last lease is released."""
         if hook.runner is not self:
             return None
+        return once(partial(self.let_go, self.hold(hook)))
+
+    def hold(self, hook: Hook) -> Hashable:
+        """:meth:`lease` at its barest, for a caller that lets go exactly once: a hold on the
+        worker serving ``hook`` (one of this runner's) until :meth:`let_go` of what it returns."""
         key = self._keys.get(hook)
         if key is None:
             key = self._keys[hook] = worker_key(hook)
         self._leases[key] = self._leases.get(key, 0) + 1
+        return key
 
-        def release() -> None:
-            left = self._leases[key] - 1
-            if left:
-                self._leases[key] = left
-                return
-            del self._leases[key]
-            if key in self._gone:
-                self.pool.discard(key)
-
-        return once(release)
+    def let_go(self, key: Hashable) -> None:
+        left = self._leases[key] - 1
+        if left:
+            self._leases[key] = left
+            return
+        del self._leases[key]
+        if key in self._gone:
+            self.pool.discard(key)
 
     def leases(self) -> int:
         """Leases held now, over every worker (for status and tests)."""

@@ -144,3 +144,45 @@ def test_a_worker_answer_the_wire_cannot_carry_is_a_hook_error(tmp_path: Path, a
         await runner.stop_all()
 
     asyncio.run(main())
+
+
+def test_a_warm_decide_holds_its_worker_until_its_chain_ends_however_it_ends(tmp_path: Path) -> None:
+    # The engine's fast path for one warm hook (hookd/warmchain.py) takes its hold itself: one
+    # while the worker has the call, none once it answered, failed, or was never sent.
+    from hookd_client.messages import Outcome
+
+    from hookd.chain import ChainState
+    from hookd.engine import Engine
+    from hookd.hooks import Plan
+    from hookd.warmchain import decide_warm
+
+    async def main() -> list[ChainState]:
+        runner = PersistentRunner(CommandRunner())
+        hook, started = make(tmp_path, runner)
+        runner.prune([hook])
+        await runner(hook, {}, CTX)  # the worker runs: the fast path can take it
+        engine, plan = Engine(), Plan(decisions=(hook,), observers=())
+        ended: list[ChainState] = []
+
+        def then(state: ChainState, took: float) -> Outcome:
+            ended.append(state)
+            return Outcome(1)
+
+        answered = decide_warm(engine, plan, {}, CTX, then)
+        assert answered is not None and runner.leases() == 1
+        # Its one slot is taken: a second call is not sent, and holds nothing.
+        assert decide_warm(engine, plan, {}, CTX, then) is None and runner.leases() == 1
+        await asyncio.wait_for(answered, 30)
+        assert runner.leases() == 0
+        dying = decide_warm(engine, plan, {"exit": 3}, CTX, then)
+        assert dying is not None and runner.leases() == 1
+        await asyncio.wait_for(dying, 30)
+        assert runner.leases() == 0
+        (pid,) = pids(started)
+        assert gone_soon(pid)
+        await runner.stop_all()
+        return ended
+
+    answered, died = asyncio.run(main())
+    assert answered.decision == "deny" and [r.error for r in answered.runs] == [None]
+    assert [r.error for r in died.runs] == ["error"] and "exited with status 3" in (died.runs[0].message or "")
