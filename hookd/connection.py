@@ -315,13 +315,13 @@ class Connection(asyncio.Protocol):
         if rid is None:
             return  # already answered (the connection was wound up at shutdown)
         out = bytearray()
-        if task.cancelled():
-            reply: m.Reply = unfinished(rid)
-        elif (exc := task.exception()) is not None:
+        try:
+            reply: m.Reply = task.result()
+        except asyncio.CancelledError:
+            reply = unfinished(rid)
+        except BaseException as exc:  # whatever the work ended with, its request is answered
             self.log.error("request failed", error=repr(exc))
             reply = m.Error(rid, m.ErrorCode.INTERNAL, f"internal error: {type(exc).__name__}: {exc}")
-        else:
-            reply = task.result()
         self.encode(reply, out, rid)
         self._write(out)
         self._pump()

@@ -18,7 +18,7 @@ leases are held until the chain has ended; the call's reply future is resolved e
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Hashable
 from time import perf_counter as _clock
 from typing import TYPE_CHECKING, Any
 
@@ -26,13 +26,13 @@ import structlog
 from hookd_client.messages import HookRun, Reply
 
 from .chain import ChainState
-from .registry import CallContext, Plan
+from .registry import CallContext, Hook, Plan
 from .runners.command import HookFailure
 from .runners.persistent import PersistentRunner, decision_of
 from .workers import WorkerFailure
 
 if TYPE_CHECKING:
-    from .engine import Engine
+    from .engine import Engine, Leases
 
 log = structlog.get_logger("hookd.engine")
 
@@ -61,20 +61,14 @@ def decide_warm(engine: Engine, plan: Plan, payload: dict[str, Any], ctx: CallCo
     # with observers takes the engine's leases, which its observers carry to their own ends.
     key = runner.hold(hook) if not plan.observers else None
     leases = engine.lease(plan) if plan.observers else None
-
-    def release() -> None:
-        if key is not None:
-            runner.let_go(key)
-        else:
-            engine.release(leases)
-
     reply = _Reply(loop)
     started = _clock()
 
     def answered(answer: dict[str, Any] | None, failure: WorkerFailure | None) -> None:
         try:
             state = ChainState(payload)
-            ms = _ms(started)
+            # Milliseconds to the µs: round(x, 3) would go through a decimal string.
+            ms = round((_clock() - started) * 1e6) / 1e3
             try:
                 if failure is not None:
                     raise failure
@@ -93,24 +87,30 @@ def decide_warm(engine: Engine, plan: Plan, payload: dict[str, Any], ctx: CallCo
                 engine.observe(plan.observers, {**state.payload, "outcome": state.summary()}, ctx, leases)
         except Exception as exc:  # a bug here must still answer the call, and never as an allow
             log.exception("a warm hook's answer could not be folded", hook=hook.name)
-            release()
+            _let_go(runner, key, engine, leases, hook)
             reply.set_exception(exc)
             return
-        release()
-        _settle(reply, then, state, _ms(started))
+        _let_go(runner, key, engine, leases, hook)
+        _settle(reply, then, state, round((_clock() - started) * 1e6) / 1e3)
 
     request = {"id": 0, "point": ctx.point, "session": ctx.session, "project": ctx.project, "hook": hook.name, "payload": payload}
     if not worker.call(request, hook.timeout, answered):
-        release()
+        _let_go(runner, key, engine, leases, hook)
         return None
     engine.counters.decides += 1
     engine.counters.hook_runs += 1
     return reply
 
 
-def _ms(started: float) -> float:
-    """Milliseconds since ``started``, to the µs: ``round(x, 3)`` goes through a decimal string."""
-    return round((_clock() - started) * 1e6) / 1e3
+def _let_go(runner: PersistentRunner, key: Hashable | None, engine: Engine, leases: Leases | None, hook: Hook) -> None:
+    """Let the plan's workers go: never raises, so that the call is answered whatever happens."""
+    try:
+        if key is not None:
+            runner.let_go(key)
+        else:
+            engine.release(leases)
+    except Exception:
+        log.exception("letting a warm hook's worker go failed", hook=hook.name)
 
 
 def _settle(reply: _Reply, then: Then, state: ChainState, took: float) -> None:

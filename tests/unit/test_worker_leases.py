@@ -186,3 +186,29 @@ def test_a_warm_decide_holds_its_worker_until_its_chain_ends_however_it_ends(tmp
     answered, died = asyncio.run(main())
     assert answered.decision == "deny" and [r.error for r in answered.runs] == [None]
     assert [r.error for r in died.runs] == ["error"] and "exited with status 3" in (died.runs[0].message or "")
+
+
+def test_a_warm_decide_is_answered_even_when_letting_its_worker_go_fails(tmp_path: Path) -> None:
+    from hookd_client.messages import Outcome
+
+    from hookd.engine import Engine
+    from hookd.hooks import Plan
+    from hookd.warmchain import decide_warm
+
+    async def main() -> object:
+        runner = PersistentRunner(CommandRunner())
+        hook, _ = make(tmp_path, runner)
+        runner.prune([hook])
+        await runner(hook, {}, CTX)
+
+        def broken(key: object) -> None:
+            raise RuntimeError("a bug in letting go")
+
+        runner.let_go = broken  # type: ignore[method-assign]
+        reply = decide_warm(Engine(), Plan(decisions=(hook,), observers=()), {}, CTX, lambda state, took: Outcome(7, state.decision))
+        assert reply is not None
+        got = await asyncio.wait_for(reply, 30)
+        await runner.stop_all()
+        return got
+
+    assert asyncio.run(main()) == Outcome(7, "deny")
