@@ -140,7 +140,8 @@ class Connection(asyncio.Protocol):
             # the wait's own bookkeeping.
             kind, seconds = "idle", self.limits.idle_timeout
         else:
-            deadline.disarm()
+            if deadline.kind:  # a connection that holds sessions or streams has none running, mostly
+                deadline.disarm()
             return
         if deadline.kind != kind:
             deadline.arm(kind, seconds)
