@@ -64,28 +64,49 @@ class FrameDecoder:
 
     def feed(self, data: bytes) -> list[bytes]:
         buf = self.held
-        if not buf and len(data) > HEADER_SIZE:
+        if buf:
+            buf += data
+            if len(buf) < HEADER_SIZE:
+                return []
+            (length,) = HEADER.unpack_from(buf)
+            if length <= self.max_frame and len(buf) < HEADER_SIZE + length:
+                return []  # the first frame is still incomplete: a large one read in pieces is not copied each time
+            try:
+                bodies, used = self._split(bytes(buf))
+            except FrameTooLarge:
+                del buf[:]
+                raise
+            del buf[:used]
+            return bodies
+        if len(data) > HEADER_SIZE:
             # The common case, one whole frame in one read: no copy through the buffer.
             (length,) = HEADER.unpack_from(data)
             if length + HEADER_SIZE == len(data) and length <= self.max_frame:
                 return [data[HEADER_SIZE:]]
-        buf += data
+        # Nothing held: frames are cut from the read itself, and only a partial one at its end
+        # is kept (a read of many frames is not copied into the buffer first). A view of a
+        # reused receive buffer is copied once, so no body of many outlives the next read.
+        bodies, used = self._split(data if type(data) is bytes else bytes(data))
+        if used < len(data):
+            buf += memoryview(data)[used:]
+        return bodies
+
+    def _split(self, src: bytes) -> tuple[list[bytes], int]:
+        """The whole frames at the start of ``src``, and how many bytes they take."""
         bodies: list[bytes] = []
         pos = 0
-        end = len(buf)
+        end = len(src)
+        limit = self.max_frame
         while end - pos >= HEADER_SIZE:
-            (length,) = HEADER.unpack_from(buf, pos)
-            if length > self.max_frame:
-                del buf[:]
-                raise FrameTooLarge(length, self.max_frame, bodies)
+            (length,) = HEADER.unpack_from(src, pos)
+            if length > limit:
+                raise FrameTooLarge(length, limit, bodies)
             stop = pos + HEADER_SIZE + length
             if stop > end:
                 break
-            bodies.append(bytes(buf[pos + HEADER_SIZE : stop]))
+            bodies.append(src[pos + HEADER_SIZE : stop])
             pos = stop
-        if pos:
-            del buf[:pos]
-        return bodies
+        return bodies, pos
 
     @property
     def buffered(self) -> int:

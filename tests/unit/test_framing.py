@@ -35,6 +35,15 @@ def test_many_frames_in_one_read_and_a_trailing_partial():
     assert dec.feed(tail[6:]) == [b"partial"]
 
 
+def test_frames_cut_from_a_reused_receive_buffer_outlive_the_next_read():
+    buf = bytearray(frame(b"first") + frame(b"second") + frame(b"third")[:6])
+    dec = FrameDecoder()
+    bodies = dec.feed(memoryview(buf))
+    buf[:] = bytes(len(buf))  # the next read reuses the buffer
+    assert [bytes(b) for b in bodies] == [b"first", b"second"] and dec.buffered == 6
+    assert dec.feed(b"ird") == [b"third"]
+
+
 def test_declared_length_over_limit_raises_before_buffering_the_body():
     dec = FrameDecoder(max_frame=100)
     with pytest.raises(FrameTooLarge) as info:
@@ -118,6 +127,28 @@ def test_any_split_of_a_stream_yields_the_same_frames(bodies, cuts):
         pos += cut
     out += dec.feed(data[pos:])
     assert out == bodies
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.binary(max_size=40), max_size=10), st.integers(0, 10), st.lists(st.integers(1, 30), max_size=30))
+def test_any_split_answers_the_whole_frames_before_an_oversized_one_then_reports_it(bodies, at, cuts):
+    limit = 40
+    before = bodies[:at]
+    data = b"".join(frame(b) for b in before) + struct.pack(">I", limit + 1) + b"what follows is never read"
+    dec = FrameDecoder(max_frame=limit)
+    out: list[bytes] = []
+    pos = 0
+    raised = None
+    for cut in [*cuts, len(data)]:
+        try:
+            out += dec.feed(data[pos : pos + cut])
+        except FrameTooLarge as exc:
+            out += exc.complete
+            raised = exc
+            break
+        pos += cut
+    assert raised is not None and raised.declared == limit + 1
+    assert out == before and dec.buffered == 0
 
 
 @settings(max_examples=500, deadline=None)
