@@ -193,13 +193,20 @@ class _Process(asyncio.SubprocessProtocol):
         message["id"] = rid
         line = _encode(message) + b"\n"  # before it is pending: a message that cannot be sent leaves nothing behind
         self.pending[rid] = answer
-        assert self.stdin is not None
-        self.stdin.write(line)
-        if timeout is not None:
-            when = self.loop.time() + timeout
-            self._deadlines[rid] = (when, timeout)
-            if self._timer is None or when < self._timer_at:
-                self._arm(when)
+        try:
+            assert self.stdin is not None
+            self.stdin.write(line)
+            if timeout is not None:
+                when = self.loop.time() + timeout
+                self._deadlines[rid] = (when, timeout)
+                if self._timer is None or when < self._timer_at:
+                    self._arm(when)
+        except BaseException:
+            # Not sent, as far as the caller knows: its answer must never be called later (a
+            # warm decide that fell back to the general path would let its worker go twice).
+            self.pending.pop(rid, None)
+            self._deadlines.pop(rid, None)
+            raise
 
     def abandon(self, rid: int) -> None:
         """The caller of request ``rid`` gave up on it (cancelled): if the worker still holds it,

@@ -170,3 +170,34 @@ def test_slots_go_in_turn_and_a_cancelled_waiter_passes_its_turn_on() -> None:
         return order
 
     assert asyncio.run(main()) == ["a"]
+
+
+def test_a_call_that_could_not_be_written_is_never_answered(tmp_path: Path) -> None:
+    # Worker.call returns False when its request could not be written: its callback must then
+    # never run, not even when the worker ends with the request still on its books.
+    script = write_script(tmp_path / "echo.py", ECHO)
+
+    async def main() -> list[Any]:
+        w, pid = await started(script)
+        called: list[Any] = []
+        proc = w._proc
+        assert proc is not None and proc.stdin is not None
+        stdin = proc.stdin
+
+        class Broken:
+            def write(self, data: bytes) -> None:
+                raise OSError("the pipe broke")
+
+        proc.stdin = Broken()  # type: ignore[assignment]
+        try:
+            assert w.call({"n": 1}, 10, lambda answer, failure: called.append((answer, failure))) is False
+            assert proc.pending == {} and w.info().outstanding == 0
+        finally:
+            proc.stdin = stdin
+        again = w.send({"id": 0, "n": 2}, 10, echo)  # its slot came back: the worker serves on
+        assert again is not None and await again == 2
+        await w.stop()
+        assert gone_soon(pid)
+        return called
+
+    assert run(main()) == []
