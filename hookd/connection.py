@@ -48,10 +48,8 @@ log = structlog.get_logger("hookd.server")
 # A connection that sent one of these holds something (a session, served hooks, a
 # subscription): it is never closed for being silent.
 _HOLDING = (m.AttachSession, m.AttachHooks, m.Register, m.Subscribe)
-_HEADER = HEADER.size
-_NO_HEADER = bytes(_HEADER)
+_NO_HEADER = bytes(HEADER.size)
 _pack_header = HEADER.pack_into
-_unpack_header = HEADER.unpack_from
 
 
 class Connection(asyncio.Protocol):
@@ -61,7 +59,6 @@ class Connection(asyncio.Protocol):
         self.limits: EdgeLimits = hub.limits if hub is not None else EdgeLimits()
         self.codec = request_codec()
         self.decoder = FrameDecoder(daemon.settings.max_frame)
-        self._max_read = self.decoder.max_frame + _HEADER  # the largest read that may be one whole frame
         self.transport: asyncio.Transport | None = None
         self.greeted = False
         self.holds = False
@@ -140,8 +137,7 @@ class Connection(asyncio.Protocol):
             # the wait's own bookkeeping.
             kind, seconds = "idle", self.limits.idle_timeout
         else:
-            if deadline.kind:  # a connection that holds sessions or streams has none running, mostly
-                deadline.disarm()
+            deadline.disarm()
             return
         if deadline.kind != kind:
             deadline.arm(kind, seconds)
@@ -168,13 +164,8 @@ class Connection(asyncio.Protocol):
             return  # past an oversized frame: nothing after it can be read as frames
         out = bytearray()
         decoder = self.decoder
-        size = len(data)
         try:
-            # FrameDecoder.feed's common case, written out: nothing held, one whole frame read.
-            if _HEADER < size <= self._max_read and not decoder.held and _unpack_header(data)[0] + _HEADER == size:
-                bodies = [data[_HEADER:]]
-            else:
-                bodies = decoder.feed(data)
+            bodies = decoder.feed(data)
         except FrameTooLarge as exc:
             # The header can no longer be trusted to find the next frame, so nothing more is
             # read; the whole frames before it are still answered (those that wait, when they

@@ -59,8 +59,10 @@ def decide_warm(engine: Engine, plan: Plan, payload: dict[str, Any], ctx: CallCo
         return None
     # The one decision hook is held by its key (no release function to make and call); a plan
     # with observers takes the engine's leases, which its observers carry to their own ends.
-    key = runner.hold(hook) if not plan.observers else None
-    leases = engine.lease(plan) if plan.observers else None
+    if plan.observers:
+        key, leases = None, engine.lease(plan)
+    else:
+        key, leases = runner.hold(hook), None
     reply = _Reply(loop)
     started = _clock()
 

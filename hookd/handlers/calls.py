@@ -41,7 +41,6 @@ class Calls:
         self.observed = Observed(daemon)
         # What every call reads, held here: each lives as long as the daemon.
         self.registry = daemon.registry
-        self.sessions = daemon.registry.sessions
         self.bus = daemon.bus
         self.counters = daemon.engine.counters
         self.first_loads = daemon.plugins.first_loads
@@ -57,9 +56,8 @@ class Calls:
         project = req.project
         if project is not None:
             project = project_arg(project)
-        elif req.session is not None:  # registry.project_for, written out
-            known = self.sessions.get(req.session)
-            project = None if known is None else known.project
+        elif req.session is not None:
+            project = registry.project_for(req.session, None)
         if project is not None and not registry.is_loaded(project):
             return self._emit_later(req, project)
         plan = registry.plan(req.point, req.session, project)
@@ -115,9 +113,8 @@ class Calls:
         project = req.project
         if project is not None:
             project = project_arg(project)
-        elif req.session is not None:  # registry.project_for, written out
-            known = self.sessions.get(req.session)
-            project = None if known is None else known.project
+        elif req.session is not None:
+            project = registry.project_for(req.session, None)
         if project is not None and not registry.is_loaded(project):
             return self._decide_later(req, project)
         plan = registry.plan(req.point, req.session, project)
