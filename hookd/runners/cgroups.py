@@ -12,13 +12,15 @@ unit with ``Delegate=yes`` (systemd/hookd.service). Elsewhere, or with
 ``HOOKD_CGROUPS=0``, hookd says why once and relies on marks and ancestry.
 
 Layout: ``<own cgroup>/hookd-<token>/run-<n>``, one per process hookd starts
-for a hook. A run's cgroup is removed once it is empty; one left populated by
-a hook's background process is retried later, and everything is killed and
-removed when the daemon stops (or by the sentinel when the daemon dies).
+for a hook. A run's cgroup is removed once it is empty; one still populated
+(processes just killed leave it a moment later, or a hook's background process
+lives on) is tried again shortly, then less and less often, and everything is
+killed and removed when the daemon stops (or by the sentinel when the daemon dies).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import time
@@ -29,6 +31,8 @@ log = structlog.get_logger("hookd.contain")
 
 SWITCH = "HOOKD_CGROUPS"
 _LINGER_MAX = 256  # populated run cgroups kept for a later retry; past this the oldest are killed
+_RETRY_FIRST = 0.05  # seconds before a populated run cgroup is tried again; doubles up to _RETRY_MAX
+_RETRY_MAX = 5.0
 
 
 def own_cgroup(proc: str = "/proc/self") -> tuple[str, str] | None:
@@ -93,6 +97,8 @@ class RunGroups:
         self._environ = os.environ if environ is None else environ
         self._runs: dict[str, str] = {}  # run tag -> its cgroup directory
         self._lingering: list[str] = []
+        self._retry: asyncio.TimerHandle | None = None
+        self._retry_delay = _RETRY_FIRST
 
     def open(self) -> str | None:
         """Make ``hookd-<token>`` in hookd's cgroup (once); None, and ``why_not`` says why, if it cannot."""
@@ -176,6 +182,26 @@ class RunGroups:
                 with contextlib.suppress(OSError):
                     _write(os.path.join(oldest, "cgroup.kill"), "1")
                 self._lingering.append(oldest)
+            self._retry_soon()
+
+    def _retry_soon(self) -> None:
+        """Try the populated run cgroups again shortly, not only when the next hook runs."""
+        if self._retry is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop (a tool, a test): the next adopt or close tries again
+        self._retry = loop.call_later(self._retry_delay, self._retried)
+
+    def _retried(self) -> None:
+        self._retry = None
+        self._retry_lingering()
+        if self._lingering:
+            self._retry_delay = min(self._retry_delay * 2, _RETRY_MAX)
+            self._retry_soon()
+        else:
+            self._retry_delay = _RETRY_FIRST
 
     def _retry_lingering(self) -> None:
         if not self._lingering:
@@ -191,6 +217,9 @@ class RunGroups:
         self._lingering = kept
 
     def close(self) -> None:
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
         if self.root is not None:
             kill_tree(self.root)
             self.root = None
