@@ -27,8 +27,8 @@ import structlog
 from hookd_client import messages as m
 
 from . import journal_files
+from .eventcodec import degraded, frame
 from .eventcodec import encode as _encode
-from .eventcodec import encoded, frame
 from .eventcodec import event as _event
 from .eventcodec import pack as _pack
 from .journal import BATCH_DELAY, Journal
@@ -67,6 +67,7 @@ MAX_PASS_SPACING = 0.02
 RECORD_OVERHEAD = 160
 _now = time.time
 _frame_of = itemgetter(5)  # a ring record's frame
+_Event = m.Event
 
 
 class BusError(Exception):
@@ -108,7 +109,7 @@ class Bus:
         self._reserve_failing = False
         self.subscribers: dict[Any, Subscriber] = {}
         self._live: list[Record] = []
-        self._staged: list[tuple[Any, ...]] = []  # numbered, not yet encoded (Bus.stage)
+        self._staged: list[m.Event] = []  # numbered, not yet encoded (Bus.stage)
         self._staged_bytes = 0
         self._scheduled = False
         self._idle_pass: asyncio.TimerHandle | None = None  # the pending pass, when nobody subscribed
@@ -158,7 +159,12 @@ class Bus:
         self.seq = seq = self.seq + 1
         if self._reserved is not None and seq > self._reserved:
             self._reserve(seq)
-        self._staged.append((seq, _now(), kind, point, session, project, payload, outcome, duration))  # eventcodec.event's order
+        # The wire struct is made now, from the arguments at hand (no tuple of them to unpack
+        # later); without an outcome, without a call to eventcodec.event either.
+        if outcome is None:
+            self._staged.append(_Event(seq, _now(), kind, point, session, project, payload, duration=duration))
+        else:
+            self._staged.append(_event(seq, _now(), kind, point, session, project, payload, outcome, duration))
         self._staged_bytes += size
         if not size or self._staged_bytes > STAGED_BYTES:
             self._flush()
@@ -182,18 +188,17 @@ class Bus:
         records: list[Record] = []
         events: list[m.Event] = []
         size = 0
-        for one in staged:
-            # Encoded here rather than by eventcodec.encoded, which also degrades an event the
-            # encoder refuses: that step is taken only when it is needed.
-            ev = _event(*one)
+        for ev in staged:
+            # The record keeps the event's own point, session and project, whatever encodes it.
             try:
                 body = _encode(ev)
-            except Exception:
-                data, ev = encoded(*one)
+            except Exception as exc:
+                data, kept = degraded(ev, exc)
             else:
                 data = _pack(len(body)) + body
-            records.append((one[0], one[1], one[3], one[4], one[5], data))
-            events.append(ev)
+                kept = ev
+            records.append((ev.seq, ev.time, ev.point, ev.session, ev.project, data))
+            events.append(kept)
             size += len(data)
         ring = self.ring
         ring.extend(records)

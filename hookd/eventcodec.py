@@ -89,7 +89,7 @@ def encoded(
     try:
         body = _encode(ev)
     except Exception as exc:  # whatever the encoder raises, the event is degraded, not lost
-        return _degraded(ev, exc)
+        return degraded(ev, exc)
     return _pack(len(body)) + body, ev
 
 
@@ -118,7 +118,8 @@ def _reason(ev: m.Event, exc: BaseException) -> str:
     return safe_text(f"{type(exc).__name__}: {exc}")
 
 
-def _degraded(ev: m.Event, exc: BaseException) -> tuple[bytes, m.Event]:
+def degraded(ev: m.Event, exc: BaseException) -> tuple[bytes, m.Event]:
+    """The frame and struct of the marker that stands, under ``ev``'s seq, for an event the encoder refused with ``exc``."""
     reason = _reason(ev, exc)
     log.warning("an event cannot be encoded; a marker takes its place", seq=ev.seq, point=safe_text(ev.point), reason=reason)
     about = {"point": safe_text(ev.point), "kind": ev.kind, "reason": reason}
