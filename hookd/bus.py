@@ -254,23 +254,7 @@ class Bus:
         if self.on_internal is not None:
             self.on_internal(point, payload, session, project)
 
-    def hook_error(self, hook: Any, ctx: Any, code: str, message: str) -> None:
-        """The engine's on_hook_error callback."""
-        point = "hookd.hook.timeout" if code == "timeout" else "hookd.hook.error"
-        payload = {
-            "hook": hook.name,
-            "scope": hook.scope,
-            "source": hook.source,
-            "type": hook.type,
-            "point": ctx.point,
-            "message": message,
-        }
-        self.publish("internal", point, ctx.session, ctx.project, payload)
-
     # ------------------------------------------------------------ fan-out
-
-    def frame(self, msg: m.Reply) -> bytes:
-        return frame(msg)
 
     def _dispatch(self) -> None:
         """The fan-out timer: staged events encoded; a pass now, or later when the last one was too recent."""

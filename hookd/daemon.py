@@ -213,9 +213,9 @@ class Daemon:
     def _hook_failed(self, hook: Hook, ctx: CallContext, code: str, message: str) -> None:
         """A hook failed: on the bus (hookd.hook.error / hookd.hook.timeout), and shown to the
         catch-all `event` observers like every other internal event."""
-        self.bus.hook_error(hook, ctx, code, message)
         point = "hookd.hook.timeout" if code == "timeout" else "hookd.hook.error"
         payload = {"hook": hook.name, "scope": hook.scope, "source": hook.source, "type": hook.type, "point": ctx.point, "message": message}
+        self.bus.publish("internal", point, ctx.session, ctx.project, payload)
         self._observe_internal(point, payload, ctx.session, ctx.project)
 
     def _observe_internal(self, point: str, payload: dict[str, Any], session: str | None, project: str | None) -> None:
