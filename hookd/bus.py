@@ -162,7 +162,7 @@ class Bus:
         # The wire struct is made now, from the arguments at hand (no tuple of them to unpack
         # later); without an outcome, without a call to eventcodec.event either.
         if outcome is None:
-            self._staged.append(_Event(seq, _now(), kind, point, session, project, payload, duration=duration))
+            self._staged.append(_Event(seq, _now(), kind, point, session, project, payload, duration=duration))  # type: ignore[arg-type]
         else:
             self._staged.append(_event(seq, _now(), kind, point, session, project, payload, outcome, duration))
         self._staged_bytes += size

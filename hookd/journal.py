@@ -49,9 +49,10 @@ Notify = Callable[[str, dict[str, Any]], None]
 # at most every BATCH_DELAY or CHUNK bytes (strace under pipelined emits: about 13-26 loop
 # waits for the GIL per 100,000 events this way, 48 with a hand-over every 50 ms or 1 MiB).
 BATCH_DELAY = 0.25  # seconds an event may wait on the loop before it is handed to the writer
-# Events that wait on the loop before they are encoded, one encoder call for them all: fewer
-# than a busy bus's pass holds, so a pass is encoded right after the read that staged it, while
-# its payloads are still in the CPU's caches (512 cost ~10% more daemon CPU per pipelined emit).
+# Events that wait on the loop before they are encoded, one encoder call for them all: about
+# what one of the bus's passes holds of small events (16 KiB of requests), so they are encoded
+# soon after the reads that staged them, while their payloads are still in the CPU's caches
+# (512 cost ~10% more daemon CPU per pipelined emit).
 BATCH = 128
 CHUNK = 4 << 20  # encoded bytes gathered before the writer is woken, and joined into one write
 
