@@ -4,7 +4,9 @@ Pipelined: one connection, a window of 128 emits in flight (sent in one write,
 replies read as they come). Concurrent: 16 connections, each one emit at a
 time, driven from one thread with a selector. The same frames go to the echo
 server. Goal: >= 50% of the floor. Figures are events/s; median and worst of
-several runs.
+several runs. Two more daemons run the pipelined case in the same rounds, to
+show what two of the bus's guarantees cost: one without its journal, one that
+keeps 100 events for replay instead of 10,000.
     python bench/throughput.py [--quick]
 """
 
@@ -134,15 +136,22 @@ def row(label: str, runs: Runs, floor: Runs, goal: str) -> str:
 def measure(quick: bool) -> str:
     total, repeat = (20_000, 3) if quick else (100_000, 7)
     load0 = os.getloadavg()
-    with sandbox() as env, sandbox() as bare:
+    with sandbox() as env, sandbox() as bare, sandbox() as short:
         echo_path = os.path.join(env["HOOKD_BENCH_TMP"], "echo.sock")
         with (
             echo_server(echo_path, env) as echo,
             daemon(env, "--no-user-hooks") as hookd,
             # The same daemon without the event journal, measured in the same rounds: what the journal costs.
             daemon(bare, "--no-user-hooks", "--no-journal") as no_journal,
+            # ... and one that keeps 100 events for replay instead of 10,000: what the history ring costs.
+            daemon(short, "--no-user-hooks", "--history", "100") as short_history,
         ):
-            servers = [(echo_path, echo.pid), (env["HOOKD_SOCKET"], hookd.pid), (bare["HOOKD_SOCKET"], no_journal.pid)]
+            servers = [
+                (echo_path, echo.pid),
+                (env["HOOKD_SOCKET"], hookd.pid),
+                (bare["HOOKD_SOCKET"], no_journal.pid),
+                (short["HOOKD_SOCKET"], short_history.pid),
+            ]
             pipe = interleaved(pipelined, servers, total, repeat)
             conc = interleaved(concurrent, servers[:2], total // 4, repeat)
     load1 = os.getloadavg()
@@ -158,6 +167,7 @@ def measure(quick: bool) -> str:
         row("echo floor, pipelined, 1 connection, 128 in flight", pipe[0], pipe[0], "baseline"),
         row("emit, pipelined, 1 connection, 128 in flight", pipe[1], pipe[0], f">= 50% ({met})"),
         row("emit, pipelined, same rounds, daemon with --no-journal", pipe[2], pipe[0], "what the journal costs"),
+        row("emit, pipelined, same rounds, daemon with --history 100", pipe[3], pipe[0], "what the 10,000-event history costs"),
         row("echo floor, 16 connections, 1 in flight each", conc[0], conc[0], "baseline"),
         row("emit, 16 connections, 1 in flight each", conc[1], conc[0], f">= 50% ({conc_met})"),
     ]
