@@ -19,7 +19,7 @@ import json
 from typing import Any
 
 from hookd_client.messages import Event, Gap
-from wcwidth import wcwidth
+from wcwidth import wcswidth, wcwidth
 
 from hookd.cli.termsafe import clean, one_line
 
@@ -42,8 +42,11 @@ Segment = tuple[str, str]  # (text, colour); colour "" for none
 
 
 def cells(text: str) -> int:
-    """Terminal cells ``text`` takes (text without escape sequences)."""
-    return sum(_cell(ch) for ch in text)
+    """Terminal cells ``text`` takes (text without escape sequences), measured as a whole: a
+    character's width can depend on what comes before it (a spacing mark after a letter takes a
+    cell of its own, an emoji sequence joined by ZWJ takes two in all)."""
+    width = wcswidth(text)
+    return width if width >= 0 else sum(_cell(ch) for ch in text)
 
 
 def _cell(ch: str) -> int:
@@ -63,23 +66,38 @@ def fit(segments: list[Segment], width: int | None, colour: bool) -> str:
         segments.pop()
     if segments:
         segments[-1] = (segments[-1][0].rstrip(" "), segments[-1][1])
-    budget = -1  # no cut
-    if width is not None and sum(cells(text) for text, _ in segments) > width:
-        budget = max(0, width - len(ELLIPSIS))
+    if width is None or cells("".join(text for text, _ in segments)) <= width:
+        return _cut(segments, -1, colour)[0]
+    # Cut character by character, then measured as the terminal will show the whole line: where
+    # the two differ (a width that depends on the character before), cut again, shorter.
+    budget = max(0, width - len(ELLIPSIS))
+    while True:
+        line, shown = _cut(segments, budget, colour)
+        over = cells(shown) - width
+        if over <= 0 or budget == 0:
+            return line
+        budget = max(0, budget - over)
+
+
+def _cut(segments: list[Segment], budget: int, colour: bool) -> tuple[str, str]:
+    """The line cut to ``budget`` cells (counted character by character; -1: not cut), and its visible text."""
     out: list[str] = []
+    shown: list[str] = []
     for text, paint in segments:
         if not text:
             continue
         cut = False
         if budget >= 0:
             text, cut = _take(text, budget)
-            budget -= cells(text)
+            budget -= sum(_cell(ch) for ch in text)
         if text:
             out.append(f"{paint}{text}{RESET}" if colour and paint else text)
+            shown.append(text)
         if cut:
             out.append(ELLIPSIS)
+            shown.append(ELLIPSIS)
             break
-    return "".join(out).rstrip(" ")
+    return "".join(out).rstrip(" "), "".join(shown).rstrip(" ")
 
 
 def _take(text: str, room: int) -> tuple[str, bool]:

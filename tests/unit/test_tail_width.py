@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import re
 
+import pytest
 from hookd_client.messages import Event, HookRef
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -64,6 +65,15 @@ def test_a_fitted_line_fits_and_carries_only_whole_hookd_colours(ev, width, colo
     assert not codes or codes[-1] == tailfmt.RESET
     if not colour:
         assert text == seen
+
+
+@pytest.mark.parametrize("mark", ["\U0001d16d", "\u0903"])  # spacing marks: a cell of their own after a letter or a space
+@pytest.mark.parametrize("colour", [False, True])
+def test_a_character_whose_width_depends_on_the_one_before_is_measured_in_its_line(mark: str, colour: bool) -> None:
+    ev = Event(1, 0.0, "emit", mark, "s" + mark, payload={"toolName": "a" + mark * 3})
+    for width in range(1, 80):
+        seen = _visible(tailfmt.line(ev, colour, width=width))
+        assert wcswidth(seen) <= width, (width, seen)
 
 
 @settings(max_examples=300, deadline=None)
