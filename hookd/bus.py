@@ -1,10 +1,10 @@
 """The event bus: every emit, decide and daemon happening, in order, to whoever listens.
 
 :meth:`Bus.publish` numbers the event and encodes it once (eventcodec.py); the
-frame is then shared by the history ring, the journal writer's queue and, once
-per event-loop pass, every subscriber it matches (subscriber.py). The ring keeps
-only frames, bounded by count and by their bytes, so its memory is what its
-bound says.
+frame is then shared by the history ring (history.py), the journal writer's queue
+and, once per event-loop pass, every subscriber it matches (subscriber.py). The
+ring keeps only frames, bounded by count and by their bytes, so its memory is
+what its bound says.
 
 Seqs never go back, even after a crash: with a journal, the bus reserves them
 in blocks in a small state file before handing them out (seqblock.py), and the
@@ -17,20 +17,19 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections import deque
 from collections.abc import Callable
-from itertools import islice, repeat
-from operator import itemgetter
 from typing import Any
 
 import structlog
 from hookd_client import messages as m
+from hookd_client.framing import HEADER
 
 from . import journal_files
 from .eventcodec import degraded, frame
 from .eventcodec import encode as _encode
 from .eventcodec import event as _event
 from .eventcodec import pack as _pack
+from .history import History, records
 from .journal import BATCH_DELAY, Journal
 from .seqblock import Numbering, SeqBlocks, continue_numbering
 from .subscriber import Filter, Record, Selection, Subscriber, replay
@@ -63,10 +62,7 @@ STAGED_BYTES = 16 << 10
 # an event within about DISPATCH_DELAY; with ten or more, within about MAX_PASS_SPACING.
 PASS_SPACING = 0.002
 MAX_PASS_SPACING = 0.02
-# What a ring entry costs besides its frame (the tuple, its seq and time), counted against history_bytes.
-RECORD_OVERHEAD = 160
 _now = time.time
-_frame_of = itemgetter(5)  # a ring record's frame
 _Event = m.Event
 
 
@@ -94,10 +90,7 @@ class Bus:
     ) -> None:
         self.seq = first_seq - 1
         self.first_seq = first_seq
-        self.ring: deque[Record] = deque()
-        self.history = history
-        self.history_bytes = history_bytes
-        self.ring_bytes = 0
+        self.ring = History(history, history_bytes)
         self.queue = queue
         self.queue_bytes = queue_bytes
         self.max_queue = max_queue
@@ -185,30 +178,21 @@ class Bus:
         # each for the pass, not one per event (this runs for every event the daemon sees).
         staged, self._staged = self._staged, []
         self._staged_bytes = 0
-        records: list[Record] = []
-        events: list[m.Event] = []
-        size = 0
-        for ev in staged:
-            # The record keeps the event's own point, session and project, whatever encodes it.
-            try:
-                body = _encode(ev)
-            except Exception as exc:
-                data, kept = degraded(ev, exc)
-            else:
-                data = _pack(len(body)) + body
-                kept = ev
-            records.append((ev.seq, ev.time, ev.point, ev.session, ev.project, data))
-            events.append(kept)
-            size += len(data)
-        ring = self.ring
-        ring.extend(records)
-        self.ring_bytes += size + RECORD_OVERHEAD * len(records)
-        if len(ring) > self.history or self.ring_bytes > self.history_bytes:
-            self._trim()
+        events = staged
+        try:
+            bodies = list(map(_encode, staged))
+        except Exception:
+            bodies, events = _refused(staged)
+        frames = [_pack(len(body)) + body for body in bodies]
+        size = sum(map(len, frames))
+        # The ring and the live stream keep the events' own seq, time, point, session and
+        # project, whatever encodes them; the journal writes what the frames hold.
+        passed = records(staged, frames)
+        self.ring.add(passed, size)
         if self.journal is not None:
-            self.journal.put_all(records, events, size)
+            self.journal.put_all(events, frames, size)
         if self.subscribers:
-            self._live.extend(records)
+            self._live.extend(passed)
 
     def _reserve(self, seq: int) -> None:
         blocks = self.seq_blocks
@@ -234,19 +218,6 @@ class Bus:
             self._startup_notes.append((point, payload))
         else:
             self._loop.call_soon(self.internal, point, payload)
-
-    def _trim(self) -> None:
-        ring = self.ring
-        excess = min(len(ring) - self.history, len(ring) - 1)
-        if excess > 0:
-            # Over the count bound, a pass's worth of the oldest leave together, their bytes
-            # summed in C (this runs for every event of a busy daemon once its history is full).
-            self.ring_bytes -= sum(map(len, map(_frame_of, islice(ring, excess)))) + RECORD_OVERHEAD * excess
-            popleft = ring.popleft
-            for _ in repeat(None, excess):
-                popleft()
-        while len(ring) > 1 and self.ring_bytes > self.history_bytes:
-            self.ring_bytes -= len(ring.popleft()[5]) + RECORD_OVERHEAD
 
     def internal(self, point: str, payload: dict[str, Any], session: str | None = None, project: str | None = None) -> None:
         """A daemon happening (``hookd.*``), on the same bus as everything else."""
@@ -334,7 +305,9 @@ class Bus:
             # Staged events were encoded by the fan-out above: the next ones are live within DISPATCH_DELAY.
             self._cancel_idle_pass()
         conn.stream = sub  # pause/resume_writing reach it (also for a replay-only stream)
-        oldest = self.ring[0][0] if self.ring else self.seq + 1
+        oldest = self.ring.oldest()
+        if oldest is None:
+            oldest = self.seq + 1
         # The reply goes out with this read's batch; the stream starts right after it.
         asyncio.get_running_loop().call_soon(sub.start)
         return m.Subscribed(req.id, self.seq, oldest, count, size)
@@ -393,6 +366,22 @@ class Bus:
                     self.seq_blocks.stopped_at(self.seq, clean=not self.journal.failing)
                 except OSError as exc:
                     log.error("cannot record the last event seq", path=self.seq_blocks.path, error=str(exc))
+
+
+def _refused(staged: list[m.Event]) -> tuple[list[bytes], list[m.Event]]:
+    """The pass's msgpack bodies and structs, each event the encoder refuses replaced by its
+    marker (eventcodec.degraded): the slow way, taken only when the pass has such an event."""
+    bodies: list[bytes] = []
+    events: list[m.Event] = []
+    for ev in staged:
+        try:
+            body = _encode(ev)
+        except Exception as exc:
+            data, ev = degraded(ev, exc)
+            body = data[HEADER.size :]
+        bodies.append(body)
+        events.append(ev)
+    return bodies, events
 
 
 def make_bus(settings: Any) -> Bus:

@@ -28,6 +28,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -40,6 +41,7 @@ from .journal_files import cut_torn_end, default_path, files, last_event, read
 __all__ = ["BATCH", "Journal", "default_path", "files", "last_event", "read"]
 
 log = structlog.get_logger("hookd.journal")
+_seq_of = attrgetter("seq")
 
 Notify = Callable[[str, dict[str, Any]], None]
 
@@ -133,17 +135,16 @@ class Journal:
         self._pending_bytes += size
         self._schedule()
 
-    def put_all(self, records: list[tuple[Any, ...]], events: list[Event], size: int) -> None:
-        """:meth:`put` for the bus's pass of events: ``records`` are its ring records (the seq
-        first, the frame last), ``events`` the structs they encode, ``size`` their frames' bytes."""
-        count = len(records)
+    def put_all(self, events: list[Event], frames: list[bytes], size: int) -> None:
+        """:meth:`put` for the bus's pass of events: the structs, their frames, the frames' bytes."""
+        count = len(events)
         if self._in_events - self._out_events + count > self.backlog or self._in_bytes - self._out_bytes + size > self.backlog_bytes:
-            for record, event in zip(records, events, strict=True):  # near the bound: event by event
-                self.put(record[0], record[-1], event)
+            for event, frame in zip(events, frames, strict=True):  # near the bound: event by event
+                self.put(event.seq, frame, event)
             return
         self._in_events += count
         self._in_bytes += size
-        self._seqs.extend([record[0] for record in records])
+        self._seqs.extend(map(_seq_of, events))
         self._events.extend(events)
         self._pending_bytes += size
         self._schedule()

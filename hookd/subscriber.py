@@ -8,13 +8,12 @@ transport is paused waits here, in a queue bounded by ``queue`` events and
 subscriber gets a Gap frame as soon as there is room again. So a reader that
 keeps up never loses an event whatever its ``queue``, and one that stops reading
 costs at most the transport's buffer plus its queue. A replay is served from the
-history ring, whose frames it shares, and does not count against the queue.
+history ring (history.py) and does not count against the queue.
 """
 
 from __future__ import annotations
 
 import fnmatch
-import itertools
 import os
 import re
 import time
@@ -29,6 +28,7 @@ from .eventcodec import frame as make_frame
 
 if TYPE_CHECKING:
     from .bus import Bus
+    from .history import History
 
 log = structlog.get_logger("hookd.bus")
 
@@ -98,7 +98,7 @@ class Subscriber:
         self.filter = flt
         self.max_count = max_count
         self.max_bytes = max_bytes
-        self.replay: deque[bytes] = deque()  # history frames, shared with the ring: not bounded by the queue
+        self.replay: deque[bytes] = deque()  # history frames from the ring: not bounded by the queue
         self.queue: deque[bytes] = deque()  # live frames the paused transport could not take yet
         self.queued_bytes = 0
         self._out: list[bytes] = []  # frames about to be written in one transport write
@@ -268,25 +268,19 @@ class Subscriber:
         self._out = []
 
 
-def replay(sub: Subscriber, ring: deque[Record], first_seq: int, req: m.Subscribe) -> None:
+def replay(sub: Subscriber, ring: History, first_seq: int, req: m.Subscribe) -> None:
     """What the subscription asked for from the history ring (since a seq or an age), filtered."""
-    if not ring:
+    oldest = ring.oldest()
+    if oldest is None:
         return
     if req.since_seq is not None:
-        oldest = ring[0][0]
         start = max(req.since_seq, first_seq)
         if start < oldest:
             # Evicted from memory during this daemon's life: say so (the journal has them).
             sub.replayed(make_frame(m.Gap(oldest - start, start, oldest - 1, "history")))
-        events: Iterable[Record] = itertools.islice(ring, max(0, req.since_seq - oldest), None)
+        events: Iterable[Record] = ring.since_seq(req.since_seq)
     elif req.since_age is not None:
-        cutoff = time.time() - req.since_age
-        n = 0
-        for rec in reversed(ring):
-            if rec[1] < cutoff:
-                break
-            n += 1
-        events = itertools.islice(ring, len(ring) - n, None)
+        events = ring.since_time(time.time() - req.since_age)
     else:
         return
     flt = sub.filter

@@ -104,7 +104,7 @@ def test_a_staged_event_never_carries_the_agents_environment() -> None:
         payload = {"tool": "Bash", "agentEnv": {"API_KEY": "secret"}}
         bus.stage("decide", "tool.approval.pre", "s1", None, payload, m.Outcome(1), 10)
         bus.flush()
-        assert b"secret" not in bus.ring[-1][5]
+        assert b"secret" not in list(bus.ring)[-1][5]
         assert payload["agentEnv"] == {"API_KEY": "secret"}  # the caller's dict is left as it was
 
     asyncio.run(run())

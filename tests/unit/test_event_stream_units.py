@@ -13,8 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hookd import journal, tailfmt
-from hookd.bus import RECORD_OVERHEAD, Bus, Filter
+from hookd.bus import Bus, Filter
 from hookd.eventcodec import event_frame
+from hookd.history import RECORD_OVERHEAD
 
 
 def rec(seq: int, point: str = "tool.execute.after", session: str | None = "s1", project: str | None = None, when: float = 0.0):  # type: ignore[no-untyped-def]
@@ -94,10 +95,10 @@ def test_history_is_bounded_by_count_and_by_bytes():
     bus = Bus(history=5, history_bytes=10_000)
     for i in range(20):
         bus.publish("emit", "custom.x", None, None, {"i": i})
-    assert [r[0] for r in bus.ring] == [16, 17, 18, 19, 20] and bus.ring_bytes == ring_cost(bus)
+    assert [r[0] for r in bus.ring] == [16, 17, 18, 19, 20] and bus.ring.bytes == ring_cost(bus)
     for i in range(3):
         bus.publish("emit", "custom.big", None, None, {"i": i, "blob": "x" * 4000})
-    assert [r[2] for r in bus.ring] == ["custom.big", "custom.big"] and bus.ring_bytes == ring_cost(bus) <= 10_000
+    assert [r[2] for r in bus.ring] == ["custom.big", "custom.big"] and bus.ring.bytes == ring_cost(bus) <= 10_000
     bus.publish("emit", "custom.huge", None, None, {"blob": "x" * 50_000})
     assert [r[2] for r in bus.ring] == ["custom.huge"]  # the newest event always stays
 

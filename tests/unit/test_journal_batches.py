@@ -104,8 +104,7 @@ def test_a_pass_of_events_is_held_to_the_backlog_bound_as_each_event_is(
     journal._open()
     for records in passes:
         frames = [encoded(seq, 1.0, "emit", "tool.execute.after", "s1", None, payload) for seq, _, _ in records]
-        ring = [(seq, 1.0, "tool.execute.after", "s1", None, frame) for (seq, _, _), (frame, _) in zip(records, frames, strict=True)]
-        journal.put_all(ring, [event for _, event in frames], sum(len(frame) for frame, _ in frames))
+        journal.put_all([event for _, event in frames], [frame for frame, _ in frames], sum(len(frame) for frame, _ in frames))
     assert journal.dropped == 15
     journal.flush()
     journal._drain()

@@ -1,0 +1,96 @@
+"""The history ring: whatever the passes and the bounds, it keeps, trims and gives back what a
+plain list of records trimmed one event at a time would (its trim takes a pass's oldest together)."""
+
+from __future__ import annotations
+
+import itertools
+from collections import deque
+
+from hookd_client.messages import Event
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hookd.history import RECORD_OVERHEAD, History, records
+
+_PASS = st.lists(
+    st.tuples(
+        st.floats(min_value=0, max_value=100, allow_nan=False),  # times may go back (a clock step)
+        st.sampled_from(["tool.execute.after", "custom.x", "hookd.daemon.started"]),
+        st.sampled_from([None, "s1", "s2"]),
+        st.sampled_from([None, "/p"]),
+        st.binary(min_size=1, max_size=300),
+    ),
+    min_size=1,
+    max_size=20,
+)
+
+
+def _events(recs: list[tuple]) -> list[Event]:
+    return [Event(seq, when, "emit", point, session, project) for seq, when, point, session, project, _ in recs]
+
+
+class _Reference:
+    """A ring of one record per event, trimmed as the bus always trimmed it."""
+
+    def __init__(self, max_count: int, max_bytes: int) -> None:
+        self.max_count, self.max_bytes = max_count, max_bytes
+        self.ring: deque[tuple] = deque()
+        self.bytes = 0
+
+    def add(self, records: list[tuple]) -> None:
+        self.ring.extend(records)
+        self.bytes += sum(len(r[5]) + RECORD_OVERHEAD for r in records)
+        while len(self.ring) > max(self.max_count, 1):
+            self.bytes -= len(self.ring.popleft()[5]) + RECORD_OVERHEAD
+        while len(self.ring) > 1 and self.bytes > self.max_bytes:
+            self.bytes -= len(self.ring.popleft()[5]) + RECORD_OVERHEAD
+
+    def since_seq(self, seq: int) -> list[tuple]:
+        return list(self.ring)[max(0, seq - self.ring[0][0]) :] if self.ring else []
+
+    def since_time(self, cutoff: float) -> list[tuple]:
+        n = len(list(itertools.takewhile(lambda r: r[1] >= cutoff, reversed(self.ring))))
+        return list(self.ring)[len(self.ring) - n :]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(_PASS, min_size=1, max_size=12),
+    st.integers(min_value=1, max_value=40),
+    st.integers(min_value=0, max_value=6000),
+    st.integers(min_value=-5, max_value=200),
+    st.floats(min_value=0, max_value=100, allow_nan=False),
+)
+def test_the_ring_keeps_and_gives_back_what_a_ring_of_records_would(passes, max_count, max_bytes, since, cutoff) -> None:
+    history, reference = History(max_count, max_bytes), _Reference(max_count, max_bytes)
+    seq = 1
+    for events in passes:
+        expected = [(seq + i, *event) for i, event in enumerate(events)]
+        seq += len(expected)
+        passed = records(_events(expected), [r[5] for r in expected])
+        assert passed == expected
+        history.add(passed, sum(len(r[5]) for r in passed))
+        reference.add(passed)
+        assert list(history) == list(reference.ring)
+        assert len(history) == len(reference.ring) and history.bytes == reference.bytes
+        assert history.oldest() == reference.ring[0][0]
+        assert len(history) <= max_count and (len(history) == 1 or history.bytes <= max_bytes)
+        assert list(history.since_seq(since)) == reference.since_seq(since)
+        assert list(history.since_time(cutoff)) == reference.since_time(cutoff)
+
+
+def test_a_pass_trimmed_in_part_keeps_its_newest_events_and_their_frames() -> None:
+    history = History(5, 1 << 20)
+    frames = [bytes([i]) * i for i in range(1, 9)]
+    history.add(records(_events([(i, float(i), "p", None, None, b"") for i in range(1, 9)]), frames), sum(range(1, 9)))
+    assert [r[0] for r in history] == [4, 5, 6, 7, 8]
+    assert [r[5] for r in history] == [bytes([i]) * i for i in range(4, 9)]
+    assert history.bytes == sum(range(4, 9)) + 5 * RECORD_OVERHEAD
+    assert [r[0] for r in history.since_seq(6)] == [6, 7, 8] and [r[0] for r in history.since_seq(1)] == [4, 5, 6, 7, 8]
+    assert [r[0] for r in history.since_time(7.0)] == [7, 8]
+
+
+def test_an_empty_ring_has_no_oldest_and_nothing_to_give() -> None:
+    history = History(10, 1000)
+    assert history.oldest() is None and list(history) == [] and list(history.since_seq(1)) == []
+    assert list(history.since_time(0.0)) == []
