@@ -75,8 +75,13 @@ def test_concurrency_caps_what_is_outstanding(tmp_path: Path) -> None:
     async def main() -> tuple[int, int, list[int]]:
         w = worker(script, concurrency=2)
         try:
-            calls = [asyncio.ensure_future(w.request({"n": i, "sleep": 0.3}, 20)) for i in range(5)]
-            await asyncio.sleep(0.15)
+            # Each request holds the worker long enough that the first two are still being
+            # served when the worker is seen to have started them, however slowly it started.
+            calls = [asyncio.ensure_future(w.request({"n": i, "sleep": 1.0}, 30)) for i in range(5)]
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 20
+            while w.info().outstanding < 2 and loop.time() < deadline:
+                await asyncio.sleep(0.005)
             info = w.info()
             replies = await asyncio.gather(*calls)
             return info.outstanding, info.queued, [r["echo"] for r in replies]
