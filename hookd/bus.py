@@ -22,11 +22,9 @@ from typing import Any
 
 import structlog
 from hookd_client import messages as m
-from hookd_client.framing import HEADER
 
 from . import journal_files
-from .eventcodec import degraded, frame
-from .eventcodec import encode as _encode
+from .eventcodec import encode_pass, frame
 from .eventcodec import event as _event
 from .eventcodec import pack as _pack
 from .history import History, records
@@ -178,11 +176,7 @@ class Bus:
         # each for the pass, not one per event (this runs for every event the daemon sees).
         staged, self._staged = self._staged, []
         self._staged_bytes = 0
-        events = staged
-        try:
-            bodies = list(map(_encode, staged))
-        except Exception:
-            bodies, events = _refused(staged)
+        bodies, events = encode_pass(staged)
         frames = [_pack(len(body)) + body for body in bodies]
         size = sum(map(len, frames))
         # The ring and the live stream keep the events' own seq, time, point, session and
@@ -366,22 +360,6 @@ class Bus:
                     self.seq_blocks.stopped_at(self.seq, clean=not self.journal.failing)
                 except OSError as exc:
                     log.error("cannot record the last event seq", path=self.seq_blocks.path, error=str(exc))
-
-
-def _refused(staged: list[m.Event]) -> tuple[list[bytes], list[m.Event]]:
-    """The pass's msgpack bodies and structs, each event the encoder refuses replaced by its
-    marker (eventcodec.degraded): the slow way, taken only when the pass has such an event."""
-    bodies: list[bytes] = []
-    events: list[m.Event] = []
-    for ev in staged:
-        try:
-            body = _encode(ev)
-        except Exception as exc:
-            data, ev = degraded(ev, exc)
-            body = data[HEADER.size :]
-        bodies.append(body)
-        events.append(ev)
-    return bodies, events
 
 
 def make_bus(settings: Any) -> Bus:

@@ -93,6 +93,26 @@ def encoded(
     return _pack(len(body)) + body, ev
 
 
+def encode_pass(events: list[m.Event]) -> tuple[list[bytes], list[m.Event]]:
+    """A pass's msgpack bodies, in one encoder loop, and the structs they encode: ``events``
+    itself, unless the encoder refuses one, which then (the slow way) gets its marker."""
+    try:
+        return list(map(_encode, events)), events
+    except Exception:
+        pass
+    bodies: list[bytes] = []
+    kept: list[m.Event] = []
+    for ev in events:
+        try:
+            body = _encode(ev)
+        except Exception as exc:
+            data, ev = degraded(ev, exc)
+            body = data[HEADER.size :]
+        bodies.append(body)
+        kept.append(ev)
+    return bodies, kept
+
+
 def event_frame(
     seq: int,
     when: float,
