@@ -61,7 +61,6 @@ STAGED_BYTES = 16 << 10
 PASS_SPACING = 0.002
 MAX_PASS_SPACING = 0.02
 _now = time.time
-_Event = m.Event
 
 
 class BusError(Exception):
@@ -150,12 +149,8 @@ class Bus:
         self.seq = seq = self.seq + 1
         if self._reserved is not None and seq > self._reserved:
             self._reserve(seq)
-        # The wire struct is made now, from the arguments at hand (no tuple of them to unpack
-        # later); without an outcome, without a call to eventcodec.event either.
-        if outcome is None:
-            self._staged.append(_Event(seq, _now(), kind, point, session, project, payload, duration=duration))  # type: ignore[arg-type]
-        else:
-            self._staged.append(_event(seq, _now(), kind, point, session, project, payload, outcome, duration))
+        # The wire struct is made now, from the arguments at hand: no tuple of them to unpack later.
+        self._staged.append(_event(seq, _now(), kind, point, session, project, payload, outcome, duration))
         self._staged_bytes += size
         if not size or self._staged_bytes > STAGED_BYTES:
             self._flush()

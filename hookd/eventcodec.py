@@ -85,12 +85,8 @@ def encoded(
     duration: float | None = None,
 ) -> tuple[bytes, m.Event]:
     """The event's frame and the struct it encodes: a marker under the same seq when the event cannot be encoded."""
-    ev = event(seq, when, kind, point, session, project, payload, outcome, duration)
-    try:
-        body = _encode(ev)
-    except Exception as exc:  # whatever the encoder raises, the event is degraded, not lost
-        return degraded(ev, exc)
-    return _pack(len(body)) + body, ev
+    bodies, events = encode_pass([event(seq, when, kind, point, session, project, payload, outcome, duration)])
+    return _pack(len(bodies[0])) + bodies[0], events[0]
 
 
 def encode_pass(events: list[m.Event]) -> tuple[list[bytes], list[m.Event]]:
@@ -105,7 +101,7 @@ def encode_pass(events: list[m.Event]) -> tuple[list[bytes], list[m.Event]]:
     for ev in events:
         try:
             body = _encode(ev)
-        except Exception as exc:
+        except Exception as exc:  # whatever the encoder raises, the event is degraded, not lost
             data, ev = degraded(ev, exc)
             body = data[HEADER.size :]
         bodies.append(body)

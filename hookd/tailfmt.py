@@ -88,8 +88,8 @@ def _cut(segments: list[Segment], budget: int, colour: bool) -> tuple[str, str]:
             continue
         cut = False
         if budget >= 0:
-            text, cut = _take(text, budget)
-            budget -= sum(_cell(ch) for ch in text)
+            text, cut, used = _take(text, budget)
+            budget -= used
         if text:
             out.append(f"{paint}{text}{RESET}" if colour and paint else text)
             shown.append(text)
@@ -100,14 +100,16 @@ def _cut(segments: list[Segment], budget: int, colour: bool) -> tuple[str, str]:
     return "".join(out).rstrip(" "), "".join(shown).rstrip(" ")
 
 
-def _take(text: str, room: int) -> tuple[str, bool]:
-    """The longest start of ``text`` that fits in ``room`` cells, and whether anything was left out."""
+def _take(text: str, room: int) -> tuple[str, bool, int]:
+    """The longest start of ``text`` that fits in ``room`` cells (counted character by
+    character), whether anything was left out, and the cells that start takes."""
     used = 0
     for i, ch in enumerate(text):
-        used += _cell(ch)
-        if used > room:
-            return text[:i], True
-    return text, False
+        width = _cell(ch)
+        if used + width > room:
+            return text[:i], True, used
+        used += width
+    return text, False, used
 
 
 def when(ts: float, today: datetime.date | None = None) -> str:

@@ -69,8 +69,7 @@ def decide_warm(engine: Engine, plan: Plan, payload: dict[str, Any], ctx: CallCo
     def answered(answer: dict[str, Any] | None, failure: WorkerFailure | None) -> None:
         try:
             state = ChainState(payload)
-            # Milliseconds to the µs: round(x, 3) would go through a decimal string.
-            ms = round((_clock() - started) * 1e6) / 1e3
+            ms = _ms(started)
             try:
                 if failure is not None:
                     raise failure
@@ -93,7 +92,7 @@ def decide_warm(engine: Engine, plan: Plan, payload: dict[str, Any], ctx: CallCo
             reply.set_exception(exc)
             return
         _let_go(runner, key, engine, leases, hook)
-        _settle(reply, then, state, round((_clock() - started) * 1e6) / 1e3)
+        _settle(reply, then, state, _ms(started))
 
     request = {"id": 0, "point": ctx.point, "session": ctx.session, "project": ctx.project, "hook": hook.name, "payload": payload}
     if not worker.call(request, hook.timeout, answered):
@@ -102,6 +101,11 @@ def decide_warm(engine: Engine, plan: Plan, payload: dict[str, Any], ctx: CallCo
     engine.counters.decides += 1
     engine.counters.hook_runs += 1
     return reply
+
+
+def _ms(started: float) -> float:
+    """Milliseconds since ``started``, to the µs: ``round(x, 3)`` goes through a decimal string."""
+    return round((_clock() - started) * 1e6) / 1e3
 
 
 def _let_go(runner: PersistentRunner, key: Hashable | None, engine: Engine, leases: Leases | None, hook: Hook) -> None:
