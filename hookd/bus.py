@@ -22,12 +22,12 @@ from typing import Any
 
 import structlog
 from hookd_client import messages as m
+from hookd_client.framing import HEADER
 
 from . import journal_files
 from .eventcodec import encode_pass, frame
 from .eventcodec import event as _event
-from .eventcodec import pack as _pack
-from .history import History, records
+from .history import History, frame_of, records
 from .journal import BATCH_DELAY, Journal
 from .seqblock import Numbering, SeqBlocks, continue_numbering
 from .subscriber import Filter, Record, Selection, Subscriber, replay
@@ -61,6 +61,7 @@ STAGED_BYTES = 16 << 10
 PASS_SPACING = 0.002
 MAX_PASS_SPACING = 0.02
 _now = time.time
+_HEADER_SIZE = HEADER.size
 
 
 class BusError(Exception):
@@ -172,14 +173,13 @@ class Bus:
         staged, self._staged = self._staged, []
         self._staged_bytes = 0
         bodies, events = encode_pass(staged)
-        frames = [_pack(len(body)) + body for body in bodies]
-        size = sum(map(len, frames))
         # The ring and the live stream keep the events' own seq, time, point, session and
         # project, whatever encodes them; the journal writes what the frames hold.
-        passed = records(staged, frames)
+        passed = records(staged, bodies)
+        size = sum(map(len, bodies)) + _HEADER_SIZE * len(bodies)  # the frames' bytes
         self.ring.add(passed, size)
         if self.journal is not None:
-            self.journal.put_all(events, frames, size)
+            self.journal.put_all(events, map(frame_of, passed), size)
         if self.subscribers:
             self._live.extend(passed)
 

@@ -11,24 +11,28 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterator
 from itertools import islice, repeat
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 
+from hookd_client.framing import HEADER
 from hookd_client.messages import Event
 
 from .subscriber import Record
 
-__all__ = ["RECORD_OVERHEAD", "History", "records"]
+__all__ = ["RECORD_OVERHEAD", "History", "frame_of", "records"]
 
 # What a ring entry costs besides its frame (the tuple, its seq and time), counted against the byte bound.
 RECORD_OVERHEAD = 160
 
-_FIELDS = tuple(map(attrgetter, ("seq", "time", "point", "session", "project")))
-_frame_of = itemgetter(5)
+frame_of = itemgetter(5)
+_pack = HEADER.pack
 
 
-def records(events: list[Event], frames: list[bytes]) -> list[Record]:
-    """A pass's events as the ring and the live stream keep them: (seq, time, point, session, project, frame)."""
-    return list(zip(*(map(get, events) for get in _FIELDS), frames, strict=True))
+def records(events: list[Event], bodies: list[bytes]) -> list[Record]:
+    """A pass's events as the ring and the live stream keep them: (seq, time, point, session,
+    project, frame), each frame its msgpack body under its length header."""
+    # One comprehension reads the struct's fields as plain attribute loads, which the interpreter
+    # specializes: a third of what mapping five attrgetters over the pass cost per event.
+    return [(ev.seq, ev.time, ev.point, ev.session, ev.project, _pack(len(body)) + body) for ev, body in zip(events, bodies, strict=True)]
 
 
 class History:
@@ -60,7 +64,7 @@ class History:
         if excess > 0:
             # Over the count bound, a pass's worth of the oldest leave together, their bytes
             # summed in C (this runs for every event of a busy daemon once its history is full).
-            self.bytes -= sum(map(len, map(_frame_of, islice(ring, excess)))) + RECORD_OVERHEAD * excess
+            self.bytes -= sum(map(len, map(frame_of, islice(ring, excess)))) + RECORD_OVERHEAD * excess
             popleft = ring.popleft
             for _ in repeat(None, excess):
                 popleft()

@@ -27,7 +27,7 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from operator import attrgetter
 from typing import Any
 
@@ -135,8 +135,9 @@ class Journal:
         self._pending_bytes += size
         self._schedule()
 
-    def put_all(self, events: list[Event], frames: list[bytes], size: int) -> None:
-        """:meth:`put` for the bus's pass of events: the structs, their frames, the frames' bytes."""
+    def put_all(self, events: list[Event], frames: Iterable[bytes], size: int) -> None:
+        """:meth:`put` for the bus's pass of events: the structs, their frames (read only near the
+        backlog bound), the frames' bytes."""
         count = len(events)
         if self._in_events - self._out_events + count > self.backlog or self._in_bytes - self._out_bytes + size > self.backlog_bytes:
             for event, frame in zip(events, frames, strict=True):  # near the bound: event by event

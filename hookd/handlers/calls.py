@@ -31,8 +31,12 @@ if TYPE_CHECKING:
 ObserverTasks = list[asyncio.Task[m.HookError | None]]
 
 
-# The catalog's decision points, for the hot path's one check (custom points take the long way).
-_DECISION_POINTS = frozenset(name for name, point in POINTS.items() if point.kind == "decision")
+# The catalog's points by name, each to that name's one string object, for the hot path's one
+# check (custom points take the long way). The call goes on under that object, not the string
+# its frame decoded to: the plan cache then hashes a string that knows its hash, and the history
+# ring keeps one copy of a point's name, not one per event (on a busy daemon, ~4% of its CPU).
+_NAMES = {name: name for name in POINTS}
+_DECISION_NAMES = {name: name for name, point in POINTS.items() if point.kind == "decision"}
 
 
 class Calls:
@@ -51,8 +55,9 @@ class Calls:
     def emit(self, conn: Any, req: m.Emit) -> Result:
         d = self.d
         registry = self.registry
-        if req.point not in POINTS:
-            point_arg(req.point)  # a custom point, or an unknown one (an error naming it)
+        point = _NAMES.get(req.point)
+        if point is None:
+            point = point_arg(req.point).name  # a custom point, or an unknown one (an error naming it)
         project = req.project
         if project is not None:
             project = project_arg(project)
@@ -60,7 +65,7 @@ class Calls:
             project = registry.project_for(req.session, None)
         if project is not None and not registry.is_loaded(project):
             return self._emit_later(req, project)
-        plan = registry.plan(req.point, req.session, project)
+        plan = registry.plan(point, req.session, project)
         if self.first_loads and d.plugins.first_loads_for(project):
             return self._emit_later(req, project)
         # The hot path: nothing to run, so no call context and no engine.
@@ -68,11 +73,11 @@ class Calls:
         if not plan.observers:
             self.counters.emits += 1
             # Staged when a socket connection knows its frame's size; an HTTP hook's call is not.
-            self.bus.stage("emit", req.point, req.session, project, req.payload, None, 0 if conn is None else conn.body_size)
+            self.bus.stage("emit", point, req.session, project, req.payload, None, 0 if conn is None else conn.body_size)
             return m.Accepted(req.id)
-        ctx = CallContext(req.point, req.session, project)
+        ctx = CallContext(point, req.session, project)
         tasks = d.engine.emit(plan, req.payload, ctx)
-        d.bus.publish("emit", req.point, ctx.session, ctx.project, req.payload)
+        d.bus.publish("emit", point, ctx.session, ctx.project, req.payload)
         if not req.wait or not tasks:
             return m.Accepted(req.id, len(tasks))
         return self._emit_wait(req.id, tasks)
@@ -102,13 +107,14 @@ class Calls:
 
     def decide(self, conn: Any, req: m.Decide) -> Result:
         d = self.d
-        if req.point not in _DECISION_POINTS:
-            point = point_arg(req.point)
-            if point.kind != "decision":
+        point = _DECISION_NAMES.get(req.point)
+        if point is None:
+            if point_arg(req.point).kind != "decision":
                 raise RequestError(
                     m.ErrorCode.WRONG_KIND,
                     f"{req.point!r} is an observer point; use emit (decision points: `hookd points`)",
                 )
+            point = req.point
         registry = self.registry
         project = req.project
         if project is not None:
@@ -117,16 +123,16 @@ class Calls:
             project = registry.project_for(req.session, None)
         if project is not None and not registry.is_loaded(project):
             return self._decide_later(req, project)
-        plan = registry.plan(req.point, req.session, project)
+        plan = registry.plan(point, req.session, project)
         if self.first_loads and d.plugins.first_loads_for(project):
             return self._decide_later(req, project)
         # The hot path: an empty outcome. Its event carries no decision, no reason and no
         # hooks, which is what an event without an outcome holds.
         if plan.idle and not req.trace:
             self.counters.decides += 1
-            self.bus.stage("decide", req.point, req.session, project, req.payload, None, 0 if conn is None else conn.body_size)
+            self.bus.stage("decide", point, req.session, project, req.payload, None, 0 if conn is None else conn.body_size)
             return m.Outcome(req.id)
-        ctx = CallContext(req.point, req.session, project)
+        ctx = CallContext(point, req.session, project)
         if not plan.decisions and not plan.shadows and not plan.shadow_skips and not req.trace:
             state = d.engine.decided_without_hooks(plan, req.payload, ctx)
             if d.approvals.wanted(state):  # a guard that did not run, with on_error: ask

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 from collections import deque
 
+from hookd_client.framing import HEADER
 from hookd_client.messages import Event
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -23,6 +24,10 @@ _PASS = st.lists(
     min_size=1,
     max_size=20,
 )
+
+
+def _frame(body: bytes) -> bytes:
+    return HEADER.pack(len(body)) + body
 
 
 def _events(recs: list[tuple]) -> list[Event]:
@@ -65,9 +70,9 @@ def test_the_ring_keeps_and_gives_back_what_a_ring_of_records_would(passes, max_
     history, reference = History(max_count, max_bytes), _Reference(max_count, max_bytes)
     seq = 1
     for events in passes:
-        expected = [(seq + i, *event) for i, event in enumerate(events)]
+        expected = [(seq + i, *event[:4], _frame(event[4])) for i, event in enumerate(events)]
         seq += len(expected)
-        passed = records(_events(expected), [r[5] for r in expected])
+        passed = records(_events(expected), [event[4] for event in events])
         assert passed == expected
         history.add(passed, sum(len(r[5]) for r in passed))
         reference.add(passed)
@@ -81,11 +86,11 @@ def test_the_ring_keeps_and_gives_back_what_a_ring_of_records_would(passes, max_
 
 def test_a_pass_trimmed_in_part_keeps_its_newest_events_and_their_frames() -> None:
     history = History(5, 1 << 20)
-    frames = [bytes([i]) * i for i in range(1, 9)]
-    history.add(records(_events([(i, float(i), "p", None, None, b"") for i in range(1, 9)]), frames), sum(range(1, 9)))
+    bodies = [bytes([i]) * i for i in range(1, 9)]
+    history.add(records(_events([(i, float(i), "p", None, None, b"") for i in range(1, 9)]), bodies), sum(range(1, 9)) + 8 * HEADER.size)
     assert [r[0] for r in history] == [4, 5, 6, 7, 8]
-    assert [r[5] for r in history] == [bytes([i]) * i for i in range(4, 9)]
-    assert history.bytes == sum(range(4, 9)) + 5 * RECORD_OVERHEAD
+    assert [r[5] for r in history] == [_frame(bytes([i]) * i) for i in range(4, 9)]
+    assert history.bytes == sum(range(4, 9)) + 5 * (HEADER.size + RECORD_OVERHEAD)
     assert [r[0] for r in history.since_seq(6)] == [6, 7, 8] and [r[0] for r in history.since_seq(1)] == [4, 5, 6, 7, 8]
     assert [r[0] for r in history.since_time(7.0)] == [7, 8]
 
