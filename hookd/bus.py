@@ -26,7 +26,7 @@ from hookd_client.framing import HEADER
 
 from . import journal_files
 from .eventcodec import encode_pass, frame
-from .eventcodec import event as _event
+from .eventcodec import with_outcome as _with_outcome
 from .history import History, frame_of, records
 from .journal import BATCH_DELAY, Journal
 from .seqblock import Numbering, SeqBlocks, continue_numbering
@@ -62,6 +62,7 @@ PASS_SPACING = 0.002
 MAX_PASS_SPACING = 0.02
 _now = time.time
 _HEADER_SIZE = HEADER.size
+_Event = m.Event
 
 
 class BusError(Exception):
@@ -150,8 +151,12 @@ class Bus:
         self.seq = seq = self.seq + 1
         if self._reserved is not None and seq > self._reserved:
             self._reserve(seq)
-        # The wire struct is made now, from the arguments at hand: no tuple of them to unpack later.
-        self._staged.append(_event(seq, _now(), kind, point, session, project, payload, outcome, duration))
+        # The wire struct is made now, from the arguments at hand: no tuple of them to unpack later,
+        # and, for the calls with no outcome (most), no function call in between.
+        ev = _Event(seq, _now(), kind, point, session, project, payload, duration=duration)  # type: ignore[arg-type]
+        if outcome is not None:
+            _with_outcome(ev, outcome)
+        self._staged.append(ev)
         self._staged_bytes += size
         if not size or self._staged_bytes > STAGED_BYTES:
             self._flush()

@@ -51,26 +51,21 @@ def event(
     outcome: Any,
     duration: float | None,
 ) -> m.Event:
-    """The wire struct; ``outcome`` is the decision chain's state (decision, reason, decided_by, errors,
-    and ``runs``, each hook's result) or None."""
-    if outcome is None:
-        return m.Event(seq, when, kind, point, session, project, payload, duration=duration)  # type: ignore[arg-type]
-    return m.Event(
-        seq,
-        when,
-        kind,  # type: ignore[arg-type]
-        point,
-        session,
-        project,
-        payload,
-        outcome.decision,
-        outcome.reason,
-        outcome.decided_by,
-        len(outcome.errors),
-        duration,
-        0,
-        getattr(outcome, "runs", None) or [],
-    )
+    """The wire struct; ``outcome`` is the decision chain's state or None (see :func:`with_outcome`)."""
+    ev = m.Event(seq, when, kind, point, session, project, payload, duration=duration)  # type: ignore[arg-type]
+    if outcome is not None:
+        with_outcome(ev, outcome)
+    return ev
+
+
+def with_outcome(ev: m.Event, outcome: Any) -> None:
+    """Give ``ev`` what a decision chain's ended state says: decision, reason, decided_by, how
+    many errors, and ``runs``, each hook's result."""
+    ev.decision = outcome.decision
+    ev.reason = outcome.reason
+    ev.decided_by = outcome.decided_by
+    ev.errors = len(outcome.errors)
+    ev.hooks = getattr(outcome, "runs", None) or []
 
 
 def encoded(
