@@ -37,6 +37,7 @@ ObserverTasks = list[asyncio.Task[m.HookError | None]]
 # ring keeps one copy of a point's name, not one per event (on a busy daemon, ~4% of its CPU).
 _NAMES = {name: name for name in POINTS}
 _DECISION_NAMES = {name: name for name, point in POINTS.items() if point.kind == "decision"}
+_SESSION_IDS = 4096  # session ids kept in that table at most; past it, it starts again
 
 
 class Calls:
@@ -48,9 +49,20 @@ class Calls:
         self.bus = daemon.bus
         self.counters = daemon.engine.counters
         self.first_loads = daemon.plugins.first_loads
+        # The session ids of recent calls, each to one string object (bounded): a session's calls
+        # go on under that object, so the history ring keeps one copy of its id, not one per event.
+        self._session_ids: dict[str, str] = {}
 
     def handlers(self) -> dict[type[m.Request], Handler]:
         return {m.Emit: self.emit, m.Decide: self.decide, m.StatsRequest: self.observed.stats_request}
+
+    def _session_id(self, session: str) -> str:
+        """``session`` as the table's one object for it (a first call of a session enters it)."""
+        ids = self._session_ids
+        if len(ids) >= _SESSION_IDS:
+            ids.clear()
+        ids[session] = session
+        return session
 
     def emit(self, conn: Any, req: m.Emit) -> Result:
         d = self.d
@@ -58,14 +70,17 @@ class Calls:
         point = _NAMES.get(req.point)
         if point is None:
             point = point_arg(req.point).name  # a custom point, or an unknown one (an error naming it)
+        session = req.session
+        if session is not None:
+            session = self._session_ids.get(session) or self._session_id(session)
         project = req.project
         if project is not None:
             project = project_arg(project)
-        elif req.session is not None:
-            project = registry.project_for(req.session, None)
+        elif session is not None:
+            project = registry.project_for(session, None)
         if project is not None and not registry.is_loaded(project):
             return self._emit_later(req, project)
-        plan = registry.plan(point, req.session, project)
+        plan = registry.plan(point, session, project)
         if self.first_loads and d.plugins.first_loads_for(project):
             return self._emit_later(req, project)
         # The hot path: nothing to run, so no call context and no engine.
@@ -73,9 +88,9 @@ class Calls:
         if not plan.observers:
             self.counters.emits += 1
             # Staged when a socket connection knows its frame's size; an HTTP hook's call is not.
-            self.bus.stage("emit", point, req.session, project, req.payload, None, 0 if conn is None else conn.body_size)
+            self.bus.stage("emit", point, session, project, req.payload, None, 0 if conn is None else conn.body_size)
             return m.Accepted(req.id)
-        ctx = CallContext(point, req.session, project)
+        ctx = CallContext(point, session, project)
         tasks = d.engine.emit(plan, req.payload, ctx)
         d.bus.publish("emit", point, ctx.session, ctx.project, req.payload)
         if not req.wait or not tasks:
@@ -115,24 +130,27 @@ class Calls:
                     f"{req.point!r} is an observer point; use emit (decision points: `hookd points`)",
                 )
             point = req.point
+        session = req.session
+        if session is not None:
+            session = self._session_ids.get(session) or self._session_id(session)
         registry = self.registry
         project = req.project
         if project is not None:
             project = project_arg(project)
-        elif req.session is not None:
-            project = registry.project_for(req.session, None)
+        elif session is not None:
+            project = registry.project_for(session, None)
         if project is not None and not registry.is_loaded(project):
             return self._decide_later(req, project)
-        plan = registry.plan(point, req.session, project)
+        plan = registry.plan(point, session, project)
         if self.first_loads and d.plugins.first_loads_for(project):
             return self._decide_later(req, project)
         # The hot path: an empty outcome. Its event carries no decision, no reason and no
         # hooks, which is what an event without an outcome holds.
         if plan.idle and not req.trace:
             self.counters.decides += 1
-            self.bus.stage("decide", point, req.session, project, req.payload, None, 0 if conn is None else conn.body_size)
+            self.bus.stage("decide", point, session, project, req.payload, None, 0 if conn is None else conn.body_size)
             return m.Outcome(req.id)
-        ctx = CallContext(point, req.session, project)
+        ctx = CallContext(point, session, project)
         if not plan.decisions and not plan.shadows and not plan.shadow_skips and not req.trace:
             state = d.engine.decided_without_hooks(plan, req.payload, ctx)
             if d.approvals.wanted(state):  # a guard that did not run, with on_error: ask
