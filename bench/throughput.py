@@ -6,7 +6,8 @@ time, driven from one thread with a selector. The same frames go to the echo
 server. Goal: >= 50% of the floor. Figures are events/s; median and worst of
 several runs. Two more daemons run the pipelined case in the same rounds, to
 show what two of the bus's guarantees cost: one without its journal, one that
-keeps 100 events for replay instead of 10,000.
+keeps 100 events for replay instead of 10,000. Measured unpinned, then with
+the servers and the client on CPU 0 (as row 1).
     python bench/throughput.py [--quick]
 """
 
@@ -25,7 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from hookd_client.framing import FrameDecoder, request_codec
 from hookd_client.messages import PROTOCOL_VERSION, Emit, Hello
 
-from bench.common import daemon, echo_server, sandbox
+from bench.common import daemon, echo_server, pinned, sandbox
 
 POINT = "tool.execute.after"
 PAYLOAD = {"toolName": "read_file", "duration": 12, "args": {"path": "/tmp/project/README.md"}}
@@ -111,12 +112,19 @@ Runs = tuple[list[float], list[float]]  # events/s and the server's CPU µs per 
 
 
 def interleaved(fn, servers: list[tuple[str, int]], total: int, repeat: int) -> list[Runs]:  # type: ignore[no-untyped-def]
-    """Alternate the servers' runs round by round, so load changes on a shared machine hit all alike."""
+    """Alternate the servers' runs round by round, so load changes on a shared machine hit all alike.
+
+    The order turns at every round. Unpinned, where the scheduler places a server depends on
+    which one the client talked to just before; in a fixed order, the daemon always followed the
+    echo server and inherited whatever placement that left."""
     for path, _ in servers:
         fn(path, total // 5)  # warm-up
     runs: list[Runs] = [([], []) for _ in servers]
-    for _ in range(repeat):
-        for (path, pid), (rates, cpus) in zip(servers, runs, strict=True):
+    for r in range(repeat):
+        turn = r % len(servers)
+        for k in [*range(turn, len(servers)), *range(turn)]:
+            path, pid = servers[k]
+            rates, cpus = runs[k]
             cpu0 = cpu_seconds(pid)
             rates.append(fn(path, total))
             cpus.append((cpu_seconds(pid) - cpu0) / total * 1e6)
@@ -134,17 +142,22 @@ def row(label: str, runs: Runs, floor: Runs, goal: str) -> str:
 
 
 def measure(quick: bool) -> str:
-    total, repeat = (20_000, 3) if quick else (100_000, 7)
+    """Row 5's first half, unpinned and then with every process on CPU 0, as row 1 is measured."""
+    return "## Row 5: emit throughput (no hooks) vs the echo floor\n\n" + placement(quick, None) + "\n" + placement(quick, {0})
+
+
+def placement(quick: bool, cpus: set[int] | None) -> str:
+    total, repeat = (20_000, 4) if quick else (100_000, 8)
     load0 = os.getloadavg()
-    with sandbox() as env, sandbox() as bare, sandbox() as short:
+    with sandbox() as env, sandbox() as bare, sandbox() as short, pinned(cpus):
         echo_path = os.path.join(env["HOOKD_BENCH_TMP"], "echo.sock")
         with (
-            echo_server(echo_path, env) as echo,
-            daemon(env, "--no-user-hooks") as hookd,
+            echo_server(echo_path, env, cpus) as echo,
+            daemon(env, "--no-user-hooks", cpus=cpus) as hookd,
             # The same daemon without the event journal, measured in the same rounds: what the journal costs.
-            daemon(bare, "--no-user-hooks", "--no-journal") as no_journal,
+            daemon(bare, "--no-user-hooks", "--no-journal", cpus=cpus) as no_journal,
             # ... and one that keeps 100 events for replay instead of 10,000: what the history ring costs.
-            daemon(short, "--no-user-hooks", "--history", "100") as short_history,
+            daemon(short, "--no-user-hooks", "--history", "100", cpus=cpus) as short_history,
         ):
             servers = [
                 (echo_path, echo.pid),
@@ -157,10 +170,12 @@ def measure(quick: bool) -> str:
     load1 = os.getloadavg()
     met = "met" if statistics.median(a / b for a, b in zip(pipe[1][0], pipe[0][0], strict=True)) >= 0.5 else "MISSED"
     conc_met = "met" if statistics.median(a / b for a, b in zip(conc[1][0], conc[0][0], strict=True)) >= 0.5 else "MISSED"
+    where = f"on CPU {','.join(map(str, sorted(cpus)))} (taskset)" if cpus else "unpinned"
     lines = [
-        "## Row 5: emit throughput (no hooks) vs the echo floor",
+        f"### {where}",
         "",
-        f"{repeat} rounds, the servers alternating within each; load average {load0[0]:.1f} at start, {load1[0]:.1f} at end.",
+        f"{repeat} rounds, the servers alternating within each, in an order that turns every round; "
+        f"load average {load0[0]:.1f} at start, {load1[0]:.1f} at end.",
         "",
         "| case | median events/s | worst events/s | % of floor (median of rounds) | server CPU µs/event (x floor's) | goal |",
         "|---|---:|---:|---:|---:|---|",
