@@ -25,6 +25,7 @@ __all__ = ["CallContext", "Group", "Hook", "NotRunEntry", "Plan", "Registry", "R
 # The organisation's guards (hookd/team/managed.py) wrap the user's scopes: "managed" runs first,
 # "managed_after" last.
 SCOPE_ORDER: dict[Scope, int] = {"managed": 0, "session": 1, "project": 2, "global": 3, "managed_after": 4}
+_CACHED_KEY_CHARS = 1024  # the longest point and session id, together, that a cached plan's key holds
 
 
 def _order(hook: Hook) -> tuple[int, int, int, int]:
@@ -190,9 +191,12 @@ class Registry:
         plan = Plan(tuple(decisions), tuple(observers), tuple(skipped), tuple(not_run), tuple(shadows), tuple(shadow_skips))
         if untrusted and self.on_untrusted is not None:
             self.on_untrusted(point, untrusted)
-        if len(self._cache) > 10_000:
-            self._cache.clear()
-        self._cache[key] = plan
+        # Kept under its key's own strings: a call whose point or session id is too long to be worth
+        # keeping (a client's bug, or hostile) gets its plan made afresh, so the cache stays small.
+        if len(point) + len(session or "") <= _CACHED_KEY_CHARS:
+            if len(self._cache) > 10_000:
+                self._cache.clear()
+            self._cache[key] = plan
         return plan
 
     def explain(self, point: str, session: str | None, project: str | None) -> tuple[list[ChainEntry], list[ChainEntry]]:

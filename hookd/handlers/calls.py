@@ -38,6 +38,7 @@ ObserverTasks = list[asyncio.Task[m.HookError | None]]
 _NAMES = {name: name for name in POINTS}
 _DECISION_NAMES = {name: name for name, point in POINTS.items() if point.kind == "decision"}
 _SESSION_IDS = 4096  # session ids kept in that table at most; past it, it starts again
+_SESSION_ID_CHARS = 256  # the longest id the table keeps (agents' ids are UUIDs and the like)
 
 
 class Calls:
@@ -57,7 +58,10 @@ class Calls:
         return {m.Emit: self.emit, m.Decide: self.decide, m.StatsRequest: self.observed.stats_request}
 
     def _session_id(self, session: str) -> str:
-        """``session`` as the table's one object for it (a first call of a session enters it)."""
+        """``session`` as the table's one object for it (a first call of a session enters it;
+        an id too long to be worth sharing never does, so the table's memory stays small)."""
+        if len(session) > _SESSION_ID_CHARS:
+            return session
         ids = self._session_ids
         if len(ids) >= _SESSION_IDS:
             ids.clear()
