@@ -22,7 +22,7 @@ from typing import Any
 
 import structlog
 from hookd_client import messages as m
-from hookd_client.framing import HEADER
+from hookd_client.framing import HEADER_SIZE
 
 from . import journal_files
 from .eventcodec import encode_pass, frame
@@ -61,7 +61,6 @@ STAGED_BYTES = 16 << 10
 PASS_SPACING = 0.002
 MAX_PASS_SPACING = 0.02
 _now = time.time
-_HEADER_SIZE = HEADER.size
 _Event = m.Event
 
 
@@ -181,7 +180,7 @@ class Bus:
         # The ring and the live stream keep the events' own seq, time, point, session and
         # project, whatever encodes them; the journal writes what the frames hold.
         passed = records(staged, bodies)
-        size = sum(map(len, bodies)) + _HEADER_SIZE * len(bodies)  # the frames' bytes
+        size = sum(map(len, bodies)) + HEADER_SIZE * len(bodies)  # the frames' bytes
         self.ring.add(passed, size)
         if self.journal is not None:
             self.journal.put_all(events, map(frame_of, passed), size)

@@ -25,7 +25,7 @@ __all__ = ["CallContext", "Group", "Hook", "NotRunEntry", "Plan", "Registry", "R
 # The organisation's guards (hookd/team/managed.py) wrap the user's scopes: "managed" runs first,
 # "managed_after" last.
 SCOPE_ORDER: dict[Scope, int] = {"managed": 0, "session": 1, "project": 2, "global": 3, "managed_after": 4}
-_CACHED_KEY_CHARS = 1024  # the longest point and session id, together, that a cached plan's key holds
+_CACHED_KEY_CHARS = 1024  # the most characters a cached plan's key holds (point, session id and project)
 
 
 def _order(hook: Hook) -> tuple[int, int, int, int]:
@@ -82,7 +82,8 @@ class Registry:
         self.on_change: list[Callable[[], None]] = []  # told after every change (generation moved)
         self.trust = trust
         self._trust_seen = trust.generation if trust is not None else 0
-        # Told (when a plan is built, not per call) which untrusted hooks a call would have run.
+        # Told (when a plan is built: once while it stays cached, each call for one too long to
+        # cache) which untrusted hooks a call would have run.
         self.on_untrusted: Callable[[str, list[Hook]], None] | None = None
 
     # ------------------------------------------------------------------ queries
@@ -191,9 +192,9 @@ class Registry:
         plan = Plan(tuple(decisions), tuple(observers), tuple(skipped), tuple(not_run), tuple(shadows), tuple(shadow_skips))
         if untrusted and self.on_untrusted is not None:
             self.on_untrusted(point, untrusted)
-        # Kept under its key's own strings: a call whose point or session id is too long to be worth
-        # keeping (a client's bug, or hostile) gets its plan made afresh, so the cache stays small.
-        if len(point) + len(session or "") <= _CACHED_KEY_CHARS:
+        # Kept under its key's own strings: a call whose point, session id or project is too long to
+        # be worth keeping (a client's bug, or hostile) gets its plan made afresh, so the cache stays small.
+        if len(point) + len(session or "") + len(project or "") <= _CACHED_KEY_CHARS:
             if len(self._cache) > 10_000:
                 self._cache.clear()
             self._cache[key] = plan
