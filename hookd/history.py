@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator
-from itertools import islice, repeat
+from itertools import chain, islice
 from operator import itemgetter
 
 from hookd_client.framing import HEADER
@@ -42,7 +42,8 @@ class History:
         self.max_count = max_count
         self.max_bytes = max_bytes
         self.bytes = 0
-        self._ring: deque[Record] = deque()
+        # Past the count bound the deque itself drops the oldest as a pass goes in; the newest event always stays.
+        self._ring: deque[Record] = deque(maxlen=max(max_count, 1))
 
     def __len__(self) -> int:
         return len(self._ring)
@@ -53,21 +54,14 @@ class History:
     def add(self, passed: list[Record], size: int) -> None:
         """A pass's records, in seq order, following the newest one here; ``size``: their frames' bytes."""
         ring = self._ring
+        excess = len(ring) + len(passed) - ring.maxlen  # type: ignore[operator]
+        if excess > 0:
+            # Those leaving by the count bound, a pass's worth of the oldest on a busy daemon (some
+            # of the pass's own when it alone passes the bound): their bytes are summed, and they are
+            # dropped, in C (this runs for every event of a busy daemon once its history is full).
+            self.bytes -= sum(map(len, map(frame_of, islice(chain(ring, passed), excess)))) + RECORD_OVERHEAD * excess
         ring.extend(passed)
         self.bytes += size + RECORD_OVERHEAD * len(passed)
-        if len(ring) > self.max_count or self.bytes > self.max_bytes:
-            self._trim()
-
-    def _trim(self) -> None:
-        ring = self._ring
-        excess = min(len(ring) - self.max_count, len(ring) - 1)
-        if excess > 0:
-            # Over the count bound, a pass's worth of the oldest leave together, their bytes
-            # summed in C (this runs for every event of a busy daemon once its history is full).
-            self.bytes -= sum(map(len, map(frame_of, islice(ring, excess)))) + RECORD_OVERHEAD * excess
-            popleft = ring.popleft
-            for _ in repeat(None, excess):
-                popleft()
         # The byte bound, oldest first; the newest event always stays.
         while len(ring) > 1 and self.bytes > self.max_bytes:
             self.bytes -= len(ring.popleft()[5]) + RECORD_OVERHEAD
