@@ -85,14 +85,22 @@ def test_a_staged_event_is_encoded_within_the_fan_out_delay_with_no_reader() -> 
     asyncio.run(run())
 
 
-def test_staged_frames_past_the_byte_bound_are_encoded_at_once() -> None:
+def test_staged_frames_past_the_byte_bound_are_encoded_right_after_the_read_that_staged_them() -> None:
     async def run() -> None:
         bus = Bus()
         bus.start()
         bus.stage("emit", "tool.execute.after", "s1", None, {"n": 1}, None, STAGED_BYTES // 2)
         assert bus.seq not in _ring(bus)
         bus.stage("emit", "tool.execute.after", "s1", None, {"n": 2}, None, STAGED_BYTES // 2 + 1)
-        assert _ring(bus)[-2:] == [bus.seq - 1, bus.seq]  # decoded payloads are not held past the bound
+        # The rest of the read (its replies written) comes first, then the encoding, before anything else.
+        bus.stage("emit", "tool.execute.after", "s1", None, {"n": 3}, None, STAGED_BYTES)
+        assert bus.seq not in _ring(bus)
+        await asyncio.sleep(0)
+        assert _ring(bus)[-3:] == [bus.seq - 2, bus.seq - 1, bus.seq]  # decoded payloads are not held past the bound
+        assert not bus._staged
+        bus.stage("emit", "tool.execute.after", "s1", None, {"n": 4}, None, STAGED_BYTES // 2)
+        await asyncio.sleep(0)
+        assert bus.seq not in _ring(bus)  # under the bound again: it waits for the pass
 
     asyncio.run(run())
 
