@@ -50,7 +50,7 @@ IDLE_DELAY = BATCH_DELAY
 # Staged events keep their decoded payloads until they are encoded: past this many bytes of
 # request frames (about one pipelined read's worth) they are encoded right after the read that
 # staged them, once its replies are written (the client then sends its next requests while the
-# daemon encodes; two CPUs take turns less: +7-10% pipelined emits unpinned). Held longer, a
+# daemon encodes; two CPUs take turns less: ~8% more pipelined emits unpinned). Held longer, a
 # busy connection's payloads fell out of the CPU's caches before they were encoded, and every
 # step after the read ran on cold memory: 256 KiB cost ~10% more daemon CPU per pipelined emit.
 STAGED_BYTES = 16 << 10
