@@ -141,8 +141,9 @@ class Bus:
     ) -> None:
         """:meth:`publish` for a call answered on the hot path: numbered now, encoded with the
         next fan-out pass (within DISPATCH_DELAY) or, once ``size`` (the request's frame bytes)
-        adds up to STAGED_BYTES, right after the read being answered. A ``size`` of 0 (not known: the daemon's own events, the HTTP
-        hooks' calls) bounds nothing, so that event is encoded at once, as :meth:`publish` does.
+        adds up to STAGED_BYTES, right after the read being answered. A ``size`` of 0 (not
+        known: the daemon's own events, the HTTP hooks' calls) bounds nothing, so that event is
+        encoded at once, as :meth:`publish` does.
         The caller hands ``payload`` and ``outcome`` (a decision chain's ended state) over:
         nothing changes them after this. Encoding a pass's events together runs warm, where one
         event at a time, between two socket round trips, ran several times slower; the seq, the

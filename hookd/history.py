@@ -39,7 +39,6 @@ class History:
     """The ring (see the module's doc): ``add`` a pass, read it back from a seq or an age."""
 
     def __init__(self, max_count: int, max_bytes: int) -> None:
-        self.max_count = max_count
         self.max_bytes = max_bytes
         self.bytes = 0
         # Past the count bound the deque itself drops the oldest as a pass goes in; the newest event always stays.
