@@ -3,7 +3,7 @@
 :meth:`Bus.publish` numbers the event and encodes it once (eventcodec.py); the
 frame is then shared by the history ring (history.py), the journal writer's queue
 and, once per event-loop pass, every subscriber it matches (subscriber.py). The
-ring keeps only frames, bounded by count and by their bytes, so its memory is
+ring keeps only the encoded bodies, bounded by count and by their bytes, so its memory is
 what its bound says.
 
 Seqs never go back, even after a crash: with a journal, the bus reserves them
@@ -27,7 +27,7 @@ from hookd_client.framing import HEADER_SIZE
 from . import journal_files
 from .eventcodec import encode_pass, frame
 from .eventcodec import with_outcome as _with_outcome
-from .history import History, frame_of, records
+from .history import History, records
 from .journal import BATCH_DELAY, Journal
 from .seqblock import Numbering, SeqBlocks, continue_numbering
 from .subscriber import Filter, Record, Selection, Subscriber, replay
@@ -190,15 +190,13 @@ class Bus:
         staged, self._staged = self._staged, []
         self._staged_bytes = 0
         bodies, events = encode_pass(staged)
-        # The ring and the live stream keep the events' own seq, time, point, session and
-        # project, whatever encodes them; the journal writes what the frames hold.
-        passed = records(staged, bodies)
         size = sum(map(len, bodies)) + HEADER_SIZE * len(bodies)  # the frames' bytes
-        self.ring.add(passed, size)
+        self.ring.add(bodies, size, events[-1].seq)
         if self.journal is not None:
-            self.journal.put_all(events, map(frame_of, passed), size)
+            self.journal.put_all(events, bodies, size)
         if self.subscribers:
-            self._live.extend(passed)
+            # Selected by what the frames hold, as a replay from the ring selects them.
+            self._live.extend(records(events, bodies, events is not staged))
 
     def _reserve(self, seq: int) -> None:
         blocks = self.seq_blocks

@@ -27,7 +27,7 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -133,13 +133,13 @@ class Journal:
         self._pending_bytes += size
         self._schedule()
 
-    def put_all(self, events: list[Event], frames: Iterable[bytes], size: int) -> None:
-        """:meth:`put` for the bus's pass of events: the structs, their frames (read only near the
-        backlog bound), the frames' bytes."""
+    def put_all(self, events: list[Event], bodies: list[bytes], size: int) -> None:
+        """:meth:`put` for the bus's pass of events: the structs, their msgpack bodies (read only
+        near the backlog bound), their frames' bytes."""
         count = len(events)
         if self._in_events - self._out_events + count > self.backlog or self._in_bytes - self._out_bytes + size > self.backlog_bytes:
-            for event, frame in zip(events, frames, strict=True):  # near the bound: event by event
-                self.put(event.seq, frame, event)
+            for event, body in zip(events, bodies, strict=True):  # near the bound: event by event
+                self.put(event.seq, HEADER.pack(len(body)) + body, event)
             return
         self._in_events += count
         self._in_bytes += size

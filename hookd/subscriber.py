@@ -278,6 +278,10 @@ def replay(sub: Subscriber, ring: History, first_seq: int, req: m.Subscribe) -> 
         if start < oldest:
             # Evicted from memory during this daemon's life: say so (the journal has them).
             sub.replayed(make_frame(m.Gap(oldest - start, start, oldest - 1, "history")))
+        if sub.filter.everything:
+            for frame in ring.frames_since_seq(req.since_seq):
+                sub.replayed(frame)
+            return
         events: Iterable[Record] = ring.since_seq(req.since_seq)
     elif req.since_age is not None:
         events = ring.since_time(time.time() - req.since_age)
