@@ -195,8 +195,8 @@ class Bus:
         if self.journal is not None:
             self.journal.put_all(events, bodies, size)
         if self.subscribers:
-            # Selected by what the frames hold, as a replay from the ring selects them.
-            self._live.extend(records(events, bodies, events is not staged))
+            # Selected by what the bodies hold, as a read back from the ring selects them.
+            self._live.extend(records(events, bodies))
 
     def _reserve(self, seq: int) -> None:
         blocks = self.seq_blocks

@@ -5,11 +5,13 @@ It keeps at most ``max_count`` events and, past the newest one, about ``max_byte
 seq to one event and every event comes here, in order, so an event's place in the ring follows
 from its seq.
 
-The ring holds each event's body and nothing else: what a subscription filters on (its seq,
+The ring holds each event's body and nothing else: what a subscription selects by (its seq,
 time, point, session and project) is read back from the bodies when the past is asked for, which
-is rare, rather than kept beside every event, which is not: a tuple per event cost a busy daemon
-7-9% of its CPU per pipelined emit. Reading back costs about 1 us per event replayed (a full
-ring of 10,000, about 10 ms); an unfiltered replay from a seq reads nothing back.
+is rare, rather than kept beside every event, which is not: a record per event (a tuple and a
+frame, freed long cold when they left) cost a busy daemon 6-10% of its CPU per pipelined
+emit. Reading back costs about 1-8 us per event, more for payloads of many small values, so what
+reads back comes lazily, from a snapshot of the bodies: the subscriber reads a chunk at a time
+between the loop's other work (subscriber.py), never a whole ring at once.
 """
 
 from __future__ import annotations
@@ -25,16 +27,19 @@ from hookd_client.messages import Event
 from .eventcodec import UNENCODABLE
 from .subscriber import Record
 
-__all__ = ["RECORD_OVERHEAD", "History", "record", "records"]
+__all__ = ["PAUSE_EVERY", "RECORD_OVERHEAD", "History", "records"]
 
 # What a ring entry costs besides its frame: the body's bytes object and its slot in the deque.
 RECORD_OVERHEAD = 48
+# Bodies read back between two pauses of a lazy read (a None in what it yields): the subscriber
+# lets the loop run other work at each one.
+PAUSE_EVERY = 64
 
 _pack = HEADER.pack
 
 
 class _Head(msgspec.Struct):
-    """What a subscription filters on, read back from an event's body (the payload is skipped)."""
+    """What a subscription selects by, read back from an event's body (the payload is skipped)."""
 
     seq: int
     time: float
@@ -54,34 +59,47 @@ _read_head = msgspec.msgpack.Decoder(_Head).decode
 _read_about = msgspec.msgpack.Decoder(_About).decode
 
 
-def records(events: list[Event], bodies: list[bytes], markers: bool = False) -> list[Record]:
+def _stands_for(kind: str, point: str, about: object) -> str:
+    """The point an event is selected by: its own, or for a marker (an event the encoder
+    refused, replaced under its seq), the one its payload names."""
+    if kind == "internal" and isinstance(about, dict) and isinstance(about.get("point"), str):
+        return about["point"]
+    return point
+
+
+def records(events: list[Event], bodies: list[bytes]) -> list[Record]:
     """A pass's events as the live stream selects them: (seq, time, point, session, project,
-    frame), each frame its msgpack body under its length header. ``markers``: some of the
-    events are markers for events the encoder refused (see :func:`record`)."""
-    if markers:
-        return [
-            record(ev.seq, ev.time, ev.kind, ev.point, ev.session, ev.project, ev.payload, _pack(len(body)) + body)
-            for ev, body in zip(events, bodies, strict=True)
-        ]
+    frame), each frame its msgpack body under its length header, each selected by what its body
+    holds, as the ring reads it back (a marker by the point it stands for)."""
     # One comprehension reads the struct's fields as plain attribute loads, which the interpreter
     # specializes: a third of what mapping five attrgetters over the pass cost per event.
-    return [(ev.seq, ev.time, ev.point, ev.session, ev.project, _pack(len(body)) + body) for ev, body in zip(events, bodies, strict=True)]
-
-
-def record(seq: int, time: float, kind: str, point: str, session: str | None, project: str | None, about: object, frame: bytes) -> Record:
-    """One event's record; a marker that stands for an event the encoder refused is selected as
-    the point it stands for (its payload says which), live and replayed alike."""
-    if point == UNENCODABLE and kind == "internal" and isinstance(about, dict) and isinstance(about.get("point"), str):
-        point = about["point"]
-    return (seq, time, point, session, project, frame)
+    return [
+        (
+            ev.seq,
+            ev.time,
+            ev.point if ev.point != UNENCODABLE else _stands_for(ev.kind, ev.point, ev.payload),
+            ev.session,
+            ev.project,
+            _pack(len(body)) + body,
+        )
+        for ev, body in zip(events, bodies, strict=True)
+    ]
 
 
 def _record(body: bytes) -> Record:
+    """A body's record, the body itself last (framed as it is written)."""
     head = _read_head(body)
-    if head.point == UNENCODABLE and head.kind == "internal":
-        about = _read_about(body).payload
-        return record(head.seq, head.time, head.kind, head.point, head.session, head.project, about, _pack(len(body)) + body)
-    return (head.seq, head.time, head.point, head.session, head.project, _pack(len(body)) + body)
+    point = head.point
+    if point == UNENCODABLE:
+        point = _stands_for(head.kind, point, _read_about(body).payload)
+    return (head.seq, head.time, point, head.session, head.project, body)
+
+
+def _paced(bodies: list[bytes]) -> Iterator[Record | None]:
+    for i, body in enumerate(bodies, 1):
+        yield _record(body)
+        if not i % PAUSE_EVERY:
+            yield None
 
 
 class History:
@@ -98,7 +116,7 @@ class History:
         return len(self._ring)
 
     def __iter__(self) -> Iterator[Record]:
-        return map(_record, self._ring)
+        return map(_record, list(self._ring))
 
     def add(self, bodies: list[bytes], size: int, newest: int) -> None:
         """A pass's event bodies, in seq order, following the newest one here; ``size``: their
@@ -121,28 +139,30 @@ class History:
         """The seq of the oldest event kept (None: none is)."""
         return self._newest - len(self._ring) + 1 if self._ring else None
 
-    def since_seq(self, seq: int) -> Iterator[Record]:
-        """The events kept from ``seq`` on, oldest first."""
+    def bodies_since_seq(self, seq: int) -> list[bytes]:
+        """The bodies kept from ``seq`` on, oldest first (a snapshot: nothing read back)."""
         ring = self._ring
-        if not ring:
-            return iter(())
-        return map(_record, islice(ring, max(0, seq - (self._newest - len(ring) + 1)), None))
+        return list(islice(ring, max(0, seq - (self._newest - len(ring) + 1)), None))
 
-    def frames_since_seq(self, seq: int) -> Iterator[bytes]:
-        """:meth:`since_seq`'s frames alone (nothing read back from them: what an unfiltered replay sends)."""
-        ring = self._ring
-        if not ring:
-            return iter(())
-        return (_pack(len(body)) + body for body in islice(ring, max(0, seq - (self._newest - len(ring) + 1)), None))
+    def since_seq(self, seq: int) -> Iterator[Record | None]:
+        """The events kept from ``seq`` on, oldest first, read back lazily from a snapshot; a
+        None after every PAUSE_EVERY of them."""
+        return _paced(self.bodies_since_seq(seq))
 
-    def since_time(self, cutoff: float) -> Iterator[Record]:
+    def since_time(self, cutoff: float) -> Iterator[Record | None]:
         """The newest events kept whose time is ``cutoff`` or later, back to the newest one older
-        than it (the clock may have stepped back: what came after that one counts), oldest first."""
-        ring = self._ring
-        newer: list[Record] = []
-        for body in reversed(ring):
-            rec = _record(body)
-            if rec[1] < cutoff:
-                break
-            newer.append(rec)
-        return reversed(newer)
+        than it (the clock may have stepped back: what came after that one counts), oldest first;
+        read back lazily from a snapshot, a None after every PAUSE_EVERY bodies read."""
+        return _back_to(list(self._ring), cutoff)
+
+
+def _back_to(bodies: list[bytes], cutoff: float) -> Iterator[Record | None]:
+    newer: list[Record] = []
+    for body in reversed(bodies):
+        rec = _record(body)
+        if rec[1] < cutoff:
+            break
+        newer.append(rec)
+        if not len(newer) % PAUSE_EVERY:
+            yield None
+    yield from reversed(newer)

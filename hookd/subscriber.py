@@ -13,18 +13,21 @@ history ring (history.py) and does not count against the queue.
 
 from __future__ import annotations
 
+import asyncio
 import fnmatch
 import os
 import re
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import structlog
 from hookd_client import messages as m
 
+from .eventcodec import encode
 from .eventcodec import frame as make_frame
+from .eventcodec import pack as _pack
 
 if TYPE_CHECKING:
     from .bus import Bus
@@ -32,7 +35,8 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("hookd.bus")
 
-# An event as the history ring keeps it: (seq, time, point, session, project, frame).
+# An event as a subscription selects it: (seq, time, point, session, project, bytes), the bytes
+# its frame on the live stream and its msgpack body (no header yet) from the history ring.
 Record = tuple[int, float, str, str | None, str | None, bytes]
 
 WRITE_CHUNK = 64 * 1024  # bytes joined into one transport write
@@ -98,7 +102,11 @@ class Subscriber:
         self.filter = flt
         self.max_count = max_count
         self.max_bytes = max_bytes
-        self.replay: deque[bytes] = deque()  # history frames from the ring: not bounded by the queue
+        self.replay: deque[bytes] = deque()  # history bodies from the ring, framed as written: not bounded by the queue
+        # History still to be read back from a snapshot of the ring (a None: let the loop run first).
+        # Live frames wait behind it in the queue, behind the Live marker that subscribing puts there.
+        self.backlog: Iterator[bytes | None] | None = None
+        self._pump_soon = False
         self.queue: deque[bytes] = deque()  # live frames the paused transport could not take yet
         self.queued_bytes = 0
         self._out: list[bytes] = []  # frames about to be written in one transport write
@@ -174,8 +182,9 @@ class Subscriber:
         else:
             self._lose(seq)
 
-    def replayed(self, frame: bytes) -> None:
-        self.replay.append(frame)
+    def replayed(self, body: bytes) -> None:
+        """A past event's msgpack body (or a replay's gap's), written before anything live."""
+        self.replay.append(body)
 
     def mark(self, frame: bytes) -> None:
         """A control frame (Gap, Live): always queued, it is small and must not be lost."""
@@ -244,6 +253,11 @@ class Subscriber:
         if transport is None:
             return
         while not self.paused:
+            # History is read back only once what was read before is written; a pause of the
+            # backlog with nothing read yet lets the loop run other work first.
+            if not self.replay and self.backlog is not None and not self._read_back() and not self.replay:
+                self._pump_later()
+                return
             source = self.replay or self.queue
             if not source:
                 if self.missed and self._recovered():
@@ -252,42 +266,81 @@ class Subscriber:
                 return
             chunk: list[bytes] = []
             size = 0
-            while source and size < WRITE_CHUNK:
-                frame = source.popleft()
-                chunk.append(frame)
-                size += len(frame)
             if source is self.queue:
+                while source and size < WRITE_CHUNK:
+                    frame = source.popleft()
+                    chunk.append(frame)
+                    size += len(frame)
                 self.queued_bytes -= size
-            self.delivered += len(chunk)
+                self.delivered += len(chunk)
+            else:  # bodies from the ring: each gets its header as the chunk is joined, one copy in all
+                while source and size < WRITE_CHUNK:
+                    body = source.popleft()
+                    chunk += (_pack(len(body)), body)
+                    size += len(body)
+                self.delivered += len(chunk) // 2
             transport.write(b"".join(chunk))  # may call pause_writing before returning
+            if source is self.replay and not source and self.backlog is not None:
+                self._pump_later()  # one chunk of history per turn of the loop
+                return
+
+    def _read_back(self) -> bool:
+        """Move history from the backlog to the replay queue, until WRITE_CHUNK bytes or a pause;
+        True once the backlog is all read."""
+        assert self.backlog is not None
+        replay = self.replay
+        size = 0
+        for body in self.backlog:
+            if body is None:
+                return False
+            replay.append(body)
+            size += len(body)
+            if size >= WRITE_CHUNK:
+                return False
+        self.backlog = None
+        return True
+
+    def _pump_later(self) -> None:
+        if not self._pump_soon:
+            self._pump_soon = True
+            asyncio.get_running_loop().call_soon(self._pump_again)
+
+    def _pump_again(self) -> None:
+        self._pump_soon = False
+        self.pump()
 
     def clear(self) -> None:
         self.closed = True
+        self.backlog = None
         self.replay.clear()
         self.queue.clear()
         self._out = []
 
 
 def replay(sub: Subscriber, ring: History, first_seq: int, req: m.Subscribe) -> None:
-    """What the subscription asked for from the history ring (since a seq or an age), filtered."""
+    """What the subscription asked for from the history ring (since a seq or an age), filtered:
+    a snapshot taken now, read back lazily as the subscriber writes it."""
     oldest = ring.oldest()
     if oldest is None:
         return
+    flt = sub.filter
     if req.since_seq is not None:
         start = max(req.since_seq, first_seq)
         if start < oldest:
             # Evicted from memory during this daemon's life: say so (the journal has them).
-            sub.replayed(make_frame(m.Gap(oldest - start, start, oldest - 1, "history")))
-        if sub.filter.everything:
-            for frame in ring.frames_since_seq(req.since_seq):
-                sub.replayed(frame)
+            sub.replayed(encode(m.Gap(oldest - start, start, oldest - 1, "history")))
+        if flt.everything:  # nothing to select by: the bodies go as they are
+            sub.backlog = iter(ring.bodies_since_seq(req.since_seq))
             return
-        events: Iterable[Record] = ring.since_seq(req.since_seq)
+        sub.backlog = _selected(ring.since_seq(req.since_seq), flt)
     elif req.since_age is not None:
-        events = ring.since_time(time.time() - req.since_age)
-    else:
-        return
-    flt = sub.filter
-    for rec in events:
-        if flt(rec):
-            sub.replayed(rec[5])
+        sub.backlog = _selected(ring.since_time(time.time() - req.since_age), flt)
+
+
+def _selected(records: Iterator[Record | None], flt: Filter) -> Iterator[bytes | None]:
+    """The bodies of the records ``flt`` selects; the pauses pass through."""
+    for rec in records:
+        if rec is None:
+            yield None
+        elif flt(rec):
+            yield rec[5]
