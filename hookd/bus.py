@@ -1,9 +1,9 @@
 """The event bus: every emit, decide and daemon happening, in order, to whoever listens.
 
 :meth:`Bus.publish` numbers the event and encodes it once (eventcodec.py); the
-frame is then shared by the history ring (history.py), the journal writer's queue
+body is then shared by the history ring (history.py), the journal writer's queue
 and, once per event-loop pass, every subscriber it matches (subscriber.py). The
-ring keeps only the encoded bodies, bounded by count and by their bytes, so its memory is
+ring keeps only the bodies, bounded by count and by their bytes, so its memory is
 what its bound says.
 
 Seqs never go back, even after a crash: with a journal, the bus reserves them
@@ -285,8 +285,11 @@ class Bus:
     # --------------------------------------------------------- subscribing
 
     def subscribe(self, conn: Any, req: m.Subscribe) -> m.Subscribed:
-        if conn in self.subscribers:
+        stream = getattr(conn, "stream", None)
+        if conn in self.subscribers or (stream is not None and stream.sending):
             raise BusError(m.ErrorCode.CONFLICT, "this connection is already subscribed; unsubscribe first or open another connection")
+        if stream is not None:  # a replay-only stream that has ended: the connection is an ordinary one again
+            self.detach(conn)
         if req.since_seq is not None and req.since_age is not None:
             raise BusError(m.ErrorCode.BAD_REQUEST, "give since_seq or since_age, not both")
         for project in req.projects:
@@ -323,9 +326,12 @@ class Bus:
         return m.Done(req.id, sub.delivered)
 
     def detach(self, conn: Any) -> Subscriber | None:
+        """End the connection's subscription: the one it follows, or a replay still being sent."""
         sub = self.subscribers.pop(conn, None)
         stream = getattr(conn, "stream", None)
         if stream is not None:
+            if sub is None and stream.sending:
+                sub = stream
             stream.clear()
             conn.stream = None
         return sub

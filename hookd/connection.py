@@ -68,7 +68,7 @@ class Connection(asyncio.Protocol):
         self.pending: deque[bytes] = deque()  # bodies read but not yet dispatched
         self.pending_bytes = 0
         self._paused_reading = False
-        self._paused_writing = False
+        self.paused_writing = False  # the transport's buffer is over its high-water mark (a stream starts paused then)
         self._deadline: Deadline | None = None
         self._loop_time: Callable[[], float] = time.monotonic  # the loop's clock, once connected
         self._ending: m.Error | None = None  # the error the connection ends with, once the rest is answered
@@ -107,12 +107,12 @@ class Connection(asyncio.Protocol):
     def pause_writing(self) -> None:
         # The peer does not read its replies: requests wait undispatched (still read, so
         # that invoke results are not stuck behind them), up to max_pending_bytes.
-        self._paused_writing = True
+        self.paused_writing = True
         if self.stream is not None:
             self.stream.pause_writing()
 
     def resume_writing(self) -> None:
-        self._paused_writing = False
+        self.paused_writing = False
         self._pump()
         if self.stream is not None:
             self.stream.resume_writing()
@@ -186,7 +186,7 @@ class Connection(asyncio.Protocol):
             # greeted connection with room to run them, decoded, handled and encoded inline with
             # every check of the general path that can apply to them. Anything unusual (not
             # greeted yet, stopping, a reply that cannot be encoded) takes the general path.
-            if self.pending or self._paused_writing or len(self.inflight) >= self._max_inflight or not self.greeted:
+            if self.pending or self.paused_writing or len(self.inflight) >= self._max_inflight or not self.greeted:
                 self._one(body, out)
                 continue
             try:
@@ -249,7 +249,7 @@ class Connection(asyncio.Protocol):
         self._request(body, out)
 
     def _may_dispatch(self) -> bool:
-        return not self._paused_writing and len(self.inflight) < self._max_inflight
+        return not self.paused_writing and len(self.inflight) < self._max_inflight
 
     def _request(self, body: bytes, out: bytearray) -> None:
         self.body_size = len(body)

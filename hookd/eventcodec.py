@@ -1,8 +1,8 @@
-"""An event becomes its wire frame once, when it is published.
+"""An event becomes its wire body once, when it is published.
 
-The same bytes serve every subscriber, every replay and the journal writer (which
-turns them into a JSON line off the event loop), and the history ring keeps
-only them: a payload's decoded objects are freed as soon as it is published.
+The same bytes serve every subscriber and every replay, each under its length
+header, and the history ring keeps only them; the journal writes the event's
+JSON line. A payload's decoded objects are freed as soon as it is published.
 
 An event msgpack cannot carry (a file name with lone surrogates, an integer over
 64 bits, nesting past the encoder's limit) is never dropped and never takes

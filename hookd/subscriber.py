@@ -112,7 +112,9 @@ class Subscriber:
         self._out: list[bytes] = []  # frames about to be written in one transport write
         self._out_bytes = 0
         self.held = True  # until the Subscribed reply has been written
-        self.paused = False  # the transport's buffer is over its high-water mark
+        # The transport's buffer is over its high-water mark: it may already be, as the connection
+        # is told only when it crosses the mark.
+        self.paused = bool(getattr(conn, "paused_writing", False))
         self.closed = False
         self.delivered = 0
         self.missed = 0
@@ -301,13 +303,23 @@ class Subscriber:
         return True
 
     def _pump_later(self) -> None:
-        if not self._pump_soon:
-            self._pump_soon = True
-            asyncio.get_running_loop().call_soon(self._pump_again)
+        if self._pump_soon:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop runs (a bus closed after it): nothing more is written
+            return
+        self._pump_soon = True
+        loop.call_soon(self._pump_again)
 
     def _pump_again(self) -> None:
         self._pump_soon = False
         self.pump()
+
+    @property
+    def sending(self) -> bool:
+        """The stream has not ended: its reply, history or Live marker is still to be written."""
+        return not self.closed and (self.held or self.backlog is not None or bool(self.replay) or bool(self.queue))
 
     def clear(self) -> None:
         self.closed = True

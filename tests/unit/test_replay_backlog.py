@@ -14,7 +14,7 @@ from hookd_client import messages as m
 from hookd_client.framing import FrameDecoder, reply_codec
 
 from hookd import history
-from hookd.bus import Bus
+from hookd.bus import Bus, BusError
 
 PAD = "x" * 300
 EVENTS = 4000
@@ -28,6 +28,7 @@ class Conn(asyncio.Protocol):
         self.stream: Any = None
         self.peer = 0
         self.client = "test"
+        self.paused_writing = False
 
     def connection_made(self, transport: Any) -> None:
         self.transport = transport
@@ -122,3 +123,75 @@ def test_an_unfiltered_replay_by_seq_reads_nothing_back(monkeypatch: pytest.Monk
     monkeypatch.setattr(history, "_read_head", refuse)
     items, live_seq, _, _ = asyncio.run(replayed(m.Subscribe(1, since_seq=EVENTS - 9), "custom.b"))
     assert [i.seq for i in items if isinstance(i, m.Event)] == [*range(EVENTS - 9, EVENTS + 1), live_seq]
+
+
+async def connected(bus: Bus, conn: Conn) -> Reader:
+    loop = asyncio.get_running_loop()
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    reader = Reader()
+    await loop.connect_accepted_socket(lambda: conn, ours)
+    await loop.connect_accepted_socket(lambda: reader, theirs)
+    return reader
+
+
+async def until(check: Any, what: str) -> None:
+    deadline = time.monotonic() + 20
+    while not check():
+        assert time.monotonic() < deadline, what
+        await asyncio.sleep(0.001)
+
+
+def test_a_replay_only_stream_holds_its_connection_until_it_has_ended() -> None:
+    async def scenario() -> tuple[list[Any], list[Any], int]:
+        bus = Bus(history=10_000, history_bytes=64 << 20)
+        for i in range(EVENTS):
+            bus.publish("emit", "custom.a" if i % 2 == 0 else "custom.b", "s1", None, {"i": i, "pad": PAD})
+        conn = Conn()
+        reader = await connected(bus, conn)
+        bus.subscribe(conn, m.Subscribe(1, points=["custom.a"], since_seq=1, follow=False))
+        sub = conn.stream
+        await asyncio.sleep(0)
+        assert sub.sending
+        with pytest.raises(BusError) as second:  # while the first is being sent: its events are not cut off
+            bus.subscribe(conn, m.Subscribe(2, points=["custom.b"], since_seq=1))
+        assert second.value.code == m.ErrorCode.CONFLICT
+        await until(lambda: any(isinstance(i, m.Live) for i in reader.items), "the replay never ended")
+        first = list(reader.items)
+        reader.items.clear()
+        bus.subscribe(conn, m.Subscribe(3, points=["custom.b"], since_seq=EVENTS - 9, follow=False))  # an ordinary connection again
+        await until(lambda: any(isinstance(i, m.Live) for i in reader.items), "the second replay never ended")
+        second_items = list(reader.items)
+        # A replay-only stream still being sent can be ended; one that has ended is no subscription.
+        bus.subscribe(conn, m.Subscribe(4, since_seq=1, follow=False))
+        done = bus.unsubscribe(conn, m.Unsubscribe(5))
+        with pytest.raises(BusError):
+            bus.unsubscribe(conn, m.Unsubscribe(6))
+        bus.close()
+        return first, second_items, done.count
+
+    first, second, _ = asyncio.run(scenario())
+    assert [e.seq for e in first if isinstance(e, m.Event)] == list(range(1, EVENTS + 1, 2))
+    assert [e.seq for e in second if isinstance(e, m.Event)] == list(range(EVENTS - 8, EVENTS + 1, 2))
+    assert isinstance(first[-1], m.Live) and isinstance(second[-1], m.Live)
+
+
+def test_a_stream_made_on_a_connection_that_is_not_read_waits_for_it() -> None:
+    async def scenario() -> tuple[int, int]:
+        bus = Bus(history=10_000, history_bytes=64 << 20)
+        for i in range(EVENTS):
+            bus.publish("emit", "custom.a", "s1", None, {"i": i, "pad": PAD})
+        conn = Conn()
+        conn.paused_writing = True  # its transport's buffer was already past its high-water mark
+        reader = await connected(bus, conn)
+        bus.subscribe(conn, m.Subscribe(1, since_seq=1, follow=False))
+        for _ in range(50):
+            await asyncio.sleep(0)
+        written = conn.transport.get_write_buffer_size() + len(reader.items)
+        conn.paused_writing = False
+        conn.resume_writing()
+        await until(lambda: any(isinstance(i, m.Live) for i in reader.items), "the replay never ended")
+        bus.close()
+        return written, len([i for i in reader.items if isinstance(i, m.Event)])
+
+    written, events = asyncio.run(scenario())
+    assert written == 0 and events == EVENTS
