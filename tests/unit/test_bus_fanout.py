@@ -14,7 +14,6 @@ from typing import Any
 
 import msgspec
 from hookd_client import messages as m
-from hookd_client.framing import FrameDecoder, reply_codec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,39 +22,7 @@ from hookd.bus import Bus, make_bus
 from hookd.eventcodec import UNENCODABLE
 from hookd.settings import Settings
 
-
-class Conn(asyncio.Protocol):
-    """The daemon's side of a connection, as far as the bus needs it."""
-
-    def __init__(self) -> None:
-        self.transport: Any = None
-        self.stream: Any = None
-        self.peer = 0
-        self.client = "test"
-
-    def connection_made(self, transport: Any) -> None:
-        self.transport = transport
-
-    def pause_writing(self) -> None:
-        if self.stream is not None:
-            self.stream.pause_writing()
-
-    def resume_writing(self) -> None:
-        if self.stream is not None:
-            self.stream.resume_writing()
-
-
-class Reader(asyncio.Protocol):
-    """A subscriber process's side: decodes every frame it receives."""
-
-    def __init__(self) -> None:
-        self.frames = FrameDecoder()
-        self.codec = reply_codec()
-        self.items: list[Any] = []
-
-    def data_received(self, data: bytes) -> None:
-        for body in self.frames.feed(data):
-            self.items.append(self.codec.decode(body))
+from .stream_peers import Conn, Reader
 
 
 async def subscriber(bus: Bus, points: list[str]) -> Reader:

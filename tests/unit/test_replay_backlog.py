@@ -11,45 +11,14 @@ from typing import Any
 
 import pytest
 from hookd_client import messages as m
-from hookd_client.framing import FrameDecoder, reply_codec
 
 from hookd import history
 from hookd.bus import Bus, BusError
 
+from .stream_peers import Conn, Reader
+
 PAD = "x" * 300
 EVENTS = 4000
-
-
-class Conn(asyncio.Protocol):
-    """The daemon's side of a subscribed connection, as far as the bus needs it."""
-
-    def __init__(self) -> None:
-        self.transport: Any = None
-        self.stream: Any = None
-        self.peer = 0
-        self.client = "test"
-        self.paused_writing = False
-
-    def connection_made(self, transport: Any) -> None:
-        self.transport = transport
-
-    def pause_writing(self) -> None:
-        if self.stream is not None:
-            self.stream.pause_writing()
-
-    def resume_writing(self) -> None:
-        if self.stream is not None:
-            self.stream.resume_writing()
-
-
-class Reader(asyncio.Protocol):
-    def __init__(self) -> None:
-        self.frames = FrameDecoder()
-        self.codec = reply_codec()
-        self.items: list[Any] = []
-
-    def data_received(self, data: bytes) -> None:
-        self.items.extend(self.codec.decode(body) for body in self.frames.feed(data))
 
 
 async def replayed(req: m.Subscribe, live_point: str) -> tuple[list[Any], int, int, bool]:
