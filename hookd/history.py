@@ -102,6 +102,18 @@ def _paced(bodies: list[bytes]) -> Iterator[Record | None]:
             yield None
 
 
+def _back_to(bodies: list[bytes], cutoff: float) -> Iterator[Record | None]:
+    newer: list[Record] = []
+    for body in reversed(bodies):
+        rec = _record(body)
+        if rec[1] < cutoff:
+            break
+        newer.append(rec)
+        if not len(newer) % PAUSE_EVERY:
+            yield None
+    yield from reversed(newer)
+
+
 class History:
     """The ring (see the module's doc): ``add`` a pass, read it back from a seq or an age."""
 
@@ -141,8 +153,8 @@ class History:
 
     def bodies_since_seq(self, seq: int) -> list[bytes]:
         """The bodies kept from ``seq`` on, oldest first (a snapshot: nothing read back)."""
-        ring = self._ring
-        return list(islice(ring, max(0, seq - (self._newest - len(ring) + 1)), None))
+        oldest = self.oldest()
+        return [] if oldest is None else list(islice(self._ring, max(0, seq - oldest), None))
 
     def since_seq(self, seq: int) -> Iterator[Record | None]:
         """The events kept from ``seq`` on, oldest first, read back lazily from a snapshot; a
@@ -154,15 +166,3 @@ class History:
         than it (the clock may have stepped back: what came after that one counts), oldest first;
         read back lazily from a snapshot, a None after every PAUSE_EVERY bodies read."""
         return _back_to(list(self._ring), cutoff)
-
-
-def _back_to(bodies: list[bytes], cutoff: float) -> Iterator[Record | None]:
-    newer: list[Record] = []
-    for body in reversed(bodies):
-        rec = _record(body)
-        if rec[1] < cutoff:
-            break
-        newer.append(rec)
-        if not len(newer) % PAUSE_EVERY:
-            yield None
-    yield from reversed(newer)

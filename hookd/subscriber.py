@@ -257,9 +257,11 @@ class Subscriber:
         while not self.paused:
             # History is read back only once what was read before is written; a pause of the
             # backlog with nothing read yet lets the loop run other work first.
-            if not self.replay and self.backlog is not None and not self._read_back() and not self.replay:
-                self._pump_later()
-                return
+            if not self.replay and self.backlog is not None:
+                self._read_back()
+                if not self.replay and self.backlog is not None:
+                    self._pump_later()
+                    return
             source = self.replay or self.queue
             if not source:
                 if self.missed and self._recovered():
@@ -286,21 +288,20 @@ class Subscriber:
                 self._pump_later()  # one chunk of history per turn of the loop
                 return
 
-    def _read_back(self) -> bool:
-        """Move history from the backlog to the replay queue, until WRITE_CHUNK bytes or a pause;
-        True once the backlog is all read."""
+    def _read_back(self) -> None:
+        """Move history from the backlog to the replay queue, until WRITE_CHUNK bytes or a pause
+        (the backlog is None once it is all read)."""
         assert self.backlog is not None
         replay = self.replay
         size = 0
         for body in self.backlog:
             if body is None:
-                return False
+                return
             replay.append(body)
             size += len(body)
             if size >= WRITE_CHUNK:
-                return False
+                return
         self.backlog = None
-        return True
 
     def _pump_later(self) -> None:
         if self._pump_soon:
