@@ -54,7 +54,8 @@ BATCH_DELAY = 0.25  # seconds an event may wait on the loop before it is handed 
 # soon after the reads that staged them, while their payloads are still in the CPU's caches
 # (512 cost ~10% more daemon CPU per pipelined emit).
 BATCH = 128
-CHUNK = 4 << 20  # encoded bytes gathered before the writer is woken, and joined into one write
+CHUNK = 4 << 20  # encoded bytes gathered before the writer is woken, and written with one call
+_MAX_PARTS = 1024  # batches one writev takes (Linux's IOV_MAX)
 
 
 class Journal:
@@ -275,48 +276,49 @@ class Journal:
             log.warning("journal could not keep up; events were not written", dropped=count)
             self._emit("hookd.journal.lost", {"count": count, "reason": "backlog", "path": self.path})
         queue = self.queue
-        buf: bytes | bytearray = b""
+        parts: list[bytes | bytearray] = []  # written together, with one writev: never joined
+        size = 0
         seqs: list[int] = []
         while queue:
             blob, batch_seqs, frame_bytes = queue.popleft()
             self._out_events += len(batch_seqs)
             self._out_bytes += frame_bytes
-            if self._size + len(buf) + len(blob) <= self.max_bytes:
-                if buf:
-                    if not isinstance(buf, bytearray):
-                        buf = bytearray(buf)
-                    buf += blob
-                else:
-                    buf = blob  # a lone batch is written as it is, not copied
+            if self._size + size + len(blob) <= self.max_bytes:
+                parts.append(blob)
+                size += len(blob)
                 seqs.extend(batch_seqs)
             else:
-                buf, seqs = self._rotating(buf, seqs, blob, batch_seqs)
-            if len(buf) >= CHUNK:
-                self._write(buf, seqs)
-                buf, seqs = b"", []
-        if buf:
-            self._write(buf, seqs)
+                parts, seqs = self._rotating(parts, seqs, blob, batch_seqs)
+                size = len(parts[0])
+            if size >= CHUNK or len(parts) >= _MAX_PARTS:
+                self._write(parts, seqs)
+                parts, seqs, size = [], [], 0
+        if parts:
+            self._write(parts, seqs)
 
-    def _rotating(self, buf: bytes | bytearray, seqs: list[int], blob: bytes, blob_seqs: list[int]) -> tuple[bytearray, list[int]]:
+    def _rotating(
+        self, parts: list[bytes | bytearray], seqs: list[int], blob: bytes, blob_seqs: list[int]
+    ) -> tuple[list[bytes | bytearray], list[int]]:
         """Add a batch line by line, rotating before the line that would pass the size limit."""
-        out = bytearray(buf)
+        out = bytearray().join(parts)
         start = 0
         for seq in blob_seqs:
             end = blob.index(b"\n", start) + 1
             if self._size + len(out) + (end - start) > self.max_bytes and self._size + len(out) > 0:
-                self._write(out, seqs)
+                self._write([out], seqs)
                 out, seqs = bytearray(), []
                 self._rotate()
             out += blob[start:end]
             seqs.append(seq)
             start = end
-        return out, seqs
+        return [out], seqs
 
     # ----------------------------------------------------------- the disk
 
-    def _write(self, buf: bytes | bytearray, seqs: list[int]) -> None:
+    def _write(self, parts: list[bytes | bytearray], seqs: list[int]) -> None:
         """Append whole lines; on failure cut the file back to its last whole line and count the rest lost."""
-        if not buf:
+        total = sum(map(len, parts))
+        if not total:
             return
         try:
             if self._fd is None:
@@ -329,15 +331,21 @@ class Journal:
             return
         fd = self._fd
         assert fd is not None
-        view = memoryview(buf)
         done = 0
+        buf: bytes | bytearray = b""
         try:
-            while done < len(buf):
-                n = os.write(fd, view[done:])
-                if n <= 0:
-                    raise OSError(errno.EIO, "the write stored nothing")
-                done += n
+            # One call for the batches as they are: joining them first copied every byte once more.
+            done = os.writev(fd, parts)
+            if done < total:  # a short write (a file size limit, a signal): the rest, write by write
+                buf = bytearray().join(parts)
+                with memoryview(buf) as view:
+                    while done < total:
+                        n = os.write(fd, view[done:])
+                        if n <= 0:
+                            raise OSError(errno.EIO, "the write stored nothing")
+                        done += n
         except OSError as exc:
+            buf = buf or bytearray().join(parts)
             whole = buf.rfind(b"\n", 0, done) + 1
             lines = buf.count(b"\n", 0, whole)
             self._stored(whole, seqs[:lines])
@@ -348,8 +356,6 @@ class Journal:
                     self._dirty = True  # cut before the next write
             self._lose(seqs[lines:], exc)
             return
-        finally:
-            view.release()
         self._stored(done, seqs)
         if self._failure is not None:
             self._recovered()
