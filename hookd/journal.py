@@ -25,23 +25,23 @@ import contextlib
 import errno
 import os
 import threading
-import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-import msgspec
 import structlog
 from hookd_client.framing import HEADER
 from hookd_client.messages import Event
 
-from .journal_files import cut_torn_end, default_path, files, last_event, read
+from .journal_files import cut_torn_end, default_path, files, last_event, let_go, read
+from .journal_lines import event_of, lines
 
 __all__ = ["BATCH", "Journal", "default_path", "files", "last_event", "read"]
 
 log = structlog.get_logger("hookd.journal")
 
 Notify = Callable[[str, dict[str, Any]], None]
+Parts = list[bytes | bytearray]  # encoded batches written together, with one writev: never joined
 
 # Each hand-over to the writer costs the loop a GIL round trip with the thread (it wakes, and
 # takes the GIL again after its write), and on a machine with more runnable processes than
@@ -93,11 +93,10 @@ class Journal:
         self._out_events = 0  # ... and taken by the writer: each counter has one writer
         self._out_bytes = 0
         self._failure: dict[str, Any] | None = None  # the losses of the current failure, until it ends
-        self._decode = msgspec.msgpack.Decoder(Event).decode
-        self._json = msgspec.json.Encoder()
         self._stop = False
         self._fd: int | None = None
         self._size = 0  # bytes of complete lines in the current file
+        self._let_go_at = 0  # _size when the file's older pages were last let go
         self._dirty = False  # the file may end in a partial line that could not be cut yet
         self._thread = threading.Thread(target=self._run, name="hookd-journal", daemon=True)
 
@@ -177,8 +176,8 @@ class Journal:
         frame_bytes, self._pending_bytes = self._pending_bytes, 0
         if self._undecoded:
             self._undecoded = False
-            events = [self._event(seq, ev) if isinstance(ev, bytes) else ev for seq, ev in zip(seqs, events, strict=True)]
-        blob = self.lines(events)  # type: ignore[arg-type]
+            events = [event_of(seq, ev) if isinstance(ev, bytes) else ev for seq, ev in zip(seqs, events, strict=True)]
+        blob = lines(events)  # type: ignore[arg-type]
         self._outbox.append((blob, seqs, frame_bytes))
         self._outbox_bytes += len(blob)
         if self._outbox_bytes >= CHUNK:
@@ -194,27 +193,6 @@ class Journal:
         self._outbox_bytes = 0
         self.queue.extend(outbox)
         self.wake.set()
-
-    def lines(self, events: list[Event]) -> bytes:
-        """The events' JSON lines: one encoder call, or line by line when one event cannot be encoded."""
-        try:
-            return self._json.encode_lines(events)
-        except (TypeError, ValueError):
-            return b"".join([self._line(event) for event in events])
-
-    def _event(self, seq: int, data: bytes) -> Event:
-        try:
-            return self._decode(memoryview(data)[HEADER.size :])
-        except msgspec.DecodeError as exc:  # our own frame: should not happen, but never loses the line
-            return Event(seq, time.time(), "internal", "hookd.event.unencodable", payload={"reason": f"journal: {exc}"})
-
-    def _line(self, event: Event) -> bytes:
-        try:
-            return self._json.encode(event) + b"\n"
-        except (TypeError, ValueError) as exc:
-            # A payload JSON cannot hold (msgpack extension types): keep the event, say why.
-            kept = msgspec.structs.replace(event, payload={"unencodable": f"{type(exc).__name__}: {exc}"})
-            return self._json.encode(kept) + b"\n"
 
     def start(self) -> None:
         directory = os.path.dirname(self.path) or "."
@@ -246,7 +224,7 @@ class Journal:
 
     def _open(self) -> None:
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        self._size = os.fstat(self._fd).st_size
+        self._size = self._let_go_at = os.fstat(self._fd).st_size
         self._dirty = False
 
     def _run(self) -> None:
@@ -276,7 +254,7 @@ class Journal:
             log.warning("journal could not keep up; events were not written", dropped=count)
             self._emit("hookd.journal.lost", {"count": count, "reason": "backlog", "path": self.path})
         queue = self.queue
-        parts: list[bytes | bytearray] = []  # written together, with one writev: never joined
+        parts: Parts = []
         size = 0
         seqs: list[int] = []
         while queue:
@@ -296,9 +274,7 @@ class Journal:
         if parts:
             self._write(parts, seqs)
 
-    def _rotating(
-        self, parts: list[bytes | bytearray], seqs: list[int], blob: bytes, blob_seqs: list[int]
-    ) -> tuple[list[bytes | bytearray], list[int]]:
+    def _rotating(self, parts: Parts, seqs: list[int], blob: bytes, blob_seqs: list[int]) -> tuple[Parts, list[int]]:
         """Add a batch line by line, rotating before the line that would pass the size limit."""
         out = bytearray().join(parts)
         start = 0
@@ -315,7 +291,7 @@ class Journal:
 
     # ----------------------------------------------------------- the disk
 
-    def _write(self, parts: list[bytes | bytearray], seqs: list[int]) -> None:
+    def _write(self, parts: Parts, seqs: list[int]) -> None:
         """Append whole lines; on failure cut the file back to its last whole line and count the rest lost."""
         total = sum(map(len, parts))
         if not total:
@@ -357,6 +333,9 @@ class Journal:
             self._lose(seqs[lines:], exc)
             return
         self._stored(done, seqs)
+        if self._size - self._let_go_at >= CHUNK:
+            self._let_go_at = self._size
+            let_go(fd, self._size - CHUNK)  # all but the newest chunk
         if self._failure is not None:
             self._recovered()
 
@@ -386,6 +365,9 @@ class Journal:
 
     def _rotate(self) -> None:
         if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.fdatasync(self._fd)  # all on disk, so that all its pages can go
+            let_go(self._fd, self._size)
             os.close(self._fd)
             self._fd = None
         try:

@@ -150,3 +150,15 @@ def read(path: str, since: float | None = None) -> Iterator[Event]:
     finally:
         for f in handles:
             f.close()
+
+
+def let_go(fd: int, upto: int) -> None:
+    """Let the kernel drop the file's cached pages before ``upto``: those on disk go now, dirty
+    ones are started on their way there (and go at a later call).
+
+    A journal is read back rarely, and its writes are cheaper on pages the kernel recycles than on
+    fresh ones: on a VM whose memory the host backs on first touch, paced 4 MiB appends cost
+    1.5-4.6 us of CPU a line on fresh pages and 0.25-0.28 on pages let go this way."""
+    if upto > 0:  # a length of 0 would mean the whole file
+        with contextlib.suppress(OSError):
+            os.posix_fadvise(fd, 0, upto, os.POSIX_FADV_DONTNEED)

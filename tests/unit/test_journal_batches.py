@@ -4,6 +4,8 @@ rotation and odd payloads stay exact."""
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import mmap
 import os
 import threading
 import time
@@ -12,6 +14,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from hookd import journal_lines
 from hookd.eventcodec import encoded
 from hookd.journal import BATCH, CHUNK, Journal, files, read
 
@@ -128,13 +131,13 @@ class Spy:
         return self.inner.encode(event)
 
 
-def test_on_a_loop_events_are_encoded_there_and_the_thread_only_writes(tmp_path: Path) -> None:
+def test_on_a_loop_events_are_encoded_there_and_the_thread_only_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "events.jsonl"
     spy = Spy()
+    monkeypatch.setattr(journal_lines, "_json", spy)
 
     async def run() -> int:
         journal = Journal(str(path), 1 << 30, keep=1)
-        journal._json = spy  # type: ignore[assignment]
         journal.start()
         for i in range(BATCH * 2 + 5):  # two full batches, then a few the timer hands over
             journal.put(*record(i + 1, PAYLOAD))  # type: ignore[arg-type]
@@ -184,3 +187,48 @@ def test_more_batches_than_one_write_takes_are_all_written_in_order(tmp_path: Pa
     os.close(journal._fd)  # type: ignore[arg-type]
     assert (journal.written, journal.lost) == (n, 0)
     assert [e.seq for e in read(str(path))] == list(range(1, n + 1))
+
+
+def _resident_pages(path: Path) -> list[bool]:
+    """Which of the file's pages are in the page cache (mincore(2) on a private map of it)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    size = path.stat().st_size
+    page = mmap.PAGESIZE
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), size, access=mmap.ACCESS_COPY) as mm:
+        vec = (ctypes.c_ubyte * ((size + page - 1) // page))()
+        addr = ctypes.addressof(ctypes.c_char.from_buffer(mm))
+        assert libc.mincore(ctypes.c_void_p(addr), ctypes.c_size_t(size), vec) == 0, ctypes.get_errno()
+    return [bool(b & 1) for b in vec]
+
+
+def _cached_journal(tmp_path: Path) -> tuple[Journal, bytes]:
+    mounts = [line.split() for line in Path("/proc/mounts").read_text().splitlines()]
+    fs = max(mounts, key=lambda m: len(m[1]) * str(tmp_path).startswith(m[1]))  # the mount tmp_path is on
+    if fs[2] in ("tmpfs", "ramfs"):
+        pytest.skip(f"{tmp_path} is on {fs[2]}: its pages are the file itself, never let go")
+    journal = Journal(str(tmp_path / "events.jsonl"), 1 << 30, keep=5)
+    journal._open()
+    line = b'{"seq":1,"payload":"' + b"x" * 233 + b'"}\n'  # 256 bytes: a chunk of them is exactly CHUNK
+    return journal, line * (CHUNK // len(line))
+
+
+def test_the_pages_behind_the_newest_chunk_are_let_go_once_on_disk(tmp_path: Path) -> None:
+    journal, blob = _cached_journal(tmp_path)
+    for i in range(6):
+        journal._write([blob], [i])
+        os.fsync(journal._fd)  # type: ignore[arg-type]  # on disk: the next write lets its pages go
+    os.close(journal._fd)  # type: ignore[arg-type]
+    resident = _resident_pages(tmp_path / "events.jsonl")
+    newest = CHUNK // mmap.PAGESIZE
+    assert not any(resident[:-newest]), f"{sum(resident[:-newest])} pages behind the newest chunk are still cached"
+    assert all(resident[-newest:]), "the newest chunk left the page cache"
+
+
+def test_a_rotated_file_is_on_disk_and_out_of_the_page_cache(tmp_path: Path) -> None:
+    journal, blob = _cached_journal(tmp_path)
+    journal._write([blob], [1])
+    journal._rotate()
+    os.close(journal._fd)  # type: ignore[arg-type]
+    rotated = tmp_path / "events.jsonl.1"
+    assert rotated.stat().st_size == len(blob)
+    assert not any(_resident_pages(rotated)), "the rotated file's pages are still cached"
