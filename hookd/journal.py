@@ -3,7 +3,7 @@
 The event loop encodes: it keeps the events of the last moment and turns them
 into JSON lines in batches, one encoder call per batch (a timer, or a full
 batch, triggers it). The writer thread only appends those bytes to the file,
-and ``os.write`` releases the GIL, so the thread almost never holds the
+and its writes release the GIL, so the thread almost never holds the
 interpreter: on a machine with more runnable processes than CPUs, a thread
 holding the GIL while it encodes stalls the event loop for as long as the OS
 leaves that thread unscheduled. An emitter never waits for the disk. Files
@@ -41,7 +41,7 @@ __all__ = ["BATCH", "Journal", "default_path", "files", "last_event", "read"]
 log = structlog.get_logger("hookd.journal")
 
 Notify = Callable[[str, dict[str, Any]], None]
-Parts = list[bytes | bytearray]  # encoded batches written together, with one writev: never joined
+Parts = list[bytes | bytearray]  # encoded batches written with one writev (joined only to rotate or finish a short write)
 
 # Each hand-over to the writer costs the loop a GIL round trip with the thread (it wakes, and
 # takes the GIL again after its write), and on a machine with more runnable processes than
@@ -98,11 +98,12 @@ class Journal:
         self._size = 0  # bytes of complete lines in the current file
         self._let_go_at = 0  # _size when the file's older pages were last let go
         self._dirty = False  # the file may end in a partial line that could not be cut yet
+        self._unfinished = False  # closed while the writer was still at work
         self._thread = threading.Thread(target=self._run, name="hookd-journal", daemon=True)
 
     @property
     def failing(self) -> bool:
-        return self._failure is not None
+        return self._failure is not None or self._unfinished
 
     def stats(self) -> dict[str, Any]:
         return {
@@ -214,6 +215,12 @@ class Journal:
         self.wake.set()
         if self._thread.is_alive():
             self._thread.join(timeout)
+        if self._thread.is_alive():
+            # The writer is still at work (a slow disk): its file stays its own, and the events it
+            # holds are not known to be written, so the stop is not a clean one (announced at start).
+            self._unfinished = True
+            log.error("journal writer did not finish in time; unwritten events are announced at the next start", path=self.path)
+            return
         if self._failure is not None:
             log.error("journal stopped while failing", path=self.path, **self._failure)
         if self._fd is not None:
@@ -364,12 +371,14 @@ class Journal:
         self._emit("hookd.journal.lost", {**failure, "reason": "write failed", "path": self.path})
 
     def _rotate(self) -> None:
-        if self._fd is not None:
-            with contextlib.suppress(OSError):
-                os.fdatasync(self._fd)  # all on disk, so that all its pages can go
-            let_go(self._fd, self._size)
-            os.close(self._fd)
-            self._fd = None
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            try:
+                os.fdatasync(fd)  # all on disk, so that all its pages can go
+            except OSError as exc:
+                log.warning("journal file not synced before rotating", path=self.path, error=str(exc))
+            let_go(fd, self._size)
+            os.close(fd)
         try:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(f"{self.path}.{self.keep}")

@@ -201,11 +201,25 @@ def _resident_pages(path: Path) -> list[bool]:
     return [bool(b & 1) for b in vec]
 
 
+def _filesystem(path: Path) -> str:
+    """The type of the filesystem ``path`` is on, found by its device in /proc/self/mountinfo."""
+    dev = os.stat(path).st_dev
+    want = f"{os.major(dev)}:{os.minor(dev)}"
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        fields = line.split()
+        if fields[2] == want:
+            return fields[fields.index("-") + 1]
+    return "unknown"
+
+
 def _cached_journal(tmp_path: Path) -> tuple[Journal, bytes]:
-    mounts = [line.split() for line in Path("/proc/mounts").read_text().splitlines()]
-    fs = max(mounts, key=lambda m: len(m[1]) * str(tmp_path).startswith(m[1]))  # the mount tmp_path is on
-    if fs[2] in ("tmpfs", "ramfs"):
-        pytest.skip(f"{tmp_path} is on {fs[2]}: its pages are the file itself, never let go")
+    fs = _filesystem(tmp_path)
+    if fs in ("tmpfs", "ramfs"):
+        pytest.skip(f"{tmp_path} is on {fs}: its pages are the file itself, never let go")
+    probe = tmp_path / "probe"
+    probe.write_bytes(b"x" * mmap.PAGESIZE)
+    if not all(_resident_pages(probe)):
+        pytest.skip(f"{tmp_path} is on {fs}, which does not keep what is written in the page cache")
     journal = Journal(str(tmp_path / "events.jsonl"), 1 << 30, keep=5)
     journal._open()
     line = b'{"seq":1,"payload":"' + b"x" * 233 + b'"}\n'  # 256 bytes: a chunk of them is exactly CHUNK

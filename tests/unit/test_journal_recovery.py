@@ -4,6 +4,7 @@ off, and seqs continue after every seq the last daemon may have handed out."""
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from pathlib import Path
 
@@ -130,3 +131,27 @@ def test_seqs_a_crashed_daemon_reserved_are_never_handed_out_again(tmp_path: Pat
     assert lost and lost[0]["from"] == crashed[-3] and lost[0]["to"] == previous.reserved
     events = list(journal_files.read(str(path)))
     assert any(e.point == "hookd.journal.lost" and e.payload["from"] == crashed[-3] for e in events)
+
+
+def test_a_writer_still_syncing_when_the_journal_closes_keeps_its_file_and_the_stop_is_not_clean(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # A slow disk: every sync before a rotation takes a while, longer than close() waits.
+    real_sync = os.fdatasync
+
+    def slow_sync(fd: int) -> None:
+        time.sleep(0.3)
+        real_sync(fd)
+
+    monkeypatch.setattr(os, "fdatasync", slow_sync)
+    path = tmp_path / "events.jsonl"
+    j = Journal(str(path), 20_000, keep=50)
+    j.start()
+    n = 300  # about three rotations' worth
+    for seq in range(1, n + 1):
+        j.put(seq, frame(seq, {"pad": "x" * 150}))
+    j.close(timeout=0.1)
+    assert j.failing, "a stop with events the writer still holds was taken for a clean one"
+    j._thread.join(30)
+    assert not j._thread.is_alive()
+    # The writer finished with its own file: every event written, none lost, in order, no line torn.
+    assert (j.written, j.lost) == (n, 0)
+    assert [e.seq for e in journal_files.read(str(path))] == list(range(1, n + 1))
