@@ -330,14 +330,14 @@ class Journal:
         except OSError as exc:
             buf = buf or bytearray().join(parts)
             whole = buf.rfind(b"\n", 0, done) + 1
-            lines = buf.count(b"\n", 0, whole)
-            self._stored(whole, seqs[:lines])
+            stored = buf.count(b"\n", 0, whole)  # the lines on disk whole
+            self._stored(whole, seqs[:stored])
             if done > whole:
                 try:
                     os.ftruncate(fd, self._size)
                 except OSError:
                     self._dirty = True  # cut before the next write
-            self._lose(seqs[lines:], exc)
+            self._lose(seqs[stored:], exc)
             return
         self._stored(done, seqs)
         if self._size - self._let_go_at >= CHUNK:
