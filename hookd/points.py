@@ -185,7 +185,7 @@ INTERNAL: dict[str, InternalPoint] = {
         ),
         InternalPoint(
             "hookd.config.reloaded",
-            "a hook file was (re)loaded and changed the hooks",
+            "a hook file was (re)loaded and changed the hooks, or was accepted again after a rejection (fixed)",
             {
                 "file": "str",
                 "scope": "str",
@@ -196,6 +196,7 @@ INTERNAL: dict[str, InternalPoint] = {
                 "removed": "list[str]",
                 "changed": "list[str]",
                 "untrusted?": "list[str]",
+                "fixed?": "bool",
             },
         ),
         InternalPoint(

@@ -7,7 +7,7 @@ import sys
 
 import msgspec
 
-from .common import USAGE, add_socket, add_target, call, connect, exit_code_of, fail, print_json, read_payload
+from .common import USAGE, add_socket, add_target, call, connect, exit_code_of, fail, print_json, project_dir, read_payload
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -22,7 +22,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_target(p)
     p.add_argument("--payload", metavar="JSON", help="payload as a JSON object, or - to read it from stdin")
     p.add_argument("--wait", action="store_true", help="wait for the observers and report their errors")
-    p.add_argument("--json", action="store_true", help="print JSON (the default: emit always prints JSON)")
+    p.add_argument("--json", action="store_true", help="the JSON only (emit always prints it): no note of decision hooks not asked")
     add_socket(p)
     p.set_defaults(run=run_emit)
 
@@ -81,22 +81,44 @@ _call = call
 def run_emit(args: argparse.Namespace) -> int:
     try:
         payload = read_payload(args.payload)
+        project = project_dir(args.project)
     except ValueError as exc:
         return fail(str(exc), USAGE)
-    accepted = _call(args, "emit", args.point, payload, session=args.session, project=args.project, wait=args.wait)
+    accepted = _call(args, "emit", args.point, payload, session=args.session, project=project, wait=args.wait)
     out = {"observers": accepted.observers, "errors": msgspec.to_builtins(accepted.errors)}  # type: ignore[attr-defined]
     print_json(out)
+    if not args.json:
+        _unasked(args, project)
     return 0
+
+
+def _unasked(args: argparse.Namespace, project: str | None) -> None:
+    """Name the decision hooks an emit did not ask, so that it is never taken for a call they let through."""
+    from hookd.points import decision_points
+
+    if args.point not in decision_points():
+        return
+    try:
+        with connect(args) as client:
+            chain = client.explain(args.point, session=args.session, project=project)
+    except Exception:  # the emit itself went through: a note that cannot be made is left out
+        return
+    names = [h.name for h in chain.decision_hooks if h.enabled]
+    if names:
+        which = ", ".join(names)
+        note = f"the decision hooks of {args.point} were not asked ({which}): `hookd decide` asks them"
+        sys.stderr.write(f"hookd: emit runs observers only; {note}\n")
 
 
 def run_decide(args: argparse.Namespace) -> int:
     try:
         payload = read_payload(args.payload)
+        project = project_dir(args.project)
     except ValueError as exc:
         return fail(str(exc), USAGE)
     trace = getattr(args, "trace", False)
     extra = {"trace": True} if trace else {}
-    outcome = _call(args, "decide", args.point, payload, session=args.session, project=args.project, **extra)
+    outcome = _call(args, "decide", args.point, payload, session=args.session, project=project, **extra)
     out = msgspec.to_builtins(outcome)
     out.pop("type", None)
     out.pop("id", None)
@@ -163,11 +185,12 @@ def run_explain(args: argparse.Namespace) -> int:
 
     try:
         payload = read_payload(args.payload) if args.payload is not None else None
+        project = project_dir(args.project)
     except ValueError as exc:
         return fail(str(exc), USAGE)
     try:
         with connect(args) as client:
-            chain = client.explain(args.point, session=args.session, project=args.project)
+            chain = client.explain(args.point, session=args.session, project=project)
             # Every hook the daemon holds (sessions included): the chain above names which of them apply.
             listing = client.list_hooks(None) if payload is not None else None
     except HookdError as exc:

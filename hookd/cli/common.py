@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -59,6 +60,18 @@ def add_json(parser: argparse.ArgumentParser, what: str = "print JSON") -> None:
 def add_target(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--session", "-s", metavar="ID", help="session id the call belongs to")
     parser.add_argument("--project", "-p", metavar="DIR", help="project directory (its hooks apply)")
+
+
+def project_dir(path: str | None) -> str | None:
+    """--project as the absolute directory it names; ValueError when there is no such directory
+    (a misspelt project would otherwise leave its guards silently out of the call)."""
+    if path is None:
+        return None
+    full = os.path.abspath(os.path.expanduser(path))
+    if not os.path.isdir(full):
+        what = "is not a directory" if os.path.exists(full) else "does not exist"
+        raise ValueError(f"--project {path}: {full} {what}")
+    return full
 
 
 def fail(message: str, code: int = 1) -> int:

@@ -101,7 +101,8 @@ def _match() -> str:
     toolName: '^(execute_command|Bash)$'
     args.command: '\\bgit\\s+push\\b'
 
-Test it: hookd explain tool.approval.pre --payload '{{"toolName": "Bash", "args": {{"command": "git push"}}}}'"""
+Test it (-p DIR: with that project's hooks too):
+  hookd explain tool.approval.pre -p . --payload '{{"toolName": "Bash", "args": {{"command": "git push"}}}}'"""
 
 
 def _files() -> str:
@@ -129,7 +130,8 @@ def _exit_codes() -> str:
   0  ok (for `decide`, whatever the decision is)
   1  an error: the call failed, a file is invalid (`check`), a check failed (`doctor`)
      (`replay`: a replayed call's decision differs, as `diff`; a replay that cannot run exits 2)
-  2  usage: a bad argument or option (a negative timeout, a payload that is not a JSON object)
+  2  usage: a bad argument or option (a negative timeout, a payload that is not a JSON object,
+     a --project that is not a directory)
   3  the daemon is not reachable: nothing listens on the socket, the socket path cannot be one
      (too long, a directory, a regular file), it belongs to another user, or the connection was lost
   4  not found: an unknown point, hook, session, help topic, or nothing to trust"""

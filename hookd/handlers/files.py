@@ -84,7 +84,7 @@ class HookFiles:
             problems = problems or self._duplicates(scope, owner, path, specs)
         if problems:
             return self._rejected(scope, owner, read, problems)
-        self.rejected.pop(path, None)
+        fixed = self.rejected.pop(path, None) is not None
         self._last_read.pop(path, None)
         d.registry.set_missing(scope, owner, path, None)
         sha = read.sha or ""
@@ -94,7 +94,7 @@ class HookFiles:
         else:
             self.in_force[path] = InForce(sha)
             self.accepted.keep(path, read.data)
-        self._install(scope, owner, path, specs, sha)
+        self._install(scope, owner, path, specs, sha, fixed)
         return []
 
     def _validate(self, data: bytes, path: str) -> tuple[list[m.HookSpec], Problems]:
@@ -105,7 +105,9 @@ class HookFiles:
         except userconfig.ConfigInvalid as exc:
             return [], exc.problems
 
-    def _install(self, scope: m.Scope, owner: str, path: str, specs: list[m.HookSpec], sha: str) -> None:
+    def _install(self, scope: m.Scope, owner: str, path: str, specs: list[m.HookSpec], sha: str, fixed: bool = False) -> None:
+        """Put a file's hooks in force; ``fixed``: its previous version had been rejected, so the
+        stream hears that it is accepted again even when its hooks are those already in force."""
         d = self.d
         key = d.trust_key(path) if scope == "project" else ""
         hooks = [d.command_hook(spec, scope, owner, path, key, sha) for spec in specs]
@@ -115,7 +117,7 @@ class HookFiles:
         removed, added = d.registry.replace_source(scope, owner, path, hooks)
         d.hooks_removed(removed, reloaded=added)
         summary = changes.diff(removed, added, lambda h: not d.registry.verdict(h).trusted)
-        if summary:
+        if summary or fixed:
             d.publish_internal(
                 "hookd.config.reloaded",
                 {
@@ -125,6 +127,7 @@ class HookFiles:
                     "trusted": not summary.untrusted,
                     "hooks": len(added),
                     **summary.as_dict(),
+                    **({"fixed": True} if fixed else {}),
                 },
             )
             # A sibling refused for a name clash may load now that this file's names changed.

@@ -25,6 +25,7 @@ from typing import Any
 import msgspec
 import structlog
 from hookd_client.messages import Decision
+from hookd_client.messages.base import unknown_decision_fields
 
 from .. import intake, trace
 from ..chain import HookNotRun
@@ -99,6 +100,9 @@ def answer_of(stdout: bytes, what: str = "stdout") -> Decision | None:
         intake.check(value, what)
     except intake.Unfit as exc:
         raise HookFailure("error", f"the answer cannot be carried: {exc}") from None
+    problem = unknown_decision_fields(value) if isinstance(value, dict) else None
+    if problem is not None:
+        raise HookFailure("error", f"{what} is not a HookDecision: {problem}: {_tail(stdout, 300)}")
     try:
         return msgspec.convert(value, Decision)
     except msgspec.ValidationError as exc:
@@ -251,6 +255,9 @@ class CommandRunner:
         if code != 0:
             detail = f"; stderr: {_tail(stderr)}" if stderr.strip() else ""
             hint = exit_status_hint(spec.command, code, decision)
+            if decision and stdout.strip():
+                # Say so: a guard that printed a deny and then failed must not read as having denied.
+                hint += f" (what it printed was not taken as its answer: {_tail(stdout, 200)})"
             raise HookFailure("error", f"{spec.command} exited with status {code}{hint}{detail}")
         if stderr.strip():
             # A working hook's diagnostics belong in the daemon's log, not in the outcome.

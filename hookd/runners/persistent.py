@@ -31,6 +31,7 @@ from typing import Any
 
 import msgspec
 from hookd_client.messages import Decision
+from hookd_client.messages.base import unknown_decision_fields
 
 from .. import intake
 from ..chain import HookNotRun, once
@@ -39,6 +40,7 @@ from ..workers import Worker, WorkerFailed, WorkerLimits, WorkerPool
 from .command import CommandRunner, HookFailure
 
 _spec_bytes = msgspec.json.Encoder().encode
+_ANSWER_FIELDS = frozenset(("id", "decision", "error"))  # the worker protocol's answer object
 GONE_REMEMBERED = 4096  # retired hooks whose late, unleased calls are refused (oldest forgotten first)
 
 
@@ -48,13 +50,25 @@ def decision_of(reply: dict[str, Any], wants_decision: bool = True) -> Decision 
     if error is not None:
         text = error if isinstance(error, str) else repr(error)
         raise HookFailure("error", f"the worker reported an error: {intake.safe_text(text)[:2000]}")
+    if not wants_decision:
+        return None
+    if not _ANSWER_FIELDS.issuperset(reply):
+        # A misspelt "decision" would otherwise read as an abstention.
+        unknown = [f"`{key}`" for key in reply if key not in _ANSWER_FIELDS]
+        plural = "s" if len(unknown) > 1 else ""
+        raise HookFailure(
+            "error", f"the worker's answer has unknown field{plural} {', '.join(unknown)}; an answer holds only id, decision and error"
+        )
     decision = reply.get("decision")
-    if not wants_decision or decision is None:
+    if decision is None:
         return None
     try:
         intake.check(decision, "the worker's decision")
     except intake.Unfit as exc:
         raise HookFailure("error", f"the answer cannot be carried: {exc}") from None
+    problem = unknown_decision_fields(decision) if isinstance(decision, dict) else None
+    if problem is not None:
+        raise HookFailure("error", f"the worker's decision is not a HookDecision: {problem}")
     try:
         return msgspec.convert(decision, Decision)
     except msgspec.ValidationError as exc:

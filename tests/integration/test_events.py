@@ -268,11 +268,18 @@ def test_config_loads_and_reloads_are_events(env, daemon_factory):
         started, loaded = next(sub), next(sub)
         assert started.point == "hookd.daemon.started" and started.payload["pid"] == daemon.proc.pid
         assert loaded.point == "hookd.config.reloaded" and loaded.payload["file"] == str(hooks) and loaded.payload["hooks"] == 1
+        good = hooks.read_text()
         hooks.write_text("hooks: [ {name: log, point: nowhere.at.all, type: observer, command: x, enabled: true} ]\n")
         daemon.signal(signal.SIGHUP)
         rejected = next(sub)
+        # Fixed back to the version in force: no hook changes, yet the stream hears it is accepted again.
+        hooks.write_text(good)
+        daemon.signal(signal.SIGHUP)
+        fixed = next(sub)
         sub.close()
     assert rejected.point == "hookd.config.rejected" and "nowhere.at.all" in " ".join(rejected.payload["problems"])
+    assert fixed.point == "hookd.config.reloaded" and fixed.payload["file"] == str(hooks) and fixed.payload["fixed"] is True
+    assert fixed.payload["hooks"] == 1 and not fixed.payload.get("added") and not fixed.payload.get("changed")
 
 
 def test_catch_all_observers_see_internal_events_without_feeding_on_their_own_failures(env, daemon_factory, tmp_path):

@@ -9,6 +9,7 @@ import pytest
 from hookd_client import messages as m
 from hookd_client.callbacks import Book, as_decision, callback, run_async, run_sync
 from hookd_client.errors import HookdError
+from hookd_client.messages.base import DECISION_FIELDS
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -103,7 +104,12 @@ def test_as_decision_accepts_only_decision_shapes(value):
     except (TypeError, msgspec.ValidationError):
         assert value is not None
         return
+    except ValueError as exc:  # a key HookDecision does not have, named
+        assert isinstance(value, dict) and not DECISION_FIELDS.issuperset(value)
+        assert "unknown field" in str(exc)
+        return
     assert result is None or isinstance(result, m.Decision)
+    assert not isinstance(value, dict) or DECISION_FIELDS.issuperset(value)
 
 
 def test_after_a_restart_held_handles_map_to_the_new_daemons_or_fail_clearly():

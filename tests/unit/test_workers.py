@@ -240,7 +240,7 @@ def test_the_runner_names_each_hooks_worker_state(tmp_path: Path) -> None:
     from hookd_client.messages import HookSpec
 
     from hookd.registry import CallContext, Hook
-    from hookd.runners.command import CommandRunner
+    from hookd.runners.command import CommandRunner, HookFailure
     from hookd.runners.persistent import PersistentRunner
 
     script = write_script(tmp_path / "echo.py", ECHO)
@@ -250,7 +250,9 @@ def test_the_runner_names_each_hooks_worker_state(tmp_path: Path) -> None:
 
     async def main() -> list[str | None]:
         states = [runner.state_of(hook)]
-        assert await runner(hook, {"n": 1}, CallContext("tool.approval.pre", None, None)) is None
+        # ECHO's answer is no HookDecision answer: the call fails naming why, and the worker serves on.
+        with pytest.raises(HookFailure, match="unknown fields `pid`, `echo`; an answer holds only id, decision and error"):
+            await runner(hook, {"n": 1}, CallContext("tool.approval.pre", None, None))
         states.append(runner.state_of(hook))
         await runner.stop_all()
         return states

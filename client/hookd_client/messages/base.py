@@ -3,6 +3,7 @@ how a hook is named (HookRef), how it failed or did not run, and the error codes
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -39,6 +40,30 @@ class Decision(msgspec.Struct, omit_defaults=True):
     # continue/stopReason, suppressOutput, defer, updatedPermissions, interrupt, retry...), passed
     # through to the agent's bridge. docs/protocol.md, "How a set of hooks combines".
     agent_output: dict[str, Any] | None = msgspec.field(default=None, name="agentOutput")
+
+
+DECISION_FIELDS = frozenset(field.encode_name for field in msgspec.structs.fields(Decision))
+
+
+def unknown_decision_fields(answer: Mapping[Any, Any]) -> str | None:
+    """What is wrong with the keys of a hook's answer in the HookDecision shape, or None.
+
+    Where a hook's own answer is read (a command hook's stdout, a worker's answer, a handler's
+    returned mapping) an unknown key is an error, not ignored as on the wire: a misspelt
+    ``decison`` or a ``modified_input`` in the wrong case would otherwise turn a deny or a
+    rewrite into a silent abstention."""
+    if DECISION_FIELDS.issuperset(answer):
+        return None
+    import difflib  # only on the error path: the client's import stays small
+
+    named = []
+    for key in answer:
+        if key in DECISION_FIELDS:
+            continue
+        close = difflib.get_close_matches(str(key), DECISION_FIELDS, n=1, cutoff=0.6)
+        named.append(f"`{key}`" + (f" (did you mean `{close[0]}`?)" if close else ""))
+    fields = ", ".join(sorted(DECISION_FIELDS))
+    return f"unknown field{'s' if len(named) > 1 else ''} {', '.join(named)}; a HookDecision has only {fields}"
 
 
 class HookSpec(msgspec.Struct, omit_defaults=True, forbid_unknown_fields=True):

@@ -14,6 +14,7 @@ import type { HookDecision } from "./types.js";
 export const MAX_DEPTH = 62;
 const MAX_ERROR = 4000;
 const KINDS = new Set(["allow", "deny", "ask", "continue"]);
+const FIELDS = new Set(["decision", "reason", "injection", "modifiedInput", "modifiedOutput", "agentOutput"]);
 const INT64_MIN = -(2n ** 63n);
 const UINT64_MAX = 2n ** 64n - 1n;
 
@@ -81,6 +82,11 @@ export function invalidDecision(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (typeof value !== "object" || Array.isArray(value)) return `answered ${Array.isArray(value) ? "an array" : typeof value}, not a HookDecision object or null`;
   const d = value as Record<string, unknown>;
+  // An unknown key is an error, not dropped: a misspelt `decison` must not turn a deny into an abstention.
+  const unknown = Object.keys(d).filter((key) => !FIELDS.has(key));
+  if (unknown.length) {
+    return `answered unknown field${unknown.length > 1 ? "s" : ""} ${unknown.map((key) => JSON.stringify(clip(key, 100))).join(", ")}; a HookDecision has only ${[...FIELDS].join(", ")}`;
+  }
   if (d.decision !== undefined && d.decision !== null && !KINDS.has(d.decision as string)) {
     return `answered decision ${JSON.stringify(d.decision)}; expected allow, deny, ask, continue or null`;
   }
@@ -89,10 +95,12 @@ export function invalidDecision(value: unknown): string | null {
   }
   const mi = d.modifiedInput;
   if (mi !== undefined && mi !== null && (typeof mi !== "object" || Array.isArray(mi))) return "answered a modifiedInput that is not an object";
+  const ao = d.agentOutput;
+  if (ao !== undefined && ao !== null && (typeof ao !== "object" || Array.isArray(ao))) return "answered an agentOutput that is not an object";
   return null;
 }
 
-/** The HookDecision fields only: a handler's extra keys are not sent. */
+/** The HookDecision fields, as the daemon reads them (checked by invalidDecision first). */
 function pick(d: HookDecision): HookDecision {
   const out: HookDecision = {};
   if (d.decision !== undefined) out.decision = d.decision;
@@ -100,6 +108,7 @@ function pick(d: HookDecision): HookDecision {
   if (d.injection !== undefined) out.injection = d.injection;
   if (d.modifiedInput !== undefined) out.modifiedInput = d.modifiedInput;
   if (d.modifiedOutput !== undefined) out.modifiedOutput = d.modifiedOutput;
+  if (d.agentOutput !== undefined) out.agentOutput = d.agentOutput;
   return out;
 }
 

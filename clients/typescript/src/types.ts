@@ -12,6 +12,8 @@ export interface HookDecision {
   injection?: string | null;
   modifiedInput?: Record<string, unknown> | null;
   modifiedOutput?: unknown;
+  /** What the agent's bridge passes on that HookDecision has no field for (docs/protocol.md). */
+  agentOutput?: Record<string, unknown> | null;
 }
 
 /** A command hook, as in YAML files and on the wire. */

@@ -76,3 +76,15 @@ test("nesting past what the daemon follows is refused by name", () => {
   const big = decodeBody(answerFrame(2, "big", { value: { modifiedOutput: "z".repeat(2000) } }, 1000).subarray(4)) as Record<string, string>;
   assert.match(big.error, /over the daemon's frame limit of 1000 bytes/);
 });
+
+test("a key a HookDecision does not have is refused by name, never dropped", () => {
+  const typo = decodeBody(answerFrame(1, "guard", { value: { decison: "deny", reason: "typo" } }).subarray(4)) as Record<string, unknown>;
+  assert.equal(typo.decision, undefined);
+  assert.match(typo.error as string, /unknown field "decison"; a HookDecision has only decision, reason/);
+  const snake = decodeBody(answerFrame(2, "guard", { value: { decision: "allow", modified_input: {}, extra: 1 } }).subarray(4)) as Record<string, unknown>;
+  assert.match(snake.error as string, /unknown fields "modified_input", "extra"/);
+  const passed = decodeBody(answerFrame(3, "guard", { value: { decision: "deny", agentOutput: { systemMessage: "no" } } }).subarray(4)) as Record<string, unknown>;
+  assert.deepEqual(passed.decision, { decision: "deny", agentOutput: { systemMessage: "no" } });
+  const bad = decodeBody(answerFrame(4, "guard", { value: { agentOutput: "no" } }).subarray(4)) as Record<string, unknown>;
+  assert.match(bad.error as string, /agentOutput that is not an object/);
+});
