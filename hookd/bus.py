@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -24,15 +25,14 @@ import structlog
 from hookd_client import messages as m
 from hookd_client.framing import HEADER_SIZE
 
-from . import journal_files
 from .eventcodec import encode_pass, frame
 from .eventcodec import with_outcome as _with_outcome
 from .history import History, records
 from .journal import BATCH_DELAY, Journal
-from .seqblock import Numbering, SeqBlocks, continue_numbering
+from .seqblock import SeqBlocks
 from .subscriber import Filter, Record, Selection, Subscriber, replay
 
-__all__ = ["Bus", "BusError", "Filter", "Record", "make_bus"]
+__all__ = ["Bus", "BusError", "Filter", "Record"]
 
 log = structlog.get_logger("hookd.bus")
 
@@ -61,6 +61,9 @@ STAGED_BYTES = 16 << 10
 # the more subscribers share the events, the more events each pass carries. A subscriber sees
 # an event within about DISPATCH_DELAY; with ten or more, within about MAX_PASS_SPACING.
 PASS_SPACING = 0.002
+# Rounds of the journal writer's last reports written at close (a report's own write may end a
+# failure and make one more); any left after them make the stop an unclean one.
+_LAST_REPORTS = 3
 MAX_PASS_SPACING = 0.02
 _now = time.time
 _Event = m.Event
@@ -110,6 +113,7 @@ class Bus:
         self._next_pass = 0.0  # loop time before which the next fan-out pass waits
         self._loop: asyncio.AbstractEventLoop | None = None
         self._startup_notes: list[tuple[str, dict[str, Any]]] = []  # announced once the bus runs
+        self._journal_notes: deque[tuple[str, dict[str, Any]]] = deque()  # the writer's reports, not yet published
         # Set by the daemon: internal events also reach the catch-all `event` observers.
         self.on_internal: Callable[[str, dict[str, Any], str | None, str | None], None] | None = None
 
@@ -339,7 +343,7 @@ class Bus:
     # ------------------------------------------------------------ lifetime
 
     def start(self) -> None:
-        self._loop = loop = asyncio.get_running_loop()
+        self._loop = asyncio.get_running_loop()
         if self.journal is not None:
             try:
                 self.journal.start()
@@ -349,7 +353,7 @@ class Bus:
                 self.seq_blocks = None  # seqs then restart with the next daemon's journal, as without one
                 self._reserved = None
             else:
-                self.journal.notify = lambda point, payload: loop.call_soon_threadsafe(self.internal, point, payload)
+                self.journal.notify = self._journal_note
                 if self.journal.torn_bytes:
                     self._startup_notes.append(
                         ("hookd.journal.repaired", {"path": self.journal.path, "torn_bytes": self.journal.torn_bytes})
@@ -357,6 +361,22 @@ class Bus:
         notes, self._startup_notes = self._startup_notes, []
         for point, payload in notes:
             self.internal(point, payload)
+
+    def _journal_note(self, point: str, payload: dict[str, Any]) -> None:
+        """What the journal's writer reports (from its thread): published on the loop, or, while the
+        bus closes, by :meth:`close` itself, before the stop is recorded."""
+        self._journal_notes.append((point, payload))
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._publish_journal_notes)
+
+    def _publish_journal_notes(self, internal: bool = True) -> None:
+        notes = self._journal_notes
+        while notes:
+            point, payload = notes.popleft()
+            if internal:
+                self.internal(point, payload)
+            else:
+                self.publish("internal", point, None, None, payload)
 
     def journal_status(self) -> dict[str, Any]:
         """What the journal wrote and lost, for the daemon's status."""
@@ -368,33 +388,25 @@ class Bus:
     def close(self) -> None:
         self._cancel_idle_pass()
         self._fan_out()  # subscribers still connected see the last events (hookd.daemon.stopped)
-        if self.journal is not None:
-            self.journal.close()
-            if self.seq_blocks is not None:
-                # A clean stop: the next daemon continues right after the last seq, with no loss to report.
-                try:
-                    self.seq_blocks.stopped_at(self.seq, clean=not self.journal.failing)
-                except OSError as exc:
-                    log.error("cannot record the last event seq", path=self.seq_blocks.path, error=str(exc))
-
-
-def make_bus(settings: Any) -> Bus:
-    """The bus a daemon with these Settings runs, journal included; seq continues after the journal
-    and after every seq a previous daemon may have handed out (seqblock.py)."""
-    journal = None
-    numbering = Numbering()
-    if settings.journal:
-        path = settings.journal_path or journal_files.default_path()
-        journal = Journal(path, settings.journal_max_bytes, settings.journal_keep)
-        numbering = continue_numbering(path)
-    bus = Bus(
-        history=settings.history,
-        history_bytes=settings.history_bytes,
-        queue=settings.subscriber_queue,
-        queue_bytes=settings.subscriber_queue_bytes,
-        journal=journal,
-        first_seq=numbering.first_seq,
-        seq_blocks=numbering.blocks,
-    )
-    bus._startup_notes.extend(numbering.notes)
-    return bus
+        journal = self.journal
+        if journal is None:
+            return
+        journal.stop()
+        # What the writer reported as it stopped (a failure that ended in its last pass, events
+        # dropped at the backlog bound) is published and written now: the loop would publish it
+        # only after the stop is recorded, under seqs the next daemon hands out again. Catch-all
+        # observers are not started for these (the daemon is past running hooks).
+        for _ in range(_LAST_REPORTS):
+            if not self._journal_notes:
+                break
+            self._publish_journal_notes(internal=False)
+            self._fan_out()
+            journal.write_rest()
+        reported = not self._journal_notes
+        journal.release()
+        if self.seq_blocks is not None:
+            # A clean stop: the next daemon continues right after the last seq, with no loss to report.
+            try:
+                self.seq_blocks.stopped_at(self.seq, clean=reported and not journal.failing)
+            except OSError as exc:
+                log.error("cannot record the last event seq", path=self.seq_blocks.path, error=str(exc))

@@ -22,7 +22,7 @@ from hookd_client import messages as m
 
 from . import __version__, projects, toggles, trust, userconfig
 from .approvals import Approvals
-from .bus import make_bus
+from .bus_setup import make_bus
 from .engine import Engine
 from .handlers.admin import Admin
 from .handlers.approvals import ApprovalsFeature

@@ -33,7 +33,7 @@ import structlog
 from hookd_client.framing import HEADER
 from hookd_client.messages import Event
 
-from .journal_files import cut_torn_end, default_path, files, last_event, let_go, read
+from .journal_files import cut_torn_end, default_path, files, last_event, let_go, read, shift
 from .journal_lines import event_of, lines
 
 __all__ = ["BATCH", "Journal", "default_path", "files", "last_event", "read"]
@@ -209,7 +209,12 @@ class Journal:
         self._thread.start()
 
     def close(self, timeout: float = 5.0) -> None:
-        """Write what is queued, then stop the thread."""
+        """Write what is queued, then stop the thread and let the file go."""
+        self.stop(timeout)
+        self.release()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Write what is queued and stop the thread; the file stays open for :meth:`write_rest`."""
         self.flush()
         self._stop = True
         self.wake.set()
@@ -220,11 +225,23 @@ class Journal:
             # holds are not known to be written, so the stop is not a clean one (announced at start).
             self._unfinished = True
             log.error("journal writer did not finish in time; unwritten events are announced at the next start", path=self.path)
+
+    def write_rest(self) -> None:
+        """Once the thread has stopped: write what was put since on the calling thread (the reports
+        of its last pass, so that they are on disk before the stop is recorded)."""
+        if not self._unfinished and not self._thread.is_alive():
+            self.flush()
+            self._drain()
+
+    def release(self) -> None:
+        """Let the file go (a writer still at work keeps it: see :meth:`stop`)."""
+        if self._unfinished or self._thread.is_alive():
             return
         if self._failure is not None:
             log.error("journal stopped while failing", path=self.path, **self._failure)
         if self._fd is not None:
-            os.close(self._fd)
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
             self._fd = None
 
     # ------------------------------------------------------------ the thread
@@ -241,11 +258,8 @@ class Journal:
             self.wake.clear()
             try:
                 self._drain()
-            except Exception as exc:  # a bug here must not kill the thread; what it held is counted lost
+            except Exception:  # _drain counts what it held; this only keeps the thread alive
                 log.exception("journal writer failed", path=self.path)
-                seqs = [seq for item in self.queue for seq in item[1]]
-                self.queue.clear()
-                self._lose(seqs, exc)
             if self._stop and not self.queue:
                 return
 
@@ -255,11 +269,22 @@ class Journal:
                 self.notify(point, payload)
 
     def _drain(self) -> None:
+        """Write what is queued; never raises: a bug (or an error no write path expects) costs the
+        events it held, counted lost as any failed write's, and the next pass goes on."""
         if self.dropped != self._dropped_reported:
             count = self.dropped - self._dropped_reported
             self._dropped_reported += count
             log.warning("journal could not keep up; events were not written", dropped=count)
             self._emit("hookd.journal.lost", {"count": count, "reason": "backlog", "path": self.path})
+        taken: list[int] = []  # seqs off the queue this pass, in order: each is written or lost, in order
+        accounted = self.written + self.lost
+        try:
+            self._write_queued(taken)
+        except Exception as exc:
+            log.exception("journal writer failed", path=self.path)
+            self._lose(taken[self.written + self.lost - accounted :], exc)
+
+    def _write_queued(self, taken: list[int]) -> None:
         queue = self.queue
         parts: Parts = []
         size = 0
@@ -268,6 +293,7 @@ class Journal:
             blob, batch_seqs, frame_bytes = queue.popleft()
             self._out_events += len(batch_seqs)
             self._out_bytes += frame_bytes
+            taken += batch_seqs
             if self._size + size + len(blob) <= self.max_bytes:
                 parts.append(blob)
                 size += len(blob)
@@ -377,18 +403,13 @@ class Journal:
                 os.fdatasync(fd)  # all on disk, so that all its pages can go
             except OSError as exc:
                 log.warning("journal file not synced before rotating", path=self.path, error=str(exc))
-            let_go(fd, self._size)
-            os.close(fd)
+            try:
+                let_go(fd, self._size)
+            finally:
+                with contextlib.suppress(OSError):  # its lines are written: a failed close loses none
+                    os.close(fd)
         try:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(f"{self.path}.{self.keep}")
-            for n in range(self.keep - 1, 0, -1):
-                with contextlib.suppress(FileNotFoundError):
-                    os.replace(f"{self.path}.{n}", f"{self.path}.{n + 1}")
-            if self.keep > 0:
-                os.replace(self.path, f"{self.path}.1")
-            else:
-                os.unlink(self.path)
+            shift(self.path, self.keep)
             self._open()
         except OSError as exc:
             # The next write opens the file again (and fails, counted, while it cannot).

@@ -152,6 +152,20 @@ def read(path: str, since: float | None = None) -> Iterator[Event]:
             f.close()
 
 
+def shift(path: str, keep: int) -> None:
+    """Rotate by one: ``path`` becomes ``path.1``, each ``path.N`` becomes ``path.N+1``, and the
+    oldest past ``keep`` goes (with ``keep`` 0, ``path`` itself goes)."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(f"{path}.{keep}")
+    for n in range(keep - 1, 0, -1):
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(f"{path}.{n}", f"{path}.{n + 1}")
+    if keep > 0:
+        os.replace(path, f"{path}.1")
+    else:
+        os.unlink(path)
+
+
 def let_go(fd: int, upto: int) -> None:
     """Let the kernel drop the file's cached pages before ``upto``: those on disk go now, dirty
     ones are started on their way there (and go at a later call).

@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hookd import journal_files
-from hookd.bus import Bus, make_bus
+from hookd.bus import Bus
+from hookd.bus_setup import make_bus
 from hookd.eventcodec import UNENCODABLE
 from hookd.settings import Settings
 

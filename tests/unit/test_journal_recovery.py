@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from hookd import journal_files
-from hookd.bus import make_bus
+from hookd.bus_setup import make_bus
 from hookd.eventcodec import event_frame
 from hookd.journal import Journal
 from hookd.seqblock import BLOCK, SeqBlocks
