@@ -104,9 +104,18 @@ POINTS: dict[str, Point] = {
 
 class UnknownPoint(ValueError):
     def __init__(self, name: str) -> None:
-        near = nearest(name)
-        hint = f"; did you mean {', '.join(near)}?" if near else ""
-        super().__init__(f"unknown hook point {name!r}{hint} (`hookd points` lists them; names under {CUSTOM_PREFIX!r} are free)")
+        if name in INTERNAL:
+            # The daemon's own events are published by the daemon alone: they are subscribed to, not emitted.
+            near: list[str] = []
+            text = (
+                f"{name!r} is the daemon's own event: nobody else emits it, and hooks see it through the catch-all "
+                f"point `event`; subscribe to it (`hookd tail --point {name}`)"
+            )
+        else:
+            near = nearest(name)
+            hint = f"; did you mean {', '.join(near)}?" if near else ""
+            text = f"unknown hook point {name!r}{hint} (`hookd points` lists them; names under {CUSTOM_PREFIX!r} are free)"
+        super().__init__(text)
         self.name = name
         self.suggestions = near
 

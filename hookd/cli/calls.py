@@ -217,7 +217,8 @@ def run_explain(args: argparse.Namespace) -> int:
         entries = rows[kind]
         w(f"{title}, in order:\n" if entries else f"{title}: none\n")
         for e, (state, why) in entries:
-            w(_row(e, state) + (f"  ({why})" if why and state != "runs" else "") + "\n")
+            # A disabled or untrusted hook's row already says so: its why would say it twice.
+            w(_row(e, state) + (f"  ({why})" if why and state == "skipped" else "") + "\n")
     return 0
 
 

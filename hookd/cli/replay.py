@@ -126,8 +126,10 @@ def write_text(reply: Any, show_all: bool) -> None:
         for answer in call.answers:
             why = f": {answer.reason}" if answer.reason else ""
             out(f"    {_ref(answer.hook)} -> {answer.answer}{why}\n")
+        answered = {_ref(answer.hook) for answer in call.answers}
         for nr in call.not_run:
-            out(f"    {_ref(nr.hook)} -> not run ({nr.reason}): {nr.message}\n")
+            if _ref(nr.hook) not in answered:  # a hook's answer line already says it did not run
+                out(f"    {_ref(nr.hook)} -> not run ({nr.reason}): {nr.message}\n")
     n = len(reply.calls)
     summary = f"{n} call{'s' if n != 1 else ''} replayed, {reply.differ} differ{'s' if reply.differ == 1 else ''}"
     if reply.unreadable:

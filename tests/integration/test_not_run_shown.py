@@ -40,3 +40,12 @@ def test_decide_and_the_bridge_name_an_untrusted_guard(env: Env, daemon_factory,
     answer = json.loads(r.stdout)
     assert "hookd: guard 'no-rm' did not run: untrusted" in answer["systemMessage"]
     assert "permissionDecision" not in answer.get("hookSpecificOutput", {})
+
+
+def test_explain_names_an_untrusted_guard_once(env: Env, daemon_factory, tmp_path: Path) -> None:
+    project = _untrusted_project_guard(env, tmp_path)
+    daemon_factory()
+    r = env.hookd("explain", "tool.approval.pre", "-p", str(project), "--payload", '{"toolName": "Bash"}')
+    assert r.returncode == 0, r.stderr
+    row = next(line for line in r.stdout.splitlines() if "no-rm" in line)
+    assert row.split()[0] == "untrusted" and "(untrusted: `hookd hooks` says why)" in row and "not trusted" not in row, row

@@ -327,3 +327,19 @@ def test_bad_requests_get_one_error_each_and_the_daemon_goes_on(env, daemon_fact
     assert r.returncode == 2 and "journal is off" in r.stderr
     with off.client() as c:
         assert c.status().pid == off.proc.pid
+
+
+def test_a_guard_that_did_not_run_is_listed_once(env, daemon):  # type: ignore[no-untyped-def]
+    from hookd_client import Client
+
+    with Client(daemon.socket) as c:
+        c.register_decision(POINT, lambda p: {"decision": "allow"}, session="s1", name="gone-guard", timeout=10)
+        assert c.decide(POINT, {"toolName": "Bash"}, session="s1").decision == "allow"
+    # Its client is gone: the session keeps the guard, which now cannot run.
+    s = Setup(env, daemon, Path("."))
+    (seq,) = s.seqs()
+    code, out = s.replay(str(seq))
+    assert code == 1 and [n["reason"] for n in out["calls"][0]["not_run"]] == ["disconnected"]
+    text = env.hookd("replay", str(seq), "--all", timeout=120).stdout
+    said = [line for line in text.splitlines() if "gone-guard" in line and "-> not" in line]
+    assert len(said) == 1 and "disconnected" in said[0], text

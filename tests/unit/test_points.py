@@ -99,3 +99,13 @@ def test_decision_hook_on_observer_point_is_refused():
     with pytest.raises(points.WrongKind):
         points.check_hook("llm.request.before", "decision")
     points.check_hook("llm.request.before", "observer")
+
+
+def test_a_daemon_event_named_as_a_point_is_told_apart_from_a_typo() -> None:
+    with pytest.raises(points.UnknownPoint) as info:
+        points.lookup("hookd.daemon.started")
+    assert "is the daemon's own event" in str(info.value) and "hookd tail --point hookd.daemon.started" in str(info.value)
+    assert "did you mean" not in str(info.value) and info.value.suggestions == []
+    with pytest.raises(points.UnknownPoint) as typo:
+        points.lookup("tool.aproval.pre")
+    assert "did you mean tool.approval.pre" in str(typo.value)
