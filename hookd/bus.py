@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +28,7 @@ from .eventcodec import encode_pass, frame
 from .eventcodec import with_outcome as _with_outcome
 from .history import History, records
 from .journal import BATCH_DELAY, Journal
+from .journal_reports import Reports
 from .seqblock import SeqBlocks
 from .subscriber import Filter, Record, Selection, Subscriber, replay
 
@@ -61,9 +61,6 @@ STAGED_BYTES = 16 << 10
 # the more subscribers share the events, the more events each pass carries. A subscriber sees
 # an event within about DISPATCH_DELAY; with ten or more, within about MAX_PASS_SPACING.
 PASS_SPACING = 0.002
-# Rounds of the journal writer's last reports written at close (a report's own write may end a
-# failure and make one more); any left after them make the stop an unclean one.
-_LAST_REPORTS = 3
 MAX_PASS_SPACING = 0.02
 _now = time.time
 _Event = m.Event
@@ -113,7 +110,7 @@ class Bus:
         self._next_pass = 0.0  # loop time before which the next fan-out pass waits
         self._loop: asyncio.AbstractEventLoop | None = None
         self._startup_notes: list[tuple[str, dict[str, Any]]] = []  # announced once the bus runs
-        self._journal_notes: deque[tuple[str, dict[str, Any]]] = deque()  # the writer's reports, not yet published
+        self.reports = Reports(self.internal, self._quiet, self._fan_out)  # the journal writer's
         # Set by the daemon: internal events also reach the catch-all `event` observers.
         self.on_internal: Callable[[str, dict[str, Any], str | None, str | None], None] | None = None
 
@@ -143,16 +140,13 @@ class Bus:
         size: int = 0,
         duration: float | None = None,
     ) -> None:
-        """:meth:`publish` for a call answered on the hot path: numbered now, encoded with the
-        next fan-out pass (within DISPATCH_DELAY) or, once ``size`` (the request's frame bytes)
-        adds up to STAGED_BYTES, right after the read being answered. A ``size`` of 0 (not
-        known: the daemon's own events, the HTTP hooks' calls) bounds nothing, so that event is
-        encoded at once, as :meth:`publish` does.
-        The caller hands ``payload`` and ``outcome`` (a decision chain's ended state) over:
-        nothing changes them after this. Encoding a pass's events together runs warm, where one
-        event at a time, between two socket round trips, ran several times slower; the seq, the
-        time and the order are the call's own, and every reader of the ring, the journal or the
-        live stream sees staged events first (:meth:`flush`)."""
+        """:meth:`publish` for a call answered on the hot path: numbered now, encoded with the next
+        fan-out pass (within DISPATCH_DELAY) or, once ``size`` (the request's frame bytes) adds up
+        to STAGED_BYTES, right after the read being answered; a ``size`` of 0 (not known: the
+        daemon's own events, HTTP hooks' calls) is encoded at once. The caller hands ``payload``
+        and ``outcome`` (a chain's ended state) over. A pass's events encoded together run warm
+        (one at a time between two round trips ran several times slower); seq, time and order are
+        the call's own, and every reader sees staged events first (:meth:`flush`)."""
         if "agentEnv" in payload:  # the agent's environment (secrets included) is for its hooks, not the journal
             payload = {k: v for k, v in payload.items() if k != "agentEnv"}
         self.seq = seq = self.seq + 1
@@ -226,6 +220,9 @@ class Bus:
             self._startup_notes.append((point, payload))
         else:
             self._loop.call_soon(self.internal, point, payload)
+
+    def _quiet(self, point: str, payload: dict[str, Any]) -> None:
+        self.publish("internal", point, None, None, payload)
 
     def internal(self, point: str, payload: dict[str, Any], session: str | None = None, project: str | None = None) -> None:
         """A daemon happening (``hookd.*``), on the same bus as everything else."""
@@ -353,7 +350,8 @@ class Bus:
                 self.seq_blocks = None  # seqs then restart with the next daemon's journal, as without one
                 self._reserved = None
             else:
-                self.journal.notify = self._journal_note
+                self.reports.loop = self._loop
+                self.journal.notify = self.reports.note
                 if self.journal.torn_bytes:
                     self._startup_notes.append(
                         ("hookd.journal.repaired", {"path": self.journal.path, "torn_bytes": self.journal.torn_bytes})
@@ -361,22 +359,6 @@ class Bus:
         notes, self._startup_notes = self._startup_notes, []
         for point, payload in notes:
             self.internal(point, payload)
-
-    def _journal_note(self, point: str, payload: dict[str, Any]) -> None:
-        """What the journal's writer reports (from its thread): published on the loop, or, while the
-        bus closes, by :meth:`close` itself, before the stop is recorded."""
-        self._journal_notes.append((point, payload))
-        if self._loop is not None:
-            self._loop.call_soon_threadsafe(self._publish_journal_notes)
-
-    def _publish_journal_notes(self, internal: bool = True) -> None:
-        notes = self._journal_notes
-        while notes:
-            point, payload = notes.popleft()
-            if internal:
-                self.internal(point, payload)
-            else:
-                self.publish("internal", point, None, None, payload)
 
     def journal_status(self) -> dict[str, Any]:
         """What the journal wrote and lost, for the daemon's status."""
@@ -393,16 +375,8 @@ class Bus:
             return
         journal.stop()
         # What the writer reported as it stopped (a failure that ended in its last pass, events
-        # dropped at the backlog bound) is published and written now: the loop would publish it
-        # only after the stop is recorded, under seqs the next daemon hands out again. Catch-all
-        # observers are not started for these (the daemon is past running hooks).
-        for _ in range(_LAST_REPORTS):
-            if not self._journal_notes:
-                break
-            self._publish_journal_notes(internal=False)
-            self._fan_out()
-            journal.write_rest()
-        reported = not self._journal_notes
+        # dropped at the backlog bound) goes on the bus and to disk before the stop is recorded.
+        reported = self.reports.finish(journal)
         journal.release()
         if self.seq_blocks is not None:
             # A clean stop: the next daemon continues right after the last seq, with no loss to report.

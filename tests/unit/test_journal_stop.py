@@ -74,7 +74,7 @@ def test_a_failure_that_ends_in_the_writers_last_pass_is_journaled_before_the_st
             bus.publish("emit", "custom.x", None, None, {"i": i})
         journal.flush()
         await until(lambda: journal.failing)
-        await until(lambda: not bus._journal_notes)  # hookd.journal.failed is published (and queued)
+        await until(lambda: not bus.reports.notes)  # hookd.journal.failed is published (and queued)
         failing["on"] = False  # space again: the writer's last pass at close ends the failure
         for i in range(3):
             bus.publish("emit", "custom.y", None, None, {"i": i})
@@ -140,3 +140,44 @@ def test_an_unexpected_error_in_the_writer_costs_only_what_it_held_and_all_of_it
     recovered = [p for point, p in reports if point == "hookd.journal.lost"]
     assert failed and recovered and sum(p["count"] for p in recovered) == journal.lost
     assert on_disk[-1] == total  # the writer went on after each error
+
+
+def test_a_writer_still_at_work_at_the_stop_reports_to_the_log_not_the_bus(tmp_path: Path, monkeypatch) -> None:
+    import threading
+
+    path = tmp_path / "events.jsonl"
+    real = os.writev
+    entered, release = threading.Event(), threading.Event()
+    held = {"on": False}
+
+    def writev(fd: int, parts: Any) -> int:
+        if held["on"]:
+            entered.set()
+            release.wait(HANG_GUARD)
+            raise OSError(errno.EIO, "Input/output error")
+        return real(fd, parts)
+
+    async def life(bus: Bus) -> None:
+        journal = bus.journal
+        assert journal is not None
+        stop = journal.stop
+        journal.stop = lambda timeout=5.0: stop(0.05)  # type: ignore[method-assign]  # a slow disk, in small
+        bus.publish("emit", "custom.x", None, None, {"i": 0})
+        journal.flush()
+        await until(lambda: journal.written == 1)
+        monkeypatch.setattr(os, "writev", writev)
+        held["on"] = True
+        for i in range(5):
+            bus.publish("emit", "custom.x", None, None, {"i": i})
+        journal.flush()
+        await until(entered.is_set)  # the writer is inside a write that will outlast the stop
+        bus.close()
+        last = bus.seq
+        release.set()  # the write fails now: its report comes after the stop is recorded
+        await until(lambda: journal.lost == 5)
+        assert bus.seq == last and not bus.reports.notes
+
+    events, record, last, after = stopped(path, life)
+    assert [e.seq for e in events] == [1] and record == {"reserved": last, "clean": False}
+    assert after.first_seq == last + 1  # the report took no seq: none is handed out twice
+    assert [(p, n["reason"], n["from"], n["to"]) for p, n in after._startup_notes] == [("hookd.journal.lost", "unclean stop", 2, last)]

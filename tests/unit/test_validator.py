@@ -184,6 +184,12 @@ def test_unknown_point_suggests_the_nearest():
     assert "'tool.approval.pre'" in (p.suggestion or "") and (p.line, p.column) == (3, 12)
 
 
+def test_a_daemon_event_as_a_hooks_point_says_what_it_is():
+    p = one(GOOD.replace("tool.approval.pre", "hookd.config.reloaded"))
+    assert p.field == "point" and "'hookd.config.reloaded' is the daemon's own event" in p.message
+    assert "catch-all point `event`" in p.message and not p.suggestion
+
+
 def test_custom_points_are_free():
     assert parse(GOOD.replace("tool.approval.pre", "custom.my.point"), "hooks.yaml")[0].point == "custom.my.point"
 
