@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import stat
 import sys
 from typing import Any
 
@@ -68,9 +69,14 @@ def project_dir(path: str | None) -> str | None:
     if path is None:
         return None
     full = os.path.abspath(os.path.expanduser(path))
-    if not os.path.isdir(full):
-        what = "is not a directory" if os.path.exists(full) else "does not exist"
-        raise ValueError(f"--project {path}: {full} {what}")
+    try:
+        is_dir = stat.S_ISDIR(os.stat(full).st_mode)
+    except FileNotFoundError:
+        raise ValueError(f"--project {path}: {full} does not exist") from None
+    except OSError as exc:
+        raise ValueError(f"--project {path}: {full} cannot be read: {exc.strerror}") from None
+    if not is_dir:
+        raise ValueError(f"--project {path}: {full} is not a directory")
     return full
 
 

@@ -83,7 +83,7 @@ export function invalidDecision(value: unknown): string | null {
   if (typeof value !== "object" || Array.isArray(value)) return `answered ${Array.isArray(value) ? "an array" : typeof value}, not a HookDecision object or null`;
   const d = value as Record<string, unknown>;
   // An unknown key is an error, not dropped: a misspelt `decison` must not turn a deny into an abstention.
-  const unknown = Object.keys(d).filter((key) => !FIELDS.has(key));
+  const unknown = Object.keys(d).filter((key) => !FIELDS.has(key) && d[key] !== undefined); // undefined is never sent
   if (unknown.length) {
     return `answered unknown field${unknown.length > 1 ? "s" : ""} ${unknown.map((key) => JSON.stringify(clip(key, 100))).join(", ")}; a HookDecision has only ${[...FIELDS].join(", ")}`;
   }

@@ -85,6 +85,8 @@ test("a key a HookDecision does not have is refused by name, never dropped", () 
   assert.match(snake.error as string, /unknown fields "modified_input", "extra"/);
   const passed = decodeBody(answerFrame(3, "guard", { value: { decision: "deny", agentOutput: { systemMessage: "no" } } }).subarray(4)) as Record<string, unknown>;
   assert.deepEqual(passed.decision, { decision: "deny", agentOutput: { systemMessage: "no" } });
+  const unset = decodeBody(answerFrame(5, "guard", { value: { decision: "deny", note: undefined } }).subarray(4)) as Record<string, unknown>;
+  assert.deepEqual(unset.decision, { decision: "deny" }); // a key left undefined is not sent, so not refused
   const bad = decodeBody(answerFrame(4, "guard", { value: { agentOutput: "no" } }).subarray(4)) as Record<string, unknown>;
   assert.match(bad.error as string, /agentOutput that is not an object/);
 });
