@@ -1,21 +1,16 @@
 """The audit journal: events as JSON lines on disk, written by a background thread.
 
-The event loop encodes: it keeps the events of the last moment and turns them
-into JSON lines in batches, one encoder call per batch (a timer, or a full
-batch, triggers it). The writer thread only appends those bytes to the file,
-and its writes release the GIL, so the thread almost never holds the
-interpreter: on a machine with more runnable processes than CPUs, a thread
-holding the GIL while it encodes stalls the event loop for as long as the OS
-leaves that thread unscheduled. An emitter never waits for the disk. Files
-rotate by size (journal_files.py); a line never straddles two files.
+The event loop encodes the events of the last moment into JSON lines, one encoder call per batch.
+The writer thread only appends those bytes, and its writes release the GIL, so it almost never
+holds the interpreter (a thread encoding with the GIL held stalls the loop for as long as the OS
+leaves it unscheduled, on a machine with more runnable processes than CPUs). An emitter never
+waits for the disk. Files rotate by size (journal_files.py); a line never straddles two files.
 
-A write that fails part-way (a full disk, a file size limit) never leaves a torn
-line: the file is cut back to the end of its last complete line, the events not
-written are counted as lost, and the bus hears ``hookd.journal.failed`` when it
-starts failing and ``hookd.journal.lost`` (how many, which seqs, why) once
-writes work again. A torn end left by a crash is cut off at start. Past the
-backlog bound (events or bytes not yet on disk) events are dropped, counted and
-announced as ``hookd.journal.lost`` with the reason ``backlog``.
+A write that fails part-way (a full disk, a file size limit) never leaves a torn line: the file is
+cut back to its last complete line, the events not written are counted as lost, and the bus hears
+``hookd.journal.failed`` when it starts failing and ``hookd.journal.lost`` (how many, which seqs,
+why) once writes work again. A torn end left by a crash is cut off at start. Past the backlog bound
+events are dropped, counted and announced as ``hookd.journal.lost`` with the reason ``backlog``.
 """
 
 from __future__ import annotations
@@ -33,7 +28,7 @@ import structlog
 from hookd_client.framing import HEADER
 from hookd_client.messages import Event
 
-from .journal_files import cut_torn_end, default_path, files, last_event, let_go, read, shift
+from .journal_files import cut_torn_end, default_path, files, last_event, let_go, open_to_append, read, retire, shift
 from .journal_lines import event_of, lines
 
 __all__ = ["BATCH", "Journal", "default_path", "files", "last_event", "read"]
@@ -247,8 +242,9 @@ class Journal:
     # ------------------------------------------------------------ the thread
 
     def _open(self) -> None:
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        self._size = self._let_go_at = os.fstat(self._fd).st_size
+        # A file that may end in a torn line (the same file again, after a failed rotation) is cut first.
+        self._fd, size = open_to_append(self.path, self._size if self._dirty else None)
+        self._size = self._let_go_at = size
         self._dirty = False
 
     def _run(self) -> None:
@@ -398,16 +394,13 @@ class Journal:
 
     def _rotate(self) -> None:
         fd, self._fd = self._fd, None
-        if fd is not None:
-            try:
-                os.fdatasync(fd)  # all on disk, so that all its pages can go
-            except OSError as exc:
-                log.warning("journal file not synced before rotating", path=self.path, error=str(exc))
-            try:
-                let_go(fd, self._size)
-            finally:
-                with contextlib.suppress(OSError):  # its lines are written: a failed close loses none
-                    os.close(fd)
+        if fd is None:
+            # No file open since a failed rotation: nothing new to rotate, and shifting the files
+            # again would drop an older one for nothing.
+            with contextlib.suppress(OSError):
+                self._open()
+            return
+        retire(fd, self._size, self.path)
         try:
             shift(self.path, self.keep)
             self._open()

@@ -14,10 +14,12 @@ import os
 from collections.abc import Iterator
 
 import msgspec
+import structlog
 from hookd_client.messages import Event
 
 _BLOCK = 64 * 1024
 _decoder = msgspec.json.Decoder(Event)
+log = structlog.get_logger("hookd.journal")
 
 
 def default_path(environ: dict[str, str] | None = None) -> str:
@@ -150,6 +152,35 @@ def read(path: str, since: float | None = None) -> Iterator[Event]:
     finally:
         for f in handles:
             f.close()
+
+
+def open_to_append(path: str, whole: int | None = None) -> tuple[int, int]:
+    """The journal file opened to append, and its size; with ``whole`` (where its last whole line
+    ends, when it may end in a torn one) cut back to that first."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        size = os.fstat(fd).st_size
+        if whole is not None and size > whole:
+            os.ftruncate(fd, whole)
+            size = whole
+    except OSError:
+        os.close(fd)
+        raise
+    return fd, size
+
+
+def retire(fd: int, size: int, path: str) -> None:
+    """Close a full journal file as it rotates: synced, so that all of its pages can go, then let go.
+    Its lines are written: a failed sync is logged, a failed close loses none."""
+    try:
+        os.fdatasync(fd)
+    except OSError as exc:
+        log.warning("journal file not synced before rotating", path=path, error=str(exc))
+    try:
+        let_go(fd, size)
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(fd)
 
 
 def shift(path: str, keep: int) -> None:
