@@ -64,9 +64,8 @@ class FieldChecks:
             points.lookup(value)
         except points.UnknownPoint as exc:
             hint = f"did you mean {' or '.join(repr(s) for s in exc.suggestions)}?" if exc.suggestions else None
-            unknown = f"unknown hook point {value!r} (`hookd points` lists them; names under 'custom.' are free)"
             self.problem(
-                str(exc) if value in points.INTERNAL else unknown,
+                exc.reason,
                 at,
                 label,
                 "point",

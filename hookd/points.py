@@ -107,15 +107,17 @@ class UnknownPoint(ValueError):
         if name in INTERNAL:
             # The daemon's own events are published by the daemon alone: they are subscribed to, not emitted.
             near: list[str] = []
-            text = (
+            self.reason = (
                 f"{name!r} is the daemon's own event: nobody else emits it, and hooks see it through the catch-all "
                 f"point `event`; subscribe to it (`hookd tail --point {name}`)"
             )
+            text = self.reason
         else:
             near = nearest(name)
             hint = f"; did you mean {', '.join(near)}?" if near else ""
+            self.reason = f"unknown hook point {name!r} (`hookd points` lists them; names under {CUSTOM_PREFIX!r} are free)"
             text = f"unknown hook point {name!r}{hint} (`hookd points` lists them; names under {CUSTOM_PREFIX!r} are free)"
-        super().__init__(text)
+        super().__init__(text)  # reason: the same without the suggestions, for who shows them apart
         self.name = name
         self.suggestions = near
 

@@ -35,7 +35,7 @@ from .messages import (
     Request,
     SessionEntry,
 )
-from .messages.base import unknown_decision_fields
+from .messages.base import decision_from
 
 Handler = Callable[..., Any]
 
@@ -102,10 +102,7 @@ def as_decision(value: Any) -> Decision | None:
     if value is None or isinstance(value, Decision):
         return value
     if isinstance(value, Mapping):
-        problem = unknown_decision_fields(value)
-        if problem is not None:
-            raise ValueError(f"the handler's answer is not a HookDecision: {problem}")
-        return msgspec.convert(dict(value), Decision)
+        return decision_from(value)
     raise TypeError(f"a decision handler must return a Decision, a mapping or None, not {type(value).__name__}")
 
 

@@ -25,7 +25,7 @@ from typing import Any
 import msgspec
 import structlog
 from hookd_client.messages import Decision
-from hookd_client.messages.base import unknown_decision_fields
+from hookd_client.messages.base import decision_from
 
 from .. import intake, trace
 from ..chain import HookNotRun
@@ -100,12 +100,9 @@ def answer_of(stdout: bytes, what: str = "stdout") -> Decision | None:
         intake.check(value, what)
     except intake.Unfit as exc:
         raise HookFailure("error", f"the answer cannot be carried: {exc}") from None
-    problem = unknown_decision_fields(value) if isinstance(value, dict) else None
-    if problem is not None:
-        raise HookFailure("error", f"{what} is not a HookDecision: {problem}: {_tail(stdout, 300)}")
     try:
-        return msgspec.convert(value, Decision)
-    except msgspec.ValidationError as exc:
+        return decision_from(value)
+    except ValueError as exc:
         raise HookFailure("error", f"{what} is not a HookDecision: {exc}: {_tail(stdout, 300)}") from None
 
 

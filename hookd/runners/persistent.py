@@ -31,7 +31,7 @@ from typing import Any
 
 import msgspec
 from hookd_client.messages import Decision
-from hookd_client.messages.base import unknown_decision_fields
+from hookd_client.messages.base import decision_from
 
 from .. import intake
 from ..chain import HookNotRun, once
@@ -66,12 +66,9 @@ def decision_of(reply: dict[str, Any], wants_decision: bool = True) -> Decision 
         intake.check(decision, "the worker's decision")
     except intake.Unfit as exc:
         raise HookFailure("error", f"the answer cannot be carried: {exc}") from None
-    problem = unknown_decision_fields(decision) if isinstance(decision, dict) else None
-    if problem is not None:
-        raise HookFailure("error", f"the worker's decision is not a HookDecision: {problem}")
     try:
-        return msgspec.convert(decision, Decision)
-    except msgspec.ValidationError as exc:
+        return decision_from(decision)
+    except ValueError as exc:
         raise HookFailure("error", f"the worker's decision is not a HookDecision: {exc}") from None
 
 

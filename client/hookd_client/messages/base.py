@@ -66,6 +66,17 @@ def unknown_decision_fields(answer: Mapping[Any, Any]) -> str | None:
     return f"unknown field{'s' if len(named) > 1 else ''} {', '.join(named)}; a HookDecision has only {fields}"
 
 
+def decision_from(answer: Any) -> Decision:
+    """A hook's own answer as a Decision; ValueError naming what is wrong with it (an unknown key
+    included: see :func:`unknown_decision_fields`)."""
+    if isinstance(answer, Mapping):
+        problem = unknown_decision_fields(answer)
+        if problem is not None:
+            raise ValueError(problem)
+        answer = dict(answer)
+    return msgspec.convert(answer, Decision)
+
+
 class HookSpec(msgspec.Struct, omit_defaults=True, forbid_unknown_fields=True):
     """A command hook: seed 000's UserHookConfig plus hookd's per-hook options."""
 
