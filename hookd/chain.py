@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 from hookd_client.messages import Decision, DecisionKind, HookError, HookRef, HookRun, NotRun, NotRunReason, Outcome
 
 from .registry import Hook
+from .vocabulary import rewritten_args
 
 INJECTION_SEPARATOR = "\n\n"
 FINAL: frozenset[str] = frozenset({"allow", "deny", "ask"})
@@ -142,8 +143,8 @@ class ChainState:
         if result.injection:
             self.injections.append(result.injection)
         if result.modified_input is not None:
-            self.modified_input = result.modified_input
-            self.payload = {**self.payload, "args": result.modified_input}
+            self.modified_input = rewritten_args(self.payload, result.modified_input)
+            self.payload = {**self.payload, "args": self.modified_input}
         if result.modified_output is not None:
             self.modified_output = result.modified_output
             self.payload = {**self.payload, "output": result.modified_output}
@@ -207,8 +208,8 @@ class ChainState:
                 best, best_rank, reason = hook, level, why
         self.injections.extend(injections)
         if modified_input is not None and best_rank != RANK["deny"]:
-            self.modified_input = modified_input
-            self.payload = {**self.payload, "args": modified_input}
+            self.modified_input = rewritten_args(self.payload, modified_input)
+            self.payload = {**self.payload, "args": self.modified_input}
         if modified_output is not None:
             self.modified_output = modified_output
             self.payload = {**self.payload, "output": modified_output}

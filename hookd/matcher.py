@@ -6,6 +6,8 @@ runs only when every entry matches: the value is found and the expression is
 found in it (``re.search``; anchor with ``^...$`` for an exact match). Strings
 are matched as they are, numbers and booleans as their JSON text, a list when
 any of its scalar items matches; a missing field or a mapping never matches.
+``toolName`` matches the tool's name in hookd's vocabulary (``execute_command``)
+or the agent's own name for it (``agentToolName``: ``Bash``).
 """
 
 from __future__ import annotations
@@ -40,6 +42,25 @@ def _text(value: Any) -> str | None:
     return None
 
 
+# A tool has two names (hookd/vocabulary.py): hookd's (``execute_command``) and the agent's own
+# (``Bash``). ``toolName`` in a filter matches either, so a guard written before the vocabulary, or
+# for one agent's tools, still sees that agent's calls.
+_ALSO = {("toolName",): ("agentToolName",)}
+
+
+def _found(payload: Any, path: tuple[str, ...], pattern: re.Pattern[str]) -> bool | None:
+    """Whether ``pattern`` is found in the value at ``path``; None when there is no such value."""
+    value = lookup(payload, path)
+    if value is _MISSING:
+        return None
+    items = value if isinstance(value, list) else (value,)
+    for item in items:
+        text = _text(item)
+        if text is not None and pattern.search(text):
+            return True
+    return False
+
+
 class Matcher:
     """A compiled ``match`` mapping. Calling it with a payload says whether the hook runs."""
 
@@ -47,19 +68,15 @@ class Matcher:
 
     def __init__(self, spec: Mapping[str, str]) -> None:
         self.source = dict(spec)
-        self.rules = tuple((tuple(path.split(".")), re.compile(pattern)) for path, pattern in spec.items())
+        rules = []
+        for path, pattern in spec.items():
+            parts = tuple(path.split("."))
+            rules.append((parts, re.compile(pattern), _ALSO.get(parts)))
+        self.rules = tuple(rules)
 
     def __call__(self, payload: Mapping[str, Any]) -> bool:
-        for path, pattern in self.rules:
-            value = lookup(payload, path)
-            if value is _MISSING:
-                return False
-            items = value if isinstance(value, list) else (value,)
-            for item in items:
-                text = _text(item)
-                if text is not None and pattern.search(text):
-                    break
-            else:
+        for path, pattern, also in self.rules:
+            if not _found(payload, path, pattern) and (also is None or not _found(payload, also, pattern)):
                 return False
         return True
 

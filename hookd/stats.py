@@ -31,6 +31,7 @@ SLICES = 10
 MAX_SESSIONS = 1_000
 MAX_HOOKS = 10_000
 MAX_POINTS = 1_000
+MAX_AGENTS = 100  # agents are named by bridges; a client may name any, so they are bounded too
 BATCH = 256  # calls queued before they are folded into the tallies
 _MIN_MS = 1e-3  # below a microsecond: counted in the lowest bucket
 _MAX_MS = 1e9  # a duration past ~11 days (or not a number) is counted here
@@ -205,7 +206,8 @@ class Stats:
         self.hooks: dict[tuple[str, str, str, str], HookEntry] = {}
         self.points: dict[str, Span] = {}
         self.sessions: dict[str, Span] = {}
-        self._pending: list[tuple[float, str, str | None, Any, float | None, str | None]] = []
+        self.agents: dict[str, Span] = {}
+        self._pending: list[tuple[float, str, str | None, Any, float | None, str | None, str | None]] = []
 
     def _index(self) -> int:
         return int(self.clock() / self.slice_seconds)
@@ -222,14 +224,16 @@ class Stats:
     def run(self, run: m.HookRun, point: str) -> None:
         """Count one hook's run or skip outside a decide (an observer's)."""
         pending = self._pending
-        pending.append((self.clock(), point, None, (run,), None, None))
+        pending.append((self.clock(), point, None, (run,), None, None, None))
         if len(pending) == BATCH:
             self._fold_soon()
 
-    def decide(self, point: str, session: str | None, runs: list[m.HookRun], ms: float, decision: str | None) -> None:
-        """Count one decide: each of its hooks, and the whole chain under its point and session."""
+    def decide(
+        self, point: str, session: str | None, runs: list[m.HookRun], ms: float, decision: str | None, agent: str | None = None
+    ) -> None:
+        """Count one decide: each of its hooks, and the whole chain under its point, session and agent."""
         pending = self._pending
-        pending.append((self.clock(), point, session, runs, ms, decision))
+        pending.append((self.clock(), point, session, runs, ms, decision, agent))
         if len(pending) == BATCH:
             self._fold_soon()
 
@@ -247,7 +251,8 @@ class Stats:
         hooks = self.hooks
         points = self.points
         sessions = self.sessions
-        for when, point, session, runs, ms, decision in pending:
+        agents = self.agents
+        for when, point, session, runs, ms, decision, agent in pending:
             index = int(when / seconds)
             for run in runs:
                 ref = run.hook
@@ -281,6 +286,13 @@ class Stats:
                     _bounded_put(sessions, session, span, MAX_SESSIONS)
                 ring = span.ring
                 (ring[-1][1] if ring and ring[-1][0] == index else span.now(index)).ran(ms, decision, None)
+            if agent is not None:
+                span = agents.get(agent)
+                if span is None:
+                    span = Span()
+                    _bounded_put(agents, agent, span, MAX_AGENTS)
+                ring = span.ring
+                (ring[-1][1] if ring and ring[-1][0] == index else span.now(index)).ran(ms, decision, None)
 
     def reply(self, rid: int, window: float | None) -> m.Stats:
         self.flush()
@@ -302,4 +314,5 @@ class Stats:
         ]
         points = [m.GroupStats(k, s.life().counts(), s.recent(index, slices).counts()) for k, s in self.points.items()]
         sessions = [m.GroupStats(k, s.life().counts(), s.recent(index, slices).counts()) for k, s in self.sessions.items()]
-        return m.Stats(rid, self.since, window, True, hooks, points, sessions)
+        agents = [m.GroupStats(k, s.life().counts(), s.recent(index, slices).counts()) for k, s in self.agents.items()]
+        return m.Stats(rid, self.since, window, True, hooks, points, sessions, agents)

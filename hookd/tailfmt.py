@@ -1,6 +1,6 @@
 """How `hookd tail` shows an event to a human: one line, the facts that matter first.
 
-``time  point  session  decision (reason) by HOOK  errors  not run  duration  payload``:
+``time  point  session  [agent]  decision (reason) by HOOK  errors  not run  duration  payload``:
 the decision and its reason come before the payload, so a line cut to the
 terminal's width loses payload, not the verdict.
 
@@ -121,8 +121,17 @@ def when(ts: float, today: datetime.date | None = None) -> str:
     return stamp
 
 
+def agent_of(event: Event) -> str:
+    """The agent whose call this is, as its bridge named it (hookd/vocabulary.py); "" for none."""
+    agent = event.payload.get("agent") if isinstance(event.payload, dict) else None
+    return one_line(agent) if isinstance(agent, str) else ""
+
+
 def _tool(payload: dict[str, Any]) -> str:
     name = payload.get("toolName") or payload.get("tool") or ""
+    own = payload.get("agentToolName")
+    if isinstance(own, str) and own and own != name:
+        name = f"{name} ({own})"
     args = payload.get("args")
     command = args.get("command") if isinstance(args, dict) else None
     command = command or payload.get("command")
@@ -202,8 +211,11 @@ def line(event: Event, colour: bool = False, today: datetime.date | None = None,
         (point, point_colour),
         (pad + "  ", ""),
         (session + " " * max(0, 12 - cells(session)) + "  ", ""),
-        *summary_segments(event),
     ]
+    agent = agent_of(event)
+    if agent:
+        segments.append((f"[{agent}]  ", BLUE))
+    segments.extend(summary_segments(event))
     return fit(segments, width, colour)
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from .. import vocabulary
+
 AGENT = "claude-code"
 UNMAPPED_PREFIX = "custom.claude."
 # The payload field holding the environment the agent gave its hook (the bridge forwards it), so a
@@ -98,6 +100,8 @@ COMMON_FIELDS = frozenset({"session_id", "transcript_path", "cwd", "permission_m
 RENAMED = {"tool_name": "toolName", "tool_input": "args", "tool_response": "output"}
 _UNRENAMED = {v: k for k, v in RENAMED.items()}
 HOOK_INPUT = "hookInput"
+# Payload keys hookd sets itself: an agent field of the same name stays in ``hookInput``.
+_RESERVED = frozenset({HOOK_INPUT, AGENT_ENV, vocabulary.AGENT_KEY, vocabulary.AGENT_TOOL_KEY})
 
 
 class BadInput(ValueError):
@@ -160,7 +164,7 @@ def payload_of(hook_input: Mapping[str, Any]) -> dict[str, Any]:
     kept: dict[str, Any] = {}
     for key, value in hook_input.items():
         name = camel(key)
-        if key in COMMON_FIELDS or name in (HOOK_INPUT, AGENT_ENV) or name in payload or snake(name) != key:
+        if key in COMMON_FIELDS or name in _RESERVED or name in payload or snake(name) != key:
             kept[key] = value
         else:
             payload[name] = value
@@ -191,8 +195,11 @@ def agent_env(session: str | None) -> dict[str, str] | None:
     return _envs.get(session) if session is not None else None
 
 
-def route(hook_input: Any, environ: Mapping[str, str], carry_env: bool = True) -> Call:
+def route(hook_input: Any, environ: Mapping[str, str], carry_env: bool = True, agent: str = AGENT) -> Call:
     """The hookd call for one hook input. Raises BadInput.
+
+    A tool call's name and arguments are put into hookd's one vocabulary (hookd/vocabulary.py) and
+    the payload names ``agent``: Claude Code, or an agent that speaks its hook format (Qwen Code).
 
     ``environ`` is the environment the agent started its hook with, as the bridge received it
     (all of it: Claude Code gives a hook its own environment plus CLAUDE_PROJECT_DIR, and
@@ -211,7 +218,7 @@ def route(hook_input: Any, environ: Mapping[str, str], carry_env: bool = True) -
     project = project if isinstance(project, str) and project.startswith("/") else None
     point, decide = ROUTES.get(event, (UNMAPPED_PREFIX + event, False))
     has_session = session is not None
-    payload = payload_of(hook_input)
+    payload = vocabulary.canonical(payload_of(hook_input), agent)
     env = _agent_env(session, environ)
     if env is not None and (carry_env or session is None):
         payload[AGENT_ENV] = env
@@ -227,6 +234,19 @@ def route(hook_input: Any, environ: Mapping[str, str], carry_env: bool = True) -
         attach=event == "SessionStart" and has_session,
         dispose=event == SESSION_END and has_session,
     )
+
+
+def for_agent(call: Call, verdict: Verdict | None) -> Verdict | None:
+    """``verdict`` with its rewrite in the agent's own argument names: guards rewrite hookd's
+    (``args.path``), the agent reads its own (``file_path``)."""
+    if verdict is None or verdict.modified_input is None:
+        return verdict
+    agent = call.payload.get(vocabulary.AGENT_KEY)
+    name = call.payload.get(vocabulary.AGENT_TOOL_KEY)
+    if not isinstance(agent, str) or not isinstance(name, str):
+        return verdict
+    sent = call.payload.get(vocabulary.ARGS_KEY)
+    return verdict._replace(modified_input=vocabulary.agent_args(agent, name, verdict.modified_input, sent))
 
 
 def why(verdict: Verdict, what: str) -> str:

@@ -17,9 +17,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .. import vocabulary
 from .claude_code import AGENT_ENV, HOOK_INPUT, MATCHER_FIELDS, ROUTES, snake
 
 POINT_EVENTS = {point: event for event, (point, _) in ROUTES.items()}
+# Payload keys that are hookd's, not the agent's: a hook written for the agent never sees them.
+_NOT_INPUT = frozenset({HOOK_INPUT, AGENT_ENV, vocabulary.AGENT_KEY, vocabulary.AGENT_TOOL_KEY})
 _EXACT = re.compile(r"[A-Za-z0-9_\- ,|]*")
 # Exit code 2 blocks these events; the block's message is the JSON decision's reason when there is
 # one, otherwise stderr (it blocks even beside a JSON allow).
@@ -82,8 +85,15 @@ def hook_input(payload: Mapping[str, Any], point: str, session: str, project: st
     original = payload.get(HOOK_INPUT)
     out: dict[str, Any] = dict(original) if isinstance(original, dict) else {}
     for key, value in payload.items():
-        if key != HOOK_INPUT and key != AGENT_ENV:
+        if key not in _NOT_INPUT:
             out[snake(key)] = value
+    if vocabulary.TOOL_KEY in payload:
+        # The agent's own tool name and arguments, as a hook written for the agent expects them.
+        name, args = vocabulary.agent_input(payload)
+        if name is not None:
+            out["tool_name"] = name
+        if vocabulary.ARGS_KEY in payload:
+            out["tool_input"] = args
     out.setdefault("hook_event_name", POINT_EVENTS.get(point) or point.removeprefix("custom.claude."))
     if session:
         out.setdefault("session_id", session)

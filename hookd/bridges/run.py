@@ -92,12 +92,14 @@ def parse(argv: Sequence[str]) -> Options | None:
     return Options(**values)
 
 
-def main(argv: Sequence[str]) -> int:
+def main(argv: Sequence[str], proto: Any = cc) -> int:
     opts = parse(argv)
     if opts is None:
-        ns = parser().parse_args(argv)
+        p = parser()
+        p.prog = f"hookd bridge {proto.AGENT}"
+        ns = p.parse_args(argv)
         opts = Options(ns.timeout, ns.fail_closed, ns.socket)
-    return run(opts)
+    return run(opts, proto)
 
 
 def _alarm(signum: int, frame: Any) -> None:
@@ -210,7 +212,7 @@ def run(opts: Options | argparse.Namespace, proto: Any = cc) -> int:
             if call.event == proto.SESSION_END and timeout > SESSION_END_TIMEOUT:
                 timeout = SESSION_END_TIMEOUT
                 signal.setitimer(signal.ITIMER_REAL, timeout)
-            verdict = ask(call, opts.socket, timeout, proto.AGENT)
+            verdict = cc.for_agent(call, ask(call, opts.socket, timeout, proto.AGENT))
             for error in verdict.errors if verdict else ():
                 sys.stderr.write(f"hookd bridge: hook failed: {one_line(error)}\n")
             for line in verdict.not_run if verdict else ():

@@ -68,7 +68,9 @@ COMMAND_EVENTS = COMMAND_ONLY | EXIT_2_ONLY
 ALWAYS = frozenset({"SessionStart", "UserPromptSubmit", "Stop"})
 # The agent's environment the HTTP hooks forward to hookd (Claude Code fills only the variables listed).
 FORWARDED_ENV = ("CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "PATH", "HOME")
-_OUR_URL = re.compile(r"http://127\.0\.0\.1:[0-9]{1,5}/claude-code/[A-Za-z0-9]{1,64}(\?events=[A-Za-z,]{1,2000})?")
+_OUR_URL = re.compile(r"http://127\.0\.0\.1:[0-9]{1,5}/(claude-code|qwen)/[A-Za-z0-9]{1,64}(\?events=[A-Za-z,]{1,2000})?")
+# The agents that speak Claude Code's settings format, each answered on its own path (``/AGENT/EVENT``).
+AGENTS = ("claude-code", "qwen")
 _HTTP_KEYS = frozenset({"type", "url", "headers", "allowedEnvVars", "timeout", "onFailure"})
 _COMMAND_KEYS = frozenset({"type", "command", "timeout"})
 SCOPES = {"user": "~/.claude/settings.json", "project": ".claude/settings.json", "local": ".claude/settings.local.json"}
@@ -115,6 +117,8 @@ class Route(NamedTuple):
     # The events to install (None: all of EVENTS). Each installed hook names the set it belongs to, so
     # the daemon can tell a session that read an older set which of hookd's hooks it cannot run.
     events: tuple[str, ...] | None = None
+    # The agent the hooks are installed for: its calls name it, and its tools are read with its table.
+    agent: str = "claude-code"
 
     def installed(self) -> tuple[str, ...]:
         if self.events is None:
@@ -130,7 +134,7 @@ class Route(NamedTuple):
         headers.update({f"X-Hookd-Env-{name}": f"${name}" for name in FORWARDED_ENV})
         hook: dict[str, Any] = {
             "type": "http",
-            "url": f"http://127.0.0.1:{self.port}/claude-code/{event}{self._set_query()}",
+            "url": f"http://127.0.0.1:{self.port}/{self.agent}/{event}{self._set_query()}",
             "headers": headers,
             "allowedEnvVars": [TOKEN_ENV, *FORWARDED_ENV],
             "timeout": self.timeout,
@@ -144,8 +148,12 @@ class Route(NamedTuple):
         closed = " --fail-closed" if self.fail_closed else ""
         if self.shim:
             events = f" --events {','.join(self.installed())}" if self.events is not None else ""
-            return f"{shlex.quote(self.shim)} {event} {self.port} {shlex.quote(self.token_file)} --timeout {self.timeout}{closed}{events}"
-        return f"{self.fallback} {BRIDGE_ARGS} --timeout {self.timeout}{closed}"
+            agent = f" --agent {self.agent}" if self.agent != "claude-code" else ""
+            return (
+                f"{shlex.quote(self.shim)} {event} {self.port} {shlex.quote(self.token_file)} --timeout {self.timeout}"
+                f"{closed}{agent}{events}"
+            )
+        return f"{self.fallback} bridge {self.agent} --timeout {self.timeout}{closed}"
 
     def group(self, event: str) -> dict[str, Any]:
         if event in COMMAND_EVENTS:
@@ -156,7 +164,7 @@ class Route(NamedTuple):
 def _our_command(command: Any) -> bool:
     if not isinstance(command, str):
         return False
-    if re.search(r"(^|\s)" + re.escape(BRIDGE_ARGS) + r"(\s|$)", command):
+    if re.search(r"(^|\s)bridge (" + "|".join(map(re.escape, AGENTS)) + r")(\s|$)", command):
         return True
     try:
         argv0 = shlex.split(command)[0]

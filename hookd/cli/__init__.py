@@ -61,6 +61,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from hookd.bridges.run import main as bridge_main
 
         return bridge_main(args_list[2:])
+    if args_list[:2] == ["bridge", "qwen"]:
+        from hookd.bridges import qwen
+        from hookd.bridges.run import main as bridge_main
+
+        return bridge_main(args_list[2:], qwen)
     if args_list[:2] == ["bridge", "codex"]:
         from hookd.bridges.codex.run import main as codex_main
 

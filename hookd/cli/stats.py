@@ -17,7 +17,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "stats",
         help="show what each hook did: calls, durations, denies, errors, skips",
         description="Per hook: calls, p50/p95/p99 duration, denies, asks, errors, timeouts, skips by reason (match, "
-        "untrusted, shed, decided...) and the last error; then per point and per session (whole decides). Each over "
+        "untrusted, shed, decided...) and the last error; then per point, per agent and per session (whole decides). Each over "
         "the daemon's life and over the recent window. A shadow hook's denies and asks are what it would have done.",
     )
     p.add_argument("--window", type=float, metavar="SECONDS", help="the recent window (default: the daemon's, 300 s; at most that)")
@@ -72,7 +72,11 @@ def run(args: argparse.Namespace) -> int:
         if h.get("last_error"):
             when = time.strftime("%H:%M:%S", time.localtime(h["last_error_time"])) if h.get("last_error_time") else "?"
             w(f"    last error ({when}): {' '.join(str(h['last_error']).split())[:300]}\n")
-    for key, title in (("points", "points (whole decides)"), ("sessions", "sessions (whole decides)")):
+    for key, title in (
+        ("points", "points (whole decides)"),
+        ("agents", "agents (whole decides)"),
+        ("sessions", "sessions (whole decides)"),
+    ):
         groups = d.get(key, [])
         if groups:
             w(f"\n{title}:\n")

@@ -48,7 +48,8 @@ class Observed:
         self.d.bus.stage("decide", ctx.point, ctx.session, ctx.project, payload, state, size, took)
         stats = self.stats
         if stats is not None:
-            stats.decide(ctx.point, ctx.session, state.runs, took or 0.0, state.decision)
+            agent = payload.get("agent")
+            stats.decide(ctx.point, ctx.session, state.runs, took or 0.0, state.decision, agent if isinstance(agent, str) else None)
 
     @staticmethod
     def shadowed(results: list[Ran], state: ChainState, tracer: Tracer | None) -> None:

@@ -109,9 +109,11 @@ async def answer(
     if agent == "codex":
         routed = codex.route(hook_input, environ)
         tool = hook_input.get("tool_name")
-        return encode(codex.render(routed.event, await call(daemon, routed), tool if isinstance(tool, str) else None)), False
-    routed = cc.route(hook_input, environ, carry_env=False)
-    verdict = await call(daemon, routed)
+        verdict = cc.for_agent(routed, await call(daemon, routed))
+        return encode(codex.render(routed.event, verdict, tool if isinstance(tool, str) else None)), False
+    # Claude Code, or an agent that speaks its format under its own name (Qwen Code).
+    routed = cc.route(hook_input, environ, carry_env=False, agent=agent)
+    verdict = cc.for_agent(routed, await call(daemon, routed))
     code, stderr = cc.exit_status(routed.event, verdict)
     if code == 2 and exits:
         return stderr.encode(), True

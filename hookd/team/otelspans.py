@@ -186,6 +186,11 @@ def _call_attributes(event: dict[str, Any], point: str, kind: str) -> dict[str, 
         if tool is not None:
             attrs["gen_ai.operation.name"] = "execute_tool"
             attrs["gen_ai.tool.name"] = tool
+        # The agent that made the call (its bridge names it) and its own name for the tool.
+        if (agent := _text(payload.get("agent"))) is not None:
+            attrs["gen_ai.agent.name"] = agent
+        if (own := _text(payload.get("agentToolName"))) is not None and own != tool:
+            attrs["hookd.agent.tool.name"] = own
         call = next((v for k in TOOL_CALL_KEYS if (v := _text(payload.get(k))) is not None), None)
         if call is not None:
             attrs["gen_ai.tool.call.id"] = call

@@ -31,16 +31,23 @@ class Endpoint:
                 chunks.append(chunk)
             return b"".join(chunks)
 
-    def request(self, body: bytes, event: str = "PreToolUse", headers: dict[str, str] | None = None, token: str | None = None) -> bytes:
+    def request(
+        self,
+        body: bytes,
+        event: str = "PreToolUse",
+        headers: dict[str, str] | None = None,
+        token: str | None = None,
+        agent: str = "claude-code",
+    ) -> bytes:
         fields = {"Host": f"127.0.0.1:{self.port}", "Authorization": f"Bearer {self.token if token is None else token}"}
         fields.update({"Content-Type": "application/json", "Content-Length": str(len(body)), "Connection": "close"})
         fields.update(headers or {})
-        head = f"POST /claude-code/{event} HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in fields.items()) + "\r\n"
+        head = f"POST /{agent}/{event} HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in fields.items()) + "\r\n"
         return self.raw(head.encode() + body)
 
-    def post(self, hook_input: dict[str, Any], headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+    def post(self, hook_input: dict[str, Any], headers: dict[str, str] | None = None, agent: str = "claude-code") -> tuple[int, bytes]:
         event = str(hook_input.get("hook_event_name", "PreToolUse"))
-        return status_and_body(self.request(json.dumps(hook_input).encode(), event, headers))
+        return status_and_body(self.request(json.dumps(hook_input).encode(), event, headers, agent=agent))
 
 
 def status_and_body(response: bytes) -> tuple[int, bytes]:

@@ -141,7 +141,8 @@ def test_pre_tool_use_deny(bridge: Bridge) -> None:
         },
     )
     seen = bridge.seen("tool.approval.pre")[0]
-    assert seen["payload"]["toolName"] == "Bash"
+    assert seen["payload"]["toolName"] == "execute_command" and seen["payload"]["agentToolName"] == "Bash"
+    assert seen["payload"]["agent"] == "claude-code"
     assert seen["payload"]["args"]["command"] == "rm -rf /tmp/build"
     assert seen["payload"]["toolUseId"] == "toolu_01ABC123"
     assert "tool_input" not in seen["payload"]["hookInput"]  # sent once, as args
@@ -399,7 +400,7 @@ def test_guard_hook_from_yaml_denies_through_the_bridge(env: Env, daemon_factory
         """
         import json, sys
         p = json.load(sys.stdin)
-        if p.get("toolName") == "Bash" and "rm -rf" in p.get("args", {}).get("command", ""):
+        if p.get("toolName") == "execute_command" and "rm -rf" in p.get("args", {}).get("command", ""):
             print(json.dumps({"decision": "deny", "reason": "no recursive force delete"}))
         """,
     )

@@ -94,6 +94,6 @@ def test_hooks_from_claude_code_get_the_agents_secrets_and_nothing_else_does(bui
     (row,) = [json.loads(line) for line in seen.read_text().splitlines()]
     assert row == {"NOTIFY_API_TOKEN": SECRET, "SLACK_WEBHOOK_URL": "https://hooks.example.invalid/T0", "HOOKD_BRIDGE_TOKEN": None}
     stdin = stdin_seen.read_text()
-    assert '"toolName":"Bash"' in stdin.replace(" ", "") and SECRET not in stdin and "agentEnv" not in stdin
+    assert '"agentToolName":"Bash"' in stdin.replace(" ", "") and SECRET not in stdin and "agentEnv" not in stdin
     journal = journal_text(env, "tool.approval.pre")
     assert SECRET not in journal and "hooks.example.invalid" not in journal

@@ -179,12 +179,14 @@ def test_the_page_shows_a_decide_made_after_it_loaded(daemon, dashboard, browser
         c.attach_session("s-page")
         c.emit("tool.execute.before", {"toolName": "execute_command", "args": {"command": "ls"}}, session="s-page")
         out = c.decide("tool.approval.pre", {"toolName": "execute_command", "args": {"command": "ls -la"}}, session="s-page")
-        denied = c.decide("tool.approval.pre", {"toolName": "execute_command", "args": {"command": "sudo make"}}, session="s-page")
+        denied = c.decide(
+            "tool.approval.pre", {"toolName": "execute_command", "args": {"command": "sudo make"}, "agent": "codex"}, session="s-page"
+        )
     assert out.decision is None and denied.decision == "deny"
     wait.until(lambda b: len(b.find_elements(By.CSS_SELECTOR, rows)) == 2)
     newest = browser.find_elements(By.CSS_SELECTOR, rows)[0]
     cells = [td.text for td in newest.find_elements(By.TAG_NAME, "td")]
-    assert cells[2:6] == ["decide", "tool.approval.pre", "s-page", "deny"] and cells[7] == "no sudo"
+    assert cells[2:7] == ["decide", "tool.approval.pre", "s-page", "codex", "deny"] and cells[8] == "no sudo"
     newest.click()  # its chain: who decided, how long the chain took, and the payload
     detail = wait.until(lambda b: b.find_element(By.CSS_SELECTOR, "#events tr.detail"))
     assert "rm-asks" in detail.text and "sudo make" in detail.text

@@ -120,7 +120,7 @@ def test_qwen_install_writes_http_hooks_and_uninstall_restores_the_file(env: Env
     assert r.returncode == 0, r.stderr
     doc = json.loads(settings.read_text())
     [hook] = doc["hooks"]["PreToolUse"][-1]["hooks"]
-    assert hook["type"] == "http" and hook["url"].endswith("/claude-code/PreToolUse") and hook["timeout"] == 600
+    assert hook["type"] == "http" and hook["url"].endswith("/qwen/PreToolUse") and hook["timeout"] == 600
     assert "onFailure" not in hook and hook["headers"]["Authorization"] == "Bearer $HOOKD_BRIDGE_TOKEN"
     assert doc["env"]["FOO"] == "bar" and doc["env"]["HOOKD_BRIDGE_TOKEN"]
     assert settings.stat().st_mode & 0o777 == 0o600
@@ -128,7 +128,7 @@ def test_qwen_install_writes_http_hooks_and_uninstall_restores_the_file(env: Env
     closed = env.hookd("bridge", "install", "qwen", "--settings", str(settings), "--fail-closed", "--no-shim")
     assert closed.returncode == 0, closed.stderr
     [pre] = json.loads(settings.read_text())["hooks"]["PreToolUse"][-1]["hooks"]
-    assert pre["type"] == "command" and "bridge claude-code" in pre["command"] and "--fail-closed" in pre["command"]
+    assert pre["type"] == "command" and "bridge qwen" in pre["command"] and "--fail-closed" in pre["command"]
     gone = env.hookd("bridge", "uninstall", "qwen", "--settings", str(settings))
     assert gone.returncode == 0, gone.stderr
     assert settings.read_text() == QWEN_SETTINGS

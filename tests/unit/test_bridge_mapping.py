@@ -49,8 +49,11 @@ def test_route_builds_payload_session_and_project() -> None:
     common = {k: data[k] for k in ("session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name")}
     # Each field travels once: the tool input is not repeated under hookInput.
     # The agent's environment travels with the call, for hooks that came from Claude Code.
+    # The tool is named in hookd's vocabulary; the agent and its own tool name travel beside it.
     assert call.payload == {
-        "toolName": "Bash",
+        "toolName": "execute_command",
+        "agentToolName": "Bash",
+        "agent": "claude-code",
         "args": {"command": "ls"},
         "toolUseId": "toolu_1",
         "hookInput": common,

@@ -45,7 +45,8 @@ def test_pre_tool_use_becomes_a_decide_on_the_tool_approval_point() -> None:
     assert call.session == SESSION and call.project == "/work/project"
     assert not call.attach and not call.dispose
     p = call.payload
-    assert p["toolName"] == "Bash" and p["args"] == {"command": "rm -rf /work/project/keep"}
+    assert p["toolName"] == "execute_command" and p["args"] == {"command": "rm -rf /work/project/keep"}
+    assert p["agentToolName"] == "Bash" and p["agent"] == "codex"
     assert p["turnId"] == TURN and p["toolUseId"] == "call_0001" and p["model"] == "gpt-5.5"
     assert p["hookInput"]["hook_event_name"] == "PreToolUse" and p["hookInput"]["permission_mode"] == "bypassPermissions"
     assert p[AGENT_ENV] == {"PATH": "/usr/bin"}

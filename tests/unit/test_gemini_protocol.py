@@ -28,7 +28,8 @@ BEFORE_TOOL = {
 def test_before_tool_asks_tool_approval_pre_for_a_decision() -> None:
     call = protocol.route(BEFORE_TOOL, {"GEMINI_PROJECT_DIR": "/home/u/proj"})
     assert (call.point, call.decide, call.session, call.project) == ("tool.approval.pre", True, BEFORE_TOOL["session_id"], "/home/u/proj")
-    assert call.payload["toolName"] == "run_shell_command"
+    assert call.payload["toolName"] == "execute_command" and call.payload["agentToolName"] == "run_shell_command"
+    assert call.payload["agent"] == "gemini"
     assert call.payload["args"] == {"command": "rm -rf build", "description": "clean"}
     kept = call.payload["hookInput"]
     assert kept["timestamp"] == BEFORE_TOOL["timestamp"] and kept["hook_event_name"] == "BeforeTool"

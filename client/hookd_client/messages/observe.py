@@ -117,6 +117,7 @@ class Stats(Reply, tag="stats"):
     hooks: list[HookStats] = []
     points: list[GroupStats] = []
     sessions: list[GroupStats] = []
+    agents: list[GroupStats] = []  # the decides of each agent, as its bridge named it (``payload.agent``)
 
 
 TRACE_EXCERPT = 4096

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ... import vocabulary
 from ..claude_code import AGENT_ENV, Call, Verdict, payload_of
 from ..claude_code import BadInput as cc_BadInput
 
@@ -78,7 +79,7 @@ def route(hook_input: Any, environ: Mapping[str, str]) -> Call:
     project = hook_input.get("cwd")
     project = project if isinstance(project, str) and project.startswith("/") else None
     point, decide = ROUTES.get(event, (UNMAPPED_PREFIX + event, False))
-    payload = payload_of(hook_input)
+    payload = vocabulary.canonical(payload_of(hook_input), AGENT)
     # The environment Codex gave its hook: hooks imported from Codex (`format: claude-code`) run with it.
     env = {k: v for k, v in environ.items() if isinstance(k, str) and isinstance(v, str)}
     if env:

@@ -14,6 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from .. import run as common
+from ..claude_code import for_agent
 from . import mapping
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ def answer(raw: bytes, environ: dict[str, str], socket_path: str | None, timeout
     except msgspec.DecodeError as exc:
         raise mapping.BadInput(str(exc)) from None
     call = mapping.route(data, environ)
-    verdict = common.ask(call, socket_path, timeout)
+    verdict = for_agent(call, common.ask(call, socket_path, timeout, mapping.AGENT))
     for error in verdict.errors if verdict else ():
         sys.stderr.write(f"hookd bridge: hook failed: {one_line(error)}\n")
     for line in verdict.not_run if verdict else ():

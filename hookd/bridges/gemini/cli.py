@@ -57,9 +57,10 @@ def run_install(args: argparse.Namespace) -> int:
             result = settings_file.install(path, layout=layout)
         elif args.command is not None:
             extra = " ".join(x for x in (args.bridge_args, "--fail-closed" if args.fail_closed else "") if x)
-            result = settings_file.install(path, layout=install.qwen_layout(None, settings_file.bridge_command(args.command, extra)))
+            command = f"{args.command} bridge qwen {extra}".strip()
+            result = settings_file.install(path, layout=install.qwen_layout(None, command))
         else:
-            r = route(args)
+            r = route(args)._replace(agent="qwen")
             result = settings_file.install(path, route=r, layout=install.qwen_layout(r))
     except (settings_file.SettingsError, EndpointFileError) as exc:
         return fail(str(exc))

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ... import vocabulary
 from .. import claude_code as cc
 
 AGENT = "gemini"
@@ -81,7 +82,7 @@ def route(hook_input: Any, environ: Mapping[str, str]) -> Call:
     project = environ.get("GEMINI_PROJECT_DIR") or hook_input.get("cwd")
     project = project if isinstance(project, str) and project.startswith("/") else None
     point, decide = ROUTES.get(event, (UNMAPPED_PREFIX + event, False))
-    payload = payload_of(hook_input)
+    payload = vocabulary.canonical(payload_of(hook_input), AGENT)
     if environ:
         payload[cc.AGENT_ENV] = {k: v for k, v in environ.items() if isinstance(k, str) and isinstance(v, str)}
     has_session = session is not None

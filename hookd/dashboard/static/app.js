@@ -48,7 +48,8 @@ function short(value, limit) {
 
 function payloadSummary(payload) {
   if (!payload || Object.keys(payload).length === 0) return "";
-  const tool = payload.toolName || payload.tool_name;
+  let tool = payload.toolName || payload.tool_name;
+  if (tool && typeof payload.agentToolName === "string" && payload.agentToolName !== tool) tool = `${tool} (${payload.agentToolName})`;
   const args = payload.args !== undefined ? payload.args : payload.tool_input;
   if (tool) return `${tool} ${args !== undefined ? short(args, 160) : ""}`;
   return short(payload, 160);
@@ -58,7 +59,6 @@ function agentOf(ev) {
   const p = ev.payload || {};
   if (typeof p.agent === "string") return p.agent;
   if (typeof p.agentName === "string") return p.agentName;
-  if (p.hookInput && typeof p.hookInput === "object") return "Claude Code";
   return "";
 }
 
@@ -98,6 +98,7 @@ function eventRow(ev, fresh) {
     el("td", { text: ev.kind }),
     el("td", { text: ev.point }),
     el("td", { text: ev.session || "" }),
+    el("td", { text: agentOf(ev) }),
     el("td", { class: decision ? `decision-${decision}` : "", text: decision }),
     el("td", { class: "num", text: ms(ev.duration) }),
     el("td", { class: "wrap", text: short(text || "", 200) }),
@@ -132,7 +133,7 @@ function chainDetail(ev) {
   }
   if (ev.errors) parts.push(el("p", { class: "note", text: `${ev.errors} hook(s) failed` }));
   parts.push(el("pre", { text: JSON.stringify(ev.payload || {}, null, 2) }));
-  return el("tr", { class: "detail", "data-detail": ev.seq }, el("td", { colspan: 8 }, ...parts));
+  return el("tr", { class: "detail", "data-detail": ev.seq }, el("td", { colspan: 9 }, ...parts));
 }
 
 function toggle(seq) {

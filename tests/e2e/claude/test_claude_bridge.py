@@ -107,7 +107,8 @@ def test_a_hookd_guard_denies_a_bash_command_which_never_runs(bridge: Bridge, da
     assert denied_commands(session.json) == [f"touch {marker}"]
     assert any("no writes to marker files" in r for r in model.tool_results())
     (call,) = bridge.calls("tool.approval.pre")
-    assert call["toolName"] == "Bash" and call["args"]["command"] == f"touch {marker}"
+    assert call["toolName"] == "execute_command" and call["agentToolName"] == "Bash" and call["agent"] == "claude-code"
+    assert call["args"]["command"] == f"touch {marker}"
 
 
 def test_allow_with_updated_input_runs_the_rewritten_command(bridge: Bridge, daemon_factory) -> None:
@@ -203,7 +204,7 @@ def test_a_2_mib_write_reaches_the_guard(bridge: Bridge, daemon_factory) -> None
         session = bridge.session(model, tools="Write")
     assert not target.exists()
     (call,) = bridge.calls("tool.approval.pre")
-    assert call["toolName"] == "Write" and call["args"]["content"] == content
+    assert call["toolName"] == "write_file" and call["agentToolName"] == "Write" and call["args"]["content"] == content
     assert [d["tool_name"] for d in session.json["permission_denials"]] == ["Write"]
 
 

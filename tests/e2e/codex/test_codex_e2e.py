@@ -174,7 +174,8 @@ def test_a_global_guard_stops_rm_rf_in_codex(codex) -> None:  # type: ignore[no-
     assert call["decision"] == "deny" and call["decided_by"]["name"] == "no-rm-rf"
     assert call["session"] == session
     assert call["payload"]["args"] == {"command": f"rm -rf {victim}"}
-    assert call["payload"]["toolName"] == "Bash" and call["payload"]["model"] == "m" and call["payload"]["turnId"]
+    assert call["payload"]["toolName"] == "execute_command" and call["payload"]["agentToolName"] == "Bash"
+    assert call["payload"]["agent"] == "codex" and call["payload"]["model"] == "m" and call["payload"]["turnId"]
     assert call["payload"]["hookInput"]["hook_event_name"] == "PreToolUse"
     # The session's other events reached hookd under the same session, which the bridge attached and disposed.
     assert [e["kind"] for e in journal(env, "chat.message", "--session", session)] == ["decide"]

@@ -109,7 +109,8 @@ def test_a_global_guard_stops_rm_rf_in_qwen_code(qwen) -> None:  # type: ignore[
     assert told and "no recursive force delete" in told[0], (told, result.output)
     [call] = decides(env)
     assert call["decision"] == "deny" and call["decided_by"]["name"] == "no-rm-rf"
-    assert call["payload"]["toolName"] == "run_shell_command"
+    assert call["payload"]["toolName"] == "execute_command" and call["payload"]["agentToolName"] == "run_shell_command"
+    assert call["payload"]["agent"] == "qwen"
     assert call["payload"]["args"]["command"] == f"rm -rf {victim}"
     assert call["payload"]["hookInput"]["hook_event_name"] == "PreToolUse"
     session = call["session"]
