@@ -95,6 +95,9 @@ class Approvals:
         The offer shows the payload as the chain left it (``state.payload``: with any rewrite of its
         arguments an earlier hook made), which is what the agent would run if the call is allowed."""
         timeout = self.settings.approval_timeout
+        if ctx.deadline is not None:
+            # A person's answer after the agent has stopped waiting would be read by no one.
+            timeout = max(0.0, min(timeout, ctx.deadline - time.monotonic()))
         now = time.time()
         asked_by = state.decided_by
         offer = m.ApprovalOffer(

@@ -40,7 +40,9 @@ from .vocabulary import rewritten_args
 INJECTION_SEPARATOR = "\n\n"
 FINAL: frozenset[str] = frozenset({"allow", "deny", "ask"})
 # Reasons a hook did not run that are no choice of the user's: its on_error policy applies.
-FAULTS: frozenset[str] = frozenset({"invalid_file", "not_loaded", "plugin_failed", "worker_failed", "too_large", "disconnected"})
+FAULTS: frozenset[str] = frozenset(
+    {"invalid_file", "not_loaded", "plugin_failed", "worker_failed", "too_large", "disconnected", "deadline"}
+)
 # The order of restriction a strictest group folds by; ``defer`` is an ``ask`` whose agent output
 # says defer (Claude Code pauses the call for a later decision).
 RANK = {"deny": 4, "defer": 3, "ask": 2, "allow": 1}

@@ -19,6 +19,7 @@ import structlog
 from hookd_client.messages import Decision, HookError, HookRun, NotRun, TraceEntry
 
 from .chain import Answer, ChainState, Failed, HookNotRun, Skipped
+from .hooks import OutOfTime, hook_timeout
 from .registry import CallContext, Hook, Plan
 from .runners.command import HookFailure
 from .runners.persistent import PersistentRunner
@@ -98,13 +99,17 @@ class Engine:
     async def invoke(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Decision | None:
         """Run one hook under its timeout; failures surface as HookFailure, a hook that could
         not be run at all as HookNotRun."""
+        try:
+            timeout, cut = hook_timeout(hook.timeout, ctx)
+        except OutOfTime:
+            raise HookNotRun("deadline", "the agent stops waiting for this call before the hook could run") from None
         self.counters.hook_runs += 1
         runner = hook.runner
         if type(runner) is PersistentRunner:
             try:
                 # A warm worker with a free slot takes the request at once and watches the
                 # timeout itself (one timer per worker, not one per call). None: it cannot.
-                answer = runner.send(hook, payload, ctx)
+                answer = runner.send(hook, payload, ctx, timeout)
                 if answer is not None:
                     return await answer
             except (HookFailure, HookNotRun, asyncio.CancelledError):
@@ -112,10 +117,11 @@ class Engine:
             except Exception as exc:
                 raise HookFailure("error", f"{type(exc).__name__}: {exc}") from exc
         try:
-            async with asyncio.timeout(hook.timeout):
+            async with asyncio.timeout(timeout):
                 result = await hook.runner(hook, payload, ctx)
         except TimeoutError:
-            raise HookFailure("timeout", f"no answer within {hook.timeout:g} s") from None
+            why = f" (its timeout is {hook.timeout:g} s; the agent stops waiting for the call sooner)" if cut else ""
+            raise HookFailure("timeout", f"no answer within {timeout:.3g} s{why}") from None
         except (HookFailure, HookNotRun):
             raise
         except asyncio.CancelledError:

@@ -24,6 +24,39 @@ class CallContext:
     # A journaled call run again (hookd/replay.py): runners tell the hook (HOOKD_REPLAY=1, or a
     # ``replay`` field where a hook sees no environment of its own) so it can skip side effects.
     replay: bool = False
+    # When the caller stops waiting (time.monotonic()), from a decide's ``timeout``; None: it waits.
+    # Every wait of the call ends before it (hook timeouts, an approval), so the caller reads a
+    # fail-closed guard's deny instead of giving up on an answer and letting the tool run.
+    deadline: float | None = None
+
+
+# Seconds (or this share of a short ``timeout``) kept back from a caller's deadline, for the answer
+# to be written and read before the caller gives up.
+ANSWER_MARGIN = 0.25
+ANSWER_SHARE = 0.1
+
+
+def deadline_of(timeout: float | None) -> float | None:
+    """The monotonic time by which a call whose caller waits ``timeout`` seconds must be answered."""
+    if timeout is None:
+        return None
+    return time.monotonic() + max(0.0, timeout - min(ANSWER_MARGIN, timeout * ANSWER_SHARE))
+
+
+class OutOfTime(Exception):
+    """The caller stops waiting before this hook could start: it is not run (``deadline``)."""
+
+
+def hook_timeout(timeout: float, ctx: CallContext) -> tuple[float, bool]:
+    """(seconds this hook may take, whether the caller's deadline cut it shorter than its own
+    ``timeout``). Raises OutOfTime when the deadline has passed."""
+    deadline = ctx.deadline
+    if deadline is None:
+        return timeout, False
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise OutOfTime
+    return (left, True) if left < timeout else (timeout, False)
 
 
 class Runner(Protocol):

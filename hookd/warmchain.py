@@ -26,6 +26,7 @@ import structlog
 from hookd_client.messages import HookRun, Reply
 
 from .chain import ChainState
+from .hooks import OutOfTime, hook_timeout
 from .registry import CallContext, Hook, Plan
 from .runners.command import HookFailure
 from .runners.persistent import PersistentRunner, decision_of
@@ -57,6 +58,10 @@ def decide_warm(engine: Engine, plan: Plan, payload: dict[str, Any], ctx: CallCo
     worker = runner.warm(hook)
     if worker is None or (loop := worker.loop) is None:
         return None
+    try:
+        timeout, _ = hook_timeout(hook.timeout, ctx)
+    except OutOfTime:
+        return None  # the engine names the hook as not run
     # The one decision hook is held by its key (no release function to make and call); a plan
     # with observers takes the engine's leases, which its observers carry to their own ends.
     if plan.observers:
@@ -95,7 +100,7 @@ def decide_warm(engine: Engine, plan: Plan, payload: dict[str, Any], ctx: CallCo
         _settle(reply, then, state, _ms(started))
 
     request = {"id": 0, "point": ctx.point, "session": ctx.session, "project": ctx.project, "hook": hook.name, "payload": payload}
-    if not worker.call(request, hook.timeout, answered):
+    if not worker.call(request, timeout, answered):
         _let_go(runner, key, engine, leases, hook)
         return None
     engine.counters.decides += 1

@@ -158,11 +158,14 @@ class Api:
         session: str | None = None,
         project: str | None = None,
         trace: bool = False,
+        timeout: float | None = None,
     ) -> Any:
         """Run the decision chain; returns an :class:`Outcome`. With ``trace``, its ``trace`` lists
-        each hook of the call: its input, its answer, excerpts of its output, its time, or why it did not run."""
+        each hook of the call: its input, its answer, excerpts of its output, its time, or why it did not run.
+        ``timeout``: the seconds you will wait for the outcome; every wait of the call (hook timeouts, an
+        approval) ends before it, so a fail-closed guard's deny reaches you in time."""
         where = project if project is None else _abs(project)
-        req = Decide(next(self._ids), point, dict(payload) if payload else {}, session, where, trace)  # type: ignore[call-overload]
+        req = Decide(next(self._ids), point, dict(payload) if payload else {}, session, where, trace, timeout)  # type: ignore[call-overload]
         return self._call(req, _OUTCOME)
 
     def attach_session(

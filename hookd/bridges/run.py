@@ -174,7 +174,9 @@ def ask(call: cc.Call, socket_path: str | None, timeout: float, agent: str = cc.
                 return _unsendable(client, call, what)
             if call.decide:
                 try:
-                    return verdict_of(client.decide(call.point, call.payload, **where))
+                    # What is left of the bridge's own deadline: hookd ends every wait of the call before it.
+                    left = signal.getitimer(signal.ITIMER_REAL)[0] or timeout
+                    return verdict_of(client.decide(call.point, call.payload, **where, timeout=left))
                 except HookdError as exc:
                     if exc.code != "wrong_kind":
                         raise

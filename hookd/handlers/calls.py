@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from hookd_client import messages as m
 
 from ..engine import Leases
+from ..hooks import deadline_of
 from ..points import POINTS
 from ..registry import CallContext, Plan
 from ..trace import Tracer
@@ -144,17 +145,17 @@ class Calls:
         elif session is not None:
             project = registry.project_for(session, None)
         if project is not None and not registry.is_loaded(project):
-            return self._decide_later(req, project)
+            return self._decide_later(req, project, deadline_of(req.timeout))
         plan = registry.plan(point, session, project)
         if self.first_loads and d.plugins.first_loads_for(project):
-            return self._decide_later(req, project)
+            return self._decide_later(req, project, deadline_of(req.timeout))
         # The hot path: an empty outcome. Its event carries no decision, no reason and no
         # hooks, which is what an event without an outcome holds.
         if plan.idle and not req.trace:
             self.counters.decides += 1
             self.bus.stage("decide", point, session, project, req.payload, None, 0 if conn is None else conn.body_size)
             return m.Outcome(req.id)
-        ctx = CallContext(point, session, project)
+        ctx = CallContext(point, session, project, deadline=deadline_of(req.timeout))
         if not plan.decisions and not plan.shadows and not plan.shadow_skips and not req.trace:
             state = d.engine.decided_without_hooks(plan, req.payload, ctx)
             if d.approvals.wanted(state):  # a guard that did not run, with on_error: ask
@@ -210,7 +211,7 @@ class Calls:
         outcome.approval = approval
         return outcome
 
-    async def _decide_later(self, req: m.Decide, project: str | None) -> m.Reply:
+    async def _decide_later(self, req: m.Decide, project: str | None, deadline: float | None) -> m.Reply:
         """The first calls on a project wait (bounded) for its files and plugins, so they are not run
         without its guards while those load; what did not load in time is named as not run."""
         d = self.d
@@ -218,5 +219,5 @@ class Calls:
         plan = d.registry.plan(req.point, req.session, project)
         if missing:
             plan = dataclasses.replace(plan, not_run=plan.not_run + missing)
-        ctx = CallContext(req.point, req.session, project)
+        ctx = CallContext(req.point, req.session, project, deadline=deadline)
         return await self._decide(req.id, plan, req.payload, ctx, d.engine.lease(plan), req.trace)

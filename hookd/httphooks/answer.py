@@ -42,8 +42,8 @@ def _raise_for(reply: m.Reply, event: str) -> None:
         raise Unavailable(f"hookd did not answer {event}: {reply.code}: {reply.message}")
 
 
-async def call(daemon: Daemon, call: cc.Call) -> cc.Verdict | None:
-    """Make ``call`` on the daemon. Raises Unavailable."""
+async def call(daemon: Daemon, call: cc.Call, timeout: float | None = None) -> cc.Verdict | None:
+    """Make ``call`` on the daemon. Raises Unavailable. ``timeout``: the seconds the agent waits for the answer."""
     if daemon.closing:
         raise Unavailable("hookd is stopping")
     where = {"session": call.session, "project": call.project}
@@ -61,7 +61,7 @@ async def call(daemon: Daemon, call: cc.Call) -> cc.Verdict | None:
             _raise_for(reply, call.event)
         return None
     if call.decide:
-        reply = await _reply(daemon, m.Decide(next(_ids), call.point, call.payload, **where))
+        reply = await _reply(daemon, m.Decide(next(_ids), call.point, call.payload, **where, timeout=timeout))
         if isinstance(reply, m.Outcome):
             return verdict_of(reply)
         if not (isinstance(reply, m.Error) and reply.code == m.ErrorCode.WRONG_KIND):
@@ -93,6 +93,7 @@ async def answer(
     agent: str = "claude-code",
     installed: frozenset[str] | None = None,
     exits: bool = False,
+    timeout: float | None = None,
 ) -> tuple[bytes, bool]:
     """(response body, whether it is an exit code 2) for one hook input.
     Raises cc.BadInput, msgspec.DecodeError, Unavailable.
@@ -109,11 +110,11 @@ async def answer(
     if agent == "codex":
         routed = codex.route(hook_input, environ)
         tool = hook_input.get("tool_name")
-        verdict = cc.for_agent(routed, await call(daemon, routed))
+        verdict = cc.for_agent(routed, await call(daemon, routed, timeout))
         return encode(codex.render(routed.event, verdict, tool if isinstance(tool, str) else None)), False
     # Claude Code, or an agent that speaks its format under its own name (Qwen Code).
     routed = cc.route(hook_input, environ, carry_env=False, agent=agent)
-    verdict = cc.for_agent(routed, await call(daemon, routed))
+    verdict = cc.for_agent(routed, await call(daemon, routed, timeout))
     code, stderr = cc.exit_status(routed.event, verdict)
     if code == 2 and exits:
         return stderr.encode(), True

@@ -20,6 +20,10 @@ ENV_HEADER = "x-hookd-env-"
 # Sent by the shim: it can exit 2 (Claude Code's only block on some events); answered with EXIT_HEADER.
 EXITS_HEADER = b"x-hookd-exits"
 EXIT_HEADER = "x-hookd-exit"
+# Sent by installed hooks: the seconds within which the agent needs the answer (its hook timeout,
+# less a margin); every wait of the call inside hookd ends before it.
+TIMEOUT_HEADER = b"x-hookd-timeout"
+MAX_TIMEOUT = 86400.0
 _EVENT = re.compile(r"[A-Za-z][A-Za-z0-9]{0,63}")
 _ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,255}")
 MAX_ENV = 512  # the shim forwards the agent's whole environment, as Claude Code gives it to a hook
@@ -36,6 +40,7 @@ class Accepted(NamedTuple):
     agent: str = "claude-code"
     installed: frozenset[str] | None = None  # the events installed with the calling hook (``?events=``); None: all
     exits: bool = False  # the caller is a command that can exit 2 (the shim)
+    timeout: float | None = None  # seconds the agent waits for the answer (X-Hookd-Timeout); None: not said
 
 
 def hosts(port: int) -> frozenset[bytes]:
@@ -51,6 +56,7 @@ def check(
     environ: dict[str, str] = {}
     origin = False
     exits = False
+    timeout: float | None = None
     for name, value in headers:  # h11 gives names lower-cased
         if name == b"origin":
             origin = True
@@ -60,6 +66,8 @@ def check(
             auth.append(value)
         elif name == EXITS_HEADER:
             exits = value.strip() == b"2"
+        elif name == TIMEOUT_HEADER:
+            timeout = _seconds(value)
         elif name.startswith(ENV_HEADER.encode()):
             key = name[len(ENV_HEADER) :].decode("ascii", "replace").upper()
             if _ENV_NAME.fullmatch(key) and value and len(environ) < MAX_ENV:
@@ -83,7 +91,16 @@ def check(
     if not _EVENT.fullmatch(event):
         return Refusal(404, f"no such endpoint; hook events are POSTed to {PATH_PREFIX}EVENT")
     installed = parse_events(query.decode("ascii", "replace")) if query else None
-    return Accepted(event, environ, AGENT_PREFIXES[prefix], installed, exits)
+    return Accepted(event, environ, AGENT_PREFIXES[prefix], installed, exits, timeout)
+
+
+def _seconds(value: bytes) -> float | None:
+    """A positive number of seconds (capped at a day), or None for anything else (the hooks' own timeouts apply)."""
+    try:
+        seconds = float(value.strip())
+    except ValueError:
+        return None
+    return min(seconds, MAX_TIMEOUT) if seconds > 0 and seconds == seconds else None
 
 
 def parse_events(query: str) -> frozenset[str] | None:

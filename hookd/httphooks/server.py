@@ -229,7 +229,14 @@ class HttpConnection(asyncio.Protocol):
                 log.warning("HTTP hook input over the limit: answered without its hooks", hook_event=accepted.event, size=size, limit=limit)
                 return 200, answer.too_large(accepted.event, size, limit), False
             out, exit2 = await answer.answer(
-                self.endpoint.daemon, accepted.event, body, accepted.environ, accepted.agent, accepted.installed, accepted.exits
+                self.endpoint.daemon,
+                accepted.event,
+                body,
+                accepted.environ,
+                accepted.agent,
+                accepted.installed,
+                accepted.exits,
+                accepted.timeout,
             )
             return 200, out, exit2
         except (msgspec.DecodeError, cc.BadInput) as exc:

@@ -117,9 +117,12 @@ class PersistentRunner:
         """The worker serving ``hook`` if it has one in force (started or not); None otherwise."""
         return self._by_hook.get(hook)
 
-    def send(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Coroutine[Any, Any, Decision | None] | None:
+    def send(
+        self, hook: Hook, payload: dict[str, Any], ctx: CallContext, timeout: float | None = None
+    ) -> Coroutine[Any, Any, Decision | None] | None:
         """The engine's fast path for a call to a warm worker with a free slot: the request is
-        written now, under the hook's timeout (the worker's deadline timer, not a timer per call;
+        written now, under ``timeout`` (the hook's, or less when the caller stops waiting sooner;
+        the worker's deadline timer, not a timer per call;
         a request that misses it fails as a ``timeout`` and kills the worker), and the returned
         coroutine gives the answer as ``__call__`` would. None: nothing was sent, use ``__call__``
         (no worker yet, or it is starting, busy, failed or retired; a replay)."""
@@ -129,7 +132,8 @@ class PersistentRunner:
         if worker is None:
             return None
         request = {"id": 0, "point": ctx.point, "session": ctx.session, "project": ctx.project, "hook": hook.name, "payload": payload}
-        return worker.send(request, hook.timeout, decision_of if hook.type == "decision" else _observed)
+        limit = hook.timeout if timeout is None else timeout
+        return worker.send(request, limit, decision_of if hook.type == "decision" else _observed)
 
     def _worker_for(self, hook: Hook, ctx: CallContext) -> Worker:
         key = worker_key(hook)

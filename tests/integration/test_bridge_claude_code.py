@@ -384,14 +384,12 @@ def test_notification_and_unmapped_events_are_observed(bridge: Bridge) -> None:
 
 
 def test_a_slow_hook_never_hangs_the_agent(bridge: Bridge) -> None:
+    # The daemon cuts the hook before the bridge's deadline and answers: the hook timed out, which the
+    # user is told; its on_error (here continue) decides what that means.
     bridge.set({"tool.approval.pre": {"sleep": 8, "decision": "allow"}})
-    rc, out, err = bridge.call(PRE_TOOL_USE, "--timeout", "0.5")
-    assert (rc, out) == (0, None)
-    assert "did not answer PreToolUse within 0.5 s" in err
-    bridge.set({"tool.approval.pre": {"sleep": 8, "decision": "allow"}})
-    rc, out, err = bridge.call(PRE_TOOL_USE, "--timeout", "0.5", "--fail-closed")
-    assert rc == 0
-    assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
+    rc, out, _ = bridge.call(PRE_TOOL_USE, "--timeout", "1")
+    assert rc == 0 and "permissionDecision" not in json.dumps(out), out
+    assert "timeout" in out["systemMessage"] and "the agent stops waiting for the call sooner" in out["systemMessage"]
 
 
 def test_guard_hook_from_yaml_denies_through_the_bridge(env: Env, daemon_factory, tmp_path: Path) -> None:

@@ -96,11 +96,12 @@ def test_other_events(bridge: Bridge) -> None:
 
 
 def test_a_slow_hook_never_hangs_codex(bridge: Bridge) -> None:
+    # hookd cuts the hook before the bridge gives up and answers, naming the timeout; the hook's
+    # on_error (here continue) says what that means. (A hung daemon: tests/integration/test_agent_deadline.py.)
     slow = {"tool.approval.pre": {"sleep": 8, "decision": "deny", "reason": "late"}}
-    rc, out, err = bridge.call(slow, PRE_TOOL_USE, "--timeout", "0.5")
-    assert (rc, out) == (0, None) and "did not answer PreToolUse within 0.5 s" in err
-    rc, out, err = bridge.call(slow, PRE_TOOL_USE, "--timeout", "0.5", "--fail-closed")
-    assert rc == 0 and out["hookSpecificOutput"]["permissionDecision"] == "deny"
+    rc, out, _ = bridge.call(slow, PRE_TOOL_USE, "--timeout", "1")
+    assert rc == 0 and "permissionDecision" not in json.dumps(out), out
+    assert "timeout" in out["systemMessage"] and "the agent stops waiting for the call sooner" in out["systemMessage"]
 
 
 def test_daemon_down_proceeds_or_denies_with_fail_closed(env: Env) -> None:

@@ -134,6 +134,7 @@ NotRunReason = Literal[
     "shed",  # hookd shed it under load
     "too_large",  # the call's payload could not be handed to it
     "disconnected",  # the client that serves it went away; its session waits for it to come back
+    "deadline",  # the caller (the agent) stops waiting before it could run (the decide's ``timeout``)
 ]
 
 

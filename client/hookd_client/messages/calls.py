@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -34,6 +34,10 @@ class Decide(Request, tag="decide"):
     session: str | None = None
     project: str | None = None
     trace: bool = False  # the outcome carries a trace: what each hook saw, answered and wrote (docs/observe.md)
+    # Seconds the caller waits for the outcome (an agent's hook timeout, less its bridge's margin):
+    # every wait of the call (hook timeouts, an approval) ends before, so a guard's on_error answers
+    # in time. None: the hooks' own timeouts alone.
+    timeout: Annotated[float, msgspec.Meta(gt=0)] | None = None
 
 
 class Limits(msgspec.Struct, omit_defaults=True):

@@ -23,6 +23,7 @@ SkipReason = Literal[
     "shed",
     "too_large",
     "disconnected",
+    "deadline",
 ]
 
 
