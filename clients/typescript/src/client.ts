@@ -78,9 +78,20 @@ export class Client {
     return { observers: num(reply.observers), errors: (reply.errors as Accepted["errors"]) ?? [] };
   }
 
-  /** Run the decision hooks of `point` and resolve with their folded outcome; with `trace`, each hook's account in `trace`. */
-  async decide(point: string, payload: Record<string, unknown> = {}, options: CallOptions & { trace?: boolean } = {}): Promise<Outcome> {
-    const reply = await this.call({ type: "decide", id: 0, point, payload, ...scope(options), ...(options.trace ? { trace: true } : {}) });
+  /**
+   * Run the decision hooks of `point` and resolve with their folded outcome; with `trace`, each hook's account in `trace`.
+   * `timeout`: the seconds you will wait for the outcome; every wait of the call inside hookd (hook timeouts, an approval)
+   * ends before it, so a fail-closed guard's deny reaches you in time.
+   */
+  async decide(
+    point: string,
+    payload: Record<string, unknown> = {},
+    options: CallOptions & { trace?: boolean; timeout?: number } = {},
+  ): Promise<Outcome> {
+    const extra: Record<string, unknown> = {};
+    if (options.trace) extra.trace = true;
+    if (options.timeout !== undefined && options.timeout > 0) extra.timeout = options.timeout;
+    const reply = await this.call({ type: "decide", id: 0, point, payload, ...scope(options), ...extra });
     return outcome(reply);
   }
 

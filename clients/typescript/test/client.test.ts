@@ -14,6 +14,14 @@ const GUARD = `hooks:
     command: ${PYTHON}
     args: ["-c", "import json,sys; p=json.load(sys.stdin); c=p.get('args',{}).get('command',''); print(json.dumps({'decision':'deny','reason':'no recursive force delete'}) if 'rm -rf' in c else 'null')"]
     enabled: true
+  - name: slow-guard
+    point: custom.slow
+    type: decision
+    command: ${PYTHON}
+    args: ["-c", "import sys, time; sys.stdin.read(); time.sleep(60)"]
+    timeout: 60
+    on_error: deny
+    enabled: true
 `;
 
 describe("framing", () => {
@@ -43,6 +51,17 @@ describe("against a daemon", () => {
     await d.start();
   });
   after(async () => d.stop());
+
+  test("a decide's timeout cuts a slow fail-closed guard, which then denies in time", async () => {
+    const c = await Client.connect({ path: d.socket, name: "ts-test" });
+    try {
+      const out = await c.decide("custom.slow", {}, { timeout: 1 });
+      assert.equal(out.decision, "deny");
+      assert.match(out.reason ?? "", /the agent stops waiting for the call sooner/);
+    } finally {
+      await c.close();
+    }
+  });
 
   test("decide runs the global guard; emit is accepted", async () => {
     const c = await Client.connect({ path: d.socket, name: "ts-test" });
