@@ -185,7 +185,7 @@ class HookFiles:
         return problems
 
     def _siblings(self, scope: m.Scope, owner: str) -> list[str]:
-        return userconfig.global_files() if scope == "global" else userconfig.project_files(owner)
+        return userconfig.global_files() if scope == "global" else self._project_files(owner)
 
     def _duplicates(self, scope: m.Scope, owner: str, path: str, specs: list[m.HookSpec], claimed: frozenset[str]) -> Problems:
         """Hook names are unique in a scope: the names of ``specs`` another file of the scope keeps

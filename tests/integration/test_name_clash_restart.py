@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from hookd.problems import Problem
+
 from ..conftest import DaemonProcess, Env, make_env
 from .test_user_config import wait_until
 
@@ -69,21 +71,18 @@ def _in_force(env: Env) -> tuple[frozenset[tuple[str, str]], dict[str, list[str]
     """(name, file) of every global hook in force, and each rejected file's problems (without the
     last line, which says which version is in force and when it was accepted)."""
     listing = _hooks_json(env)
-    hooks = frozenset((h["name"], h["source"]) for h in listing["hooks"] if h["scope"] == "global")
+    hooks = frozenset((h["name"], h["source"]) for h in listing.get("hooks", []) if h["scope"] == "global")
     rejected = {r["file"]: r["problems"][:-1] for r in listing.get("rejected", [])}
     return hooks, rejected
 
 
 def _check(env: Env, *files: str) -> dict[str, list[str]]:
-    """`hookd check --json`: each file's problems, as strings the daemon also uses."""
+    """`hookd check --json`: each file's problems, worded as the daemon words them (`hookd hooks`)."""
     r = env.hookd("check", "--json", *files)
     out = json.loads(r.stdout)
     problems: dict[str, list[str]] = {}
     for p in out["problems"]:
-        where = p["file"] + (f":{p['line']}" if p["line"] is not None else "")
-        parts = [where, *([f"hook {p['hook']!r}"] if p["hook"] else []), *([f"field {p['field']!r}"] if p["field"] else [])]
-        text = ": ".join(parts) + f": {p['message']}" + (f" ({p['suggestion']})" if p["suggestion"] else "")
-        problems.setdefault(p["file"], []).append(text)
+        problems.setdefault(p["file"], []).append(str(Problem(**p)))
     return problems
 
 
