@@ -31,45 +31,98 @@ def _default_files(project: str) -> list[str]:
 
 
 def check(files: list[str]) -> tuple[list[dict[str, Any]], list[Any]]:
-    """(per-file reports, problems) for ``files``; names must be unique across the files of one scope."""
+    """(per-file reports, problems) for ``files``.
+
+    Names must be unique across the files of one scope. Which file keeps a name two files define is
+    the daemon's rule (hookd/hooknames.py), applied to the same state: the files of each scope are
+    loaded in the daemon's order, with the versions it last accepted (kept in the state directory),
+    so `check` rejects the file the daemon rejects, with the same words. A file named here that no
+    scope lists (``hookd check /tmp/draft.yaml``) is checked with the other such files of its
+    directory, in name order.
+    """
     from hookd import trust, userconfig
+    from hookd.accepted import AcceptedStore
+    from hookd.hooknames import settle
     from hookd.validator import Problem
 
     store = trust.TrustStore(trust_all=trust.trust_all_from_env())
     store.load()
+    kept_store = AcceptedStore()
     reports: list[dict[str, Any]] = []
     problems: list[Problem] = []
-    names: dict[tuple[str, str], dict[str, str]] = {}
+    loaded: dict[str, Any] = {}  # the path the scope lists -> HookFile, or its problems
+    current: dict[str, Any] = {}
+    named: list[tuple[str, str, str, str]] = []  # (given path, scope, owner, path as the scope lists it)
+    orders: dict[tuple[str, str], list[str]] = {}
+    loose: dict[tuple[str, str], list[str]] = {}
     for path in files:
         scope, owner = userconfig.scope_of(path)
+        key = (scope, owner)
+        if key not in orders:
+            orders[key] = _scope_files(scope, owner)
+        listed = {os.path.realpath(p): p for p in orders[key]}
+        real = os.path.realpath(path)
+        if real in listed:
+            named.append((path, scope, owner, listed[real]))
+        else:
+            named.append((path, scope, owner, path))
+            loose.setdefault(key, []).append(path)
+    settled: dict[str, Any] = {}
+    scopes = [(order, True) for order in orders.values()] + [(sorted(paths), False) for paths in loose.values()]
+    for order, listed_by_scope in scopes:
+        kept: dict[str, list[str]] = {}
+        present: list[str] = []
+        for p in order:
+            if p not in loaded:
+                loaded[p] = _read(p)
+            if loaded[p] is None:
+                continue  # absent: nothing of it loads
+            present.append(p)
+            current[p] = loaded[p] if isinstance(loaded[p], list) else [spec.name for spec in loaded[p].specs]
+            if listed_by_scope and kept_store.kept(p) is not None:
+                kept[p] = sorted(kept_store.claimed(p))
+        settled.update(settle(present, current, kept))
+    for path, scope, owner, listed_as in named:
         report: dict[str, Any] = {"file": path, "scope": scope, "project": owner or None, "hooks": 0, "valid": True}
         reports.append(report)
-        try:
-            loaded = userconfig.read(path)
-        except userconfig.ConfigInvalid as exc:
-            problems += exc.problems
-            report["valid"] = False
-            continue
-        if loaded is None:
+        got = loaded.get(listed_as)
+        if got is None:
             problems.append(Problem(path, "no such file"))
             report["valid"] = False
             continue
-        report["hooks"] = len(loaded.specs)
-        report["names"] = [spec.name for spec in loaded.specs]
-        verdict = store.verdict(scope, path, loaded.sha256, owner)
+        if isinstance(got, list):
+            problems += got
+            report["valid"] = False
+            continue
+        report["hooks"] = len(got.specs)
+        report["names"] = [spec.name for spec in got.specs]
+        verdict = store.verdict(scope, path, got.sha256, owner)
         report["trusted"], report["trust"] = verdict.trusted, verdict.reason
-        seen = names.setdefault((scope, owner), {})
-        for spec in loaded.specs:
-            if spec.name in seen:
-                problems.append(
-                    Problem(
-                        path, f"duplicate hook name in this scope: {spec.name!r}: {seen[spec.name]} already defines it", spec.name, "name"
-                    )
-                )
-                report["valid"] = False
-            else:
-                seen[spec.name] = path
+        outcome = settled.get(listed_as)
+        if outcome is not None and outcome.problems:
+            problems += outcome.problems
+            report["valid"] = False
     return reports, problems
+
+
+def _scope_files(scope: str, owner: str) -> list[str]:
+    """The files of a scope in the daemon's load order (a project's without the global ones, as the daemon has them)."""
+    from hookd import userconfig
+
+    if scope == "global":
+        return userconfig.global_files()
+    own = {os.path.realpath(p) for p in userconfig.global_files()}
+    return [p for p in userconfig.project_files(owner) if os.path.realpath(p) not in own]
+
+
+def _read(path: str) -> Any:
+    """The HookFile at ``path``, its problems (a list), or None when it does not exist."""
+    from hookd import userconfig
+
+    try:
+        return userconfig.read(path)
+    except userconfig.ConfigInvalid as exc:
+        return exc.problems
 
 
 def run(args: argparse.Namespace) -> int:

@@ -10,6 +10,7 @@ POST /api/approvals/OFFER    ``{"decision": "allow"|"deny", "reason": "..."}``: 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from importlib import resources
@@ -24,6 +25,7 @@ from .link import Link
 
 _STATIC = {"app.js": "text/javascript; charset=utf-8", "style.css": "text/css; charset=utf-8"}
 _KEEPALIVE = 15.0  # seconds between comments on an idle stream, so a page that went away is noticed
+_JOIN_WAIT = 5.0  # seconds a new page's snapshot waits for the dashboard to be an approver (the daemon may be down)
 _JSON = "application/json"
 
 
@@ -77,8 +79,11 @@ class App:
 
     async def _events(self) -> AsyncIterator[bytes]:
         link = self.link
-        queue = link.listen()
+        queue = link.listen()  # an open page makes the dashboard an approver
         try:
+            # The snapshot says whether this page answers approvals: once it has arrived, calls that ask wait for it.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(link.approving.wait(), _JOIN_WAIT)
             yield _sse("snapshot", link.snapshot())
             while True:
                 try:

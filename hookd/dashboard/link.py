@@ -2,7 +2,10 @@
 
 - the event stream, from ``history`` events back, then live (after a lost connection it resumes
   at the next seq, so nothing shows twice);
-- an approver (hookd_client.approver), whose open offers are the page's pending approvals;
+- an approver (hookd_client.approver), whose open offers are the page's pending approvals, but
+  only while a page is open: a dashboard nobody looks at must not make every ``ask`` wait for its
+  deadline. The approver connects when the first page opens its event stream and leaves
+  :data:`PAGE_GRACE` seconds after the last one closed (a reload comes back within it);
 - ``status`` (and ``stats``, on a daemon that has that request) every ``poll`` seconds.
 
 Each open page is a listener with a bounded queue of updates; a page that falls behind is
@@ -31,6 +34,7 @@ _LISTENER_QUEUE = 2_000
 _RETRY = (0.2, 2.0)  # first and longest wait before reconnecting to the daemon
 _SETTLE = 0.25  # seconds between two status requests, at the most
 _LOST = (ConnectionLost, DaemonNotRunning, HookdError, OSError)
+PAGE_GRACE = 3.0  # seconds the dashboard stays an approver after its last page closed
 
 
 class Link:
@@ -46,7 +50,10 @@ class Link:
         self.connected = False
         self.approver: AsyncApprover | None = None
         self.listeners: set[asyncio.Queue[tuple[str, Any] | None]] = set()
-        self.ready = asyncio.Event()  # the first connection to the daemon is made (stream and approver)
+        self.ready = asyncio.Event()  # the first connection to the daemon is made (the event stream)
+        self.approving = asyncio.Event()  # connected to the daemon as an approver (only while a page is open)
+        self._approver_task: asyncio.Task[None] | None = None
+        self._leaving: asyncio.TimerHandle | None = None
         self._dirty = asyncio.Event()  # calls happened: status and stats are asked for again soon
         self._tasks: list[asyncio.Task[None]] = []
         self._last_seq = 0
@@ -55,9 +62,14 @@ class Link:
     # ------------------------------------------------------------- running
 
     def start(self) -> None:
-        self._tasks = [asyncio.ensure_future(t) for t in (self._follow_events(), self._approve(), self._poll())]
+        self._tasks = [asyncio.ensure_future(t) for t in (self._follow_events(), self._poll())]
 
     async def close(self) -> None:
+        if self._leaving is not None:
+            self._leaving.cancel()
+        if self._approver_task is not None:
+            self._tasks.append(self._approver_task)
+            self._approver_task = None
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -74,6 +86,7 @@ class Link:
         return {
             "connected": self.connected,
             "approver": self.name,
+            "approving": self.approving.is_set(),
             "status": self.status,
             "stats": self.stats,
             "events": list(self.events),
@@ -82,12 +95,34 @@ class Link:
         }
 
     def listen(self) -> asyncio.Queue[tuple[str, Any] | None]:
+        """A page opened its event stream: it gets the updates, and the dashboard is an approver while it is open."""
         queue: asyncio.Queue[tuple[str, Any] | None] = asyncio.Queue()
         self.listeners.add(queue)
+        self._pages_changed()
         return queue
 
     def unlisten(self, queue: asyncio.Queue[tuple[str, Any] | None]) -> None:
         self.listeners.discard(queue)
+        self._pages_changed()
+
+    def _pages_changed(self) -> None:
+        """Be an approver while a page is open; stop :data:`PAGE_GRACE` seconds after the last one closed."""
+        if self.listeners:
+            if self._leaving is not None:
+                self._leaving.cancel()
+                self._leaving = None
+            if self._approver_task is None or self._approver_task.done():
+                self._approver_task = asyncio.ensure_future(self._approve())
+        elif self._approver_task is not None and self._leaving is None:
+            self._leaving = asyncio.get_running_loop().call_later(PAGE_GRACE, self._stop_approving)
+
+    def _stop_approving(self) -> None:
+        self._leaving = None
+        if self.listeners or self._approver_task is None:
+            return
+        task, self._approver_task = self._approver_task, None
+        log.info("no page is open: the dashboard is no longer an approver")
+        task.cancel()
 
     async def answer(self, offer: int, decision: str, reason: str | None) -> None:
         approver = self.approver
@@ -122,6 +157,7 @@ class Link:
                     since = max(1, newest - self.history + 1)
                 async with client.subscribe(since=since) as stream:
                     self._set_connected(True)
+                    self.ready.set()
                     wait = _RETRY[0]
                     async for item in stream:
                         if isinstance(item, Event):
@@ -155,7 +191,8 @@ class Link:
             try:
                 await approver.open()
                 self.approver = approver
-                self.ready.set()
+                self.approving.set()
+                log.info("a page is open: the dashboard is an approver")
                 wait = _RETRY[0]
                 while True:
                     item = await approver.next()
@@ -170,10 +207,11 @@ class Link:
                 log.info("approver connection lost; reconnecting", error=str(exc))
             finally:
                 self.approver = None
+                self.approving.clear()
+                if self.pending:  # a new connection is offered what is still open
+                    self.pending.clear()
+                    self._tell("pending", [])
                 await approver.close()
-            if self.pending:  # a new connection is offered what is still open
-                self.pending.clear()
-                self._tell("pending", [])
             await asyncio.sleep(wait)
             wait = min(wait * 2, _RETRY[1])
 

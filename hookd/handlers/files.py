@@ -12,6 +12,14 @@ project's first load) that is the version last accepted, kept in the state
 directory (hookd/accepted.py). With no accepted version, the file's hooks are
 missing: every decide of its scope names the file in ``not_run`` with reason
 ``invalid_file``.
+
+Two files of a scope that define one hook name: which one keeps it is
+hookd/hooknames.py's rule (in force, then last accepted, then load order), the
+same `hookd check` applies, so a restart leaves the same guards in force.
+
+A project that is disposed drops every load of it asked for before the dispose,
+including those whose task has not started yet: nothing loaded for it before
+the dispose comes back after it.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ import structlog
 from hookd_client import messages as m
 from hookd_client.messages import HookRef
 
-from .. import changes, hookfile, userconfig
+from .. import changes, hookfile, hooknames, userconfig
 from ..accepted import AcceptedStore
 from ..registry import Hook, NotRunEntry
 
@@ -34,7 +42,7 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("hookd.daemon")
 
-CLASH = "duplicate hook name in this scope:"
+_INVALID = "reason invalid_file"
 LOAD_WAIT = 10.0  # seconds at most a call waits for its project's first load (and never over the hook timeout)
 Problems = list[userconfig.Problem]
 
@@ -61,8 +69,10 @@ class HookFiles:
         self.accepted = AcceptedStore()
         self.loading: dict[str, asyncio.Task[Problems]] = {}  # project -> its first load, until done
         self._epochs: dict[str, int] = {}  # project -> disposals: a load that spans one drops its result
+        self._disposing: set[str] = set()  # projects disposed in this turn of the event loop (see _epoch)
         self._locks: dict[tuple[m.Scope, str], asyncio.Lock] = {}
         self._last_read: dict[str, hookfile.Read] = {}  # rejected files, to retry without reading again
+        self._kept_refused: dict[str, str] = {}  # rejected files whose accepted version another file's names keep out
         self._skips_reported: set[tuple[str, str]] = set()  # (file, sha256) whose untrusted hooks were reported
 
     # ------------------------------------------------------------- applying
@@ -81,7 +91,7 @@ class HookFiles:
             problems = [userconfig.Problem(path, read.error)]
         elif read.data is not None:
             specs, problems = self._validate(read.data, path)
-            problems = problems or self._duplicates(scope, owner, path, specs)
+            problems = problems or self._duplicates(scope, owner, path, specs, self.accepted.claimed(path))
         if problems:
             return self._rejected(scope, owner, read, problems)
         fixed = self.rejected.pop(path, None) is not None
@@ -93,7 +103,8 @@ class HookFiles:
             self.accepted.forget(path)  # deleted on purpose: no earlier version may come back
         else:
             self.in_force[path] = InForce(sha)
-            self.accepted.keep(path, read.data)
+            self.accepted.keep(path, read.data, [spec.name for spec in specs])
+        self._kept_refused.pop(path, None)
         self._install(scope, owner, path, specs, sha, fixed)
         return []
 
@@ -133,7 +144,7 @@ class HookFiles:
             # A sibling refused for a name clash may load now that this file's names changed.
             for sibling in self._siblings(scope, owner):
                 last = self._last_read.get(sibling)
-                if sibling != path and last is not None and _clash(self.rejected.get(sibling, [])):
+                if sibling != path and last is not None and hooknames.only_clashes(self.rejected.get(sibling, [])):
                     self.apply(scope, owner, last)
 
     def _rejected(self, scope: m.Scope, owner: str, read: hookfile.Read, problems: Problems) -> Problems:
@@ -145,12 +156,20 @@ class HookFiles:
             # Nothing of this file is in force (the daemon just started, or the project was just
             # seen): the version last accepted stands in for it, as a previous version would.
             kept = self.accepted.kept(path)
-            specs, bad = self._validate(kept.text.encode("utf-8"), path) if kept is not None else ([], [])
-            if kept is not None and not bad and not self._duplicates(scope, owner, path, specs):
-                self.in_force[path] = InForce(kept.sha256, kept.stored, kept.accepted_at)
-                self._install(scope, owner, path, specs, kept.sha256)
-            else:
-                message = f"{path} was rejected and no earlier version of it was accepted: its hooks are missing ({problems[0]})"
+            if kept is not None:
+                specs, bad = self._validate(kept.text.encode("utf-8"), path)
+                refused = [] if bad else self._duplicates(scope, owner, path, specs, frozenset(s.name for s in specs))
+                if not bad and not refused:
+                    self.in_force[path] = InForce(kept.sha256, kept.stored, kept.accepted_at)
+                    self._install(scope, owner, path, specs, kept.sha256)
+                elif refused:
+                    # Another file keeps one of its names: that version can never stand in, and must not
+                    # claim the name at the next start either.
+                    self._kept_refused[path] = hooknames.kept_refused(refused)
+                    self.accepted.forget(path)
+            if path not in self.in_force:
+                why = self._kept_refused.get(path, "no earlier version of it was accepted")
+                message = f"{path} was rejected and {why}: its hooks are missing ({problems[0]})"
                 d.registry.set_missing(scope, owner, path, ("invalid_file", message))
         in_force = self.in_force.get(path)
         d.publish_internal(
@@ -166,27 +185,39 @@ class HookFiles:
         return problems
 
     def _siblings(self, scope: m.Scope, owner: str) -> list[str]:
-        return userconfig.global_files() if scope == "global" else userconfig.project_files(owner)
+        return userconfig.global_files() if scope == "global" else self._project_files(owner)
 
-    def _duplicates(self, scope: m.Scope, owner: str, path: str, specs: list[m.HookSpec]) -> Problems:
-        """Hook names must be unique in a scope: a name another file of the scope uses is refused here."""
+    def _duplicates(self, scope: m.Scope, owner: str, path: str, specs: list[m.HookSpec], claimed: frozenset[str]) -> Problems:
+        """Hook names are unique in a scope: the names of ``specs`` another file of the scope keeps
+        (hookd/hooknames.py: in force, then last accepted, then load order); ``claimed``: the names
+        of this file's own last accepted version."""
         siblings = self._siblings(scope, owner)
-        taken = {h.name: h.source for h in self.d.registry.layer(scope, owner) if h.source != path and h.source in siblings}
-        return [
-            userconfig.Problem(path, f"{CLASH} {s.name!r}: {taken[s.name]} already defines it", s.name, "name")
-            for s in specs
-            if s.name in taken
+        wanted = set(siblings)
+        in_force: dict[str, set[str]] = {}
+        for hook in self.d.registry.layer(scope, owner):
+            if hook.source != path and hook.source in wanted:
+                in_force.setdefault(hook.source, set()).add(hook.name)
+        # A file deleted while the daemon was down claims nothing: only the files there now (or in force) count.
+        holders = [
+            hooknames.Holder(p, frozenset(in_force.get(p, ())), self.accepted.claimed(p))
+            for p in siblings
+            if p != path and (p in in_force or os.path.lexists(p))
         ]
+        return hooknames.clashes(path, [s.name for s in specs], claimed, holders, siblings)
 
     def problems_of(self, path: str) -> list[str]:
         """What `hookd hooks` says of a rejected file: its problems, then which version is in force."""
         in_force = self.in_force.get(path)
-        state = (
-            in_force.describe()
-            if in_force is not None
-            else "in force: nothing, no version of this file was ever accepted; its hooks are missing "
-            "(every decide of its scope names it in not_run, reason invalid_file)"
-        )
+        refused = self._kept_refused.get(path)
+        if in_force is not None:
+            state = in_force.describe()
+        elif refused is not None:
+            state = f"in force: nothing, {refused}; its hooks are missing (every decide of its scope names it in not_run, {_INVALID})"
+        else:
+            state = (
+                "in force: nothing, no version of this file was ever accepted; its hooks are missing "
+                "(every decide of its scope names it in not_run, reason invalid_file)"
+            )
         return [*(str(p) for p in self.rejected.get(path, ())), state]
 
     # -------------------------------------------------------------- loading
@@ -197,10 +228,12 @@ class HookFiles:
             lock = self._locks[(scope, owner)] = asyncio.Lock()
         return lock
 
-    async def _load(self, scope: m.Scope, owner: str, paths: list[str]) -> Problems:
-        """Read ``paths`` in a thread, then swap them in; dropped if the project was disposed meanwhile."""
-        epoch = self._epochs.get(owner, 0)
+    async def _load(self, scope: m.Scope, owner: str, paths: list[str], epoch: int = 0) -> Problems:
+        """Read ``paths`` in a thread, then swap them in. ``epoch``: the project's disposals when the load
+        was asked for (taken then, not when this task starts); a project disposed since drops what was read."""
         async with self._lock(scope, owner):
+            if scope == "project" and self._epochs.get(owner, 0) != epoch:
+                return []
             reads = await asyncio.to_thread(lambda: [hookfile.read(p) for p in paths])
             if scope == "project" and self._epochs.get(owner, 0) != epoch:
                 return []
@@ -220,7 +253,7 @@ class HookFiles:
         return problems
 
     async def load_global(self) -> Problems:
-        problems = await self._load("global", "", userconfig.global_files())
+        problems = await self._load("global", "", userconfig.global_files(), 0)
         self.d.plugins.load("global", "")
         return problems
 
@@ -229,34 +262,57 @@ class HookFiles:
         # The home directory as a project: ~/.codingcode/hooks.yaml is the global file.
         return [p for p in userconfig.project_files(project) if os.path.realpath(p) not in own]
 
+    def _epoch(self, project: str) -> int | None:
+        """The project's disposals now, for a load asked for now; None: the load predates a dispose.
+
+        A request that came before a dispose but whose task starts after it (in the same turn of the
+        event loop: tasks start in the order they were made) is such a load: it must not bring the
+        disposed project back."""
+        return None if project in self._disposing else self._epochs.get(project, 0)
+
     def ensure_project(self, project: str) -> asyncio.Task[Problems] | None:
-        """Start loading ``project`` unless it is loaded; the load in progress, or None when loaded."""
+        """Start loading ``project`` unless it is loaded; the load in progress, or None when there is
+        nothing to wait for (it is loaded, or the call came before a dispose of it)."""
         if self.d.registry.is_loaded(project):
             return None
         task = self.loading.get(project)
         if task is None:
-            task = self.loading[project] = self.d.background(self.load_project(project), f"loading project {project}")
+            epoch = self._epoch(project)
+            if epoch is None:
+                return None
+            task = self.loading[project] = self.d.background(self.load_project(project, epoch), f"loading project {project}")
             task.add_done_callback(lambda t: self.loading.pop(project, None) if self.loading.get(project) is t else None)
         return task
 
-    async def load_project(self, project: str) -> Problems:
-        """Read (again) a project's files and start (re)loading its plugins."""
+    async def load_project(self, project: str, epoch: int | None = None) -> Problems:
+        """Read (again) a project's files and start (re)loading its plugins. ``epoch``: see :meth:`_load`
+        (None: taken now); a load asked for before a dispose of the project does nothing."""
         d = self.d
-        epoch = self._epochs.get(project, 0)
+        if epoch is None:
+            epoch = self._epoch(project)
+        if epoch is None or self._epochs.get(project, 0) != epoch:
+            return []
         paths = self._project_files(project)
         for path in paths:
             d.watcher.watch(path, ("project", project))
         for directory in userconfig.project_dropin_dirs(project):
             d.watcher.watch_dir(directory, ("project", project), userconfig.dropins)
-        problems = await self._load("project", project, paths)
+        problems = await self._load("project", project, paths, epoch)
         if self._epochs.get(project, 0) == epoch:
             d.registry.mark_project_loaded(project)
             d.plugins.load("project", project)
         return problems
 
     def dispose_project(self, project: str) -> None:
-        """The project is disposed: a load in progress drops what it read."""
+        """The project is disposed: every load of it asked for before now drops what it read, and its
+        plugins are forgotten now (loads under way cancelled, hooks dropped, hosts stopped once unleased),
+        so that nothing of it comes back and a request that names it again loads it afresh."""
         self._epochs[project] = self._epochs.get(project, 0) + 1
+        self._disposing.add(project)
+        try:
+            asyncio.get_running_loop().call_soon(self._disposing.discard, project)
+        except RuntimeError:  # not serving (a unit test): no task can be waiting to start
+            self._disposing.discard(project)
         self.loading.pop(project, None)
         self.d.watcher.forget(userconfig.project_files(project))
         self.d.watcher.forget_dirs(userconfig.project_dropin_dirs(project))
@@ -264,12 +320,21 @@ class HookFiles:
             self.rejected.pop(path, None)
             self.in_force.pop(path, None)
             self._last_read.pop(path, None)
+            self._kept_refused.pop(path, None)
+        gone = self.d.plugins.forget("project", project)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            gone.close()  # not serving: no host was started
+            return
+        self.d.background(gone, f"retiring the plugin hosts of {project}")
 
     async def reload_all(self) -> Problems:
         """SIGHUP: every global file and every loaded project's files, read again."""
         problems = await self.load_global() if self.d.settings.load_user_config else []
         for project in sorted(self.d.registry.loaded_projects):
-            problems += await self.load_project(project)
+            if self.d.registry.is_loaded(project):  # not disposed while an earlier one reloaded
+                problems += await self.load_project(project)
         return problems
 
     def file_changed(self, path: str, tag: tuple[m.Scope, str]) -> None:
@@ -277,7 +342,7 @@ class HookFiles:
         scope, owner = tag
         if scope == "project" and not self.d.registry.is_loaded(owner):
             return
-        self.d.background(self._load(scope, owner, [path]), f"reloading {path}")
+        self.d.background(self._load(scope, owner, [path], self._epochs.get(owner, 0)), f"reloading {path}")
 
     def reload_files(self, files: list[str]) -> None:
         """Files whose trust changed: read them again (their content may have moved on since they were loaded)."""
@@ -285,7 +350,7 @@ class HookFiles:
             scope, owner = userconfig.scope_of(path)
             # Trust also covers plugin files; those are the plugin manager's to reload.
             if scope == "project" and self.d.registry.is_loaded(owner) and path in userconfig.project_files(owner):
-                self.d.background(self._load("project", owner, [path]), f"reloading {path}")
+                self.d.background(self._load("project", owner, [path], self._epochs.get(owner, 0)), f"reloading {path}")
 
     # ------------------------------------------------- waiting for loads
 
@@ -341,7 +406,3 @@ class HookFiles:
                     "reason": self.d.registry.verdict(skipped[0]).reason,
                 },
             )
-
-
-def _clash(problems: Problems) -> bool:
-    return bool(problems) and all(p.message.startswith(CLASH) for p in problems)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 import msgspec
@@ -155,7 +155,7 @@ class PluginManager:
         meanwhile the calls name that directory's guards as not loaded)."""
         await asyncio.wait(tasks, timeout=min(FIRST_LOAD_WAIT, self.hook_timeout))
 
-    def forget(self, scope: Scope, owner: str) -> Awaitable[None]:
+    def forget(self, scope: Scope, owner: str) -> Coroutine[Any, Any, None]:
         """Drop a scope at once: loads under way are cancelled, its hooks leave the registry now,
         its hosts are retired (stopped once unleased). The returned awaitable ends when they are gone."""
         state = self.scopes.pop((scope, owner), None)

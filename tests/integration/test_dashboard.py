@@ -7,6 +7,7 @@ Set HOOKD_DASHBOARD_SCREENSHOTS=DIR to also save the screenshots docs/dashboard.
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import shutil
 import socket
@@ -19,6 +20,7 @@ import pytest
 
 from ..conftest import HOOKD
 from .test_approvals import PAYLOAD, asking  # noqa: F401 - the fixture is used by name
+from .test_user_config import wait_until
 
 HANG_GUARD = 60.0  # seconds; only so a bug cannot hang the suite
 CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
@@ -32,7 +34,7 @@ class Dashboard:
             self.proc = subprocess.Popen(
                 [*HOOKD, "dashboard", "--no-browser", *extra], env=env.env, stdout=subprocess.PIPE, stderr=log, cwd=env.root
             )
-        line = self.proc.stdout.readline().decode()  # printed once it serves and is an approver
+        line = self.proc.stdout.readline().decode()  # printed once it serves and follows the daemon's events
         assert line.startswith("hookd dashboard: http://127.0.0.1:"), line + self.log.read_text()
         self.url = line.split()[-1]
         parts = urlsplit(self.url)
@@ -94,8 +96,11 @@ def test_other_hosts_and_other_origins_are_refused(dashboard):
     status, _, body = dashboard.request("POST", "/api/approvals/1", answer, {**auth, "Content-Type": "application/json"})
     assert status == 403 and b"Origin" in body  # a change must come from the page itself
     origin = {"Origin": f"http://127.0.0.1:{dashboard.port}"}
+    page = PageStream(dashboard)  # an open page: the dashboard is an approver once its snapshot came
+    page.next("snapshot")
     status, _, body = dashboard.request("POST", "/api/approvals/1", answer, {**auth, **origin})
     assert status == 404 and b"not open" in body  # accepted as far as the daemon, which knows no offer 1
+    page.close()
     status, _, _ = dashboard.request("GET", "/api/state", headers={**auth, **origin})
     assert status == 200
 
@@ -111,6 +116,78 @@ def test_oversized_requests_are_refused(dashboard):
     assert answer.startswith(b"HTTP/1.1 431 ")
     status, _, body = dashboard.request("POST", "/api/approvals/x", b"{}", auth)
     assert status == 400
+
+
+class PageStream:
+    """An open page's event stream, held as the page's EventSource holds it: GET /api/events, read on."""
+
+    def __init__(self, dashboard: Dashboard) -> None:
+        self.conn = http.client.HTTPConnection("127.0.0.1", dashboard.port, timeout=HANG_GUARD)
+        self.conn.request("GET", "/api/events", headers={"Cookie": dashboard.cookie, "Accept": "text/event-stream"})
+        self.response = self.conn.getresponse()
+        assert self.response.status == 200
+
+    def next(self, kind: str | None = None) -> tuple[str, dict]:  # type: ignore[type-arg]
+        """The next server-sent event (of ``kind``): its name and data."""
+        while True:
+            name, data = "", ""
+            while (line := self.response.readline().decode()) not in ("\n", ""):
+                field, _, value = line.rstrip("\n").partition(": ")
+                if field == "event":
+                    name = value
+                elif field == "data":
+                    data = value
+            assert line, "the stream ended"
+            if name and (kind is None or name == kind):
+                return name, json.loads(data)
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def _state(dashboard: Dashboard) -> dict:  # type: ignore[type-arg]
+    status, _, body = dashboard.request("GET", "/api/state", headers={"Cookie": dashboard.cookie})
+    assert status == 200
+    return json.loads(body)
+
+
+@pytest.mark.usefixtures("asking")
+def test_the_dashboard_is_an_approver_only_while_a_page_is_open(daemon, dashboard):
+    # No page open: an ask goes back to the agent at once, as with no approver at all (it would
+    # otherwise wait for the approval deadline, 120 s, longer than this client waits).
+    with daemon.client(timeout=HANG_GUARD / 2) as c:
+        out = c.decide("tool.approval.pre", PAYLOAD, session="s-nobody")
+    assert out.decision == "ask" and out.approval is None, out
+    assert _state(dashboard)["approving"] is False
+
+    # A page holds its event stream: once its snapshot has come, the dashboard is an approver and a
+    # call that asks waits for an answer from the page.
+    page = PageStream(dashboard)
+    kind, snapshot = page.next()
+    assert kind == "snapshot" and snapshot["approving"] is True, snapshot
+    result: list = []  # type: ignore[type-arg]
+
+    def agent() -> None:
+        with daemon.client(timeout=HANG_GUARD) as c:
+            result.append(c.decide("tool.approval.pre", PAYLOAD, session="s-page"))
+
+    call = threading.Thread(target=agent)
+    call.start()
+    _, offer = page.next("offer")
+    assert offer["session"] == "s-page" and offer["reason"] == "rm needs a person"
+    assert call.is_alive()  # it waits for the page
+    headers = {"Cookie": dashboard.cookie, "Origin": f"http://127.0.0.1:{dashboard.port}", "Content-Type": "application/json"}
+    status, _, _ = dashboard.request("POST", f"/api/approvals/{offer['offer']}", b'{"decision": "allow", "reason": "seen"}', headers)
+    assert status == 200
+    call.join(HANG_GUARD)
+    assert result and result[0].decision == "allow" and result[0].approval.by.name == "dana"
+
+    # The last page closes: a moment later the dashboard is no approver, and an ask goes back at once again.
+    page.close()
+    wait_until(lambda: _state(dashboard)["approving"] is False, timeout=HANG_GUARD)
+    with daemon.client(timeout=HANG_GUARD / 2) as c:
+        out = c.decide("tool.approval.pre", PAYLOAD, session="s-closed")
+    assert out.decision == "ask" and out.approval is None, out
 
 
 # ------------------------------------------------------------ real Chromium
