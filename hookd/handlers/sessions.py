@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -78,29 +77,10 @@ class Sessions:
         d = self.d
         project = project_arg(req.project)
         assert project is not None
-        d.files.dispose_project(project)
-        d.background(self._forget_plugins(project), f"forgetting the plugins of {project}")
+        d.files.dispose_project(project)  # its files and its plugins: loads under way dropped, hosts retired
         hooks = d.registry.dispose_project(project)
         d.hooks_removed(hooks)
         return m.Done(req.id, len(hooks))
-
-    async def _forget_plugins(self, project: str) -> None:
-        """Retire the project's plugin hosts. A first load still running registers what it loads
-        when it ends, into a scope nobody holds any more: wait for it, then undo exactly that."""
-        d = self.d
-        key = ("project", project)
-        state = d.plugins.scopes.get(key)
-        loading = state.task if state is not None else None
-        await d.plugins.forget("project", project)
-        if state is None or loading is None or loading.done():
-            return
-        await asyncio.wait([loading])
-        if d.plugins.scopes.get(key) is not None:
-            return  # the project was named again meanwhile: its new load owns the plugins now
-        for directory, loaded in state.dirs.items():
-            d.registry.replace_source("project", project, directory, [])
-            if loaded.host is not None:
-                await loaded.host.retire()
 
     def register(self, conn: Any, req: m.Register) -> Result:
         d = self.d
