@@ -388,4 +388,3 @@ class Bus:
                 self.seq_blocks.stopped_at(self.seq, clean=reported and not journal.failing, lost=lost)
             except OSError as exc:
                 log.error("cannot record the last event seq", path=self.seq_blocks.path, error=str(exc))
-

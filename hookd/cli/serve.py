@@ -162,6 +162,13 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=16 << 20,
         help="queued requests before reading stops (default 16 MiB, at least --max-frame)",
     )
+    p.add_argument(
+        "--max-held-bytes",
+        type=_count(MIN_FRAME, "bytes"),
+        metavar="BYTES",
+        default=64 << 20,
+        help="bytes of partial frames held across all connections; past it the largest is closed (default 64 MiB, at least --max-frame)",
+    )
     # --- Claude Code's HTTP hooks (docs/bridges.md)
     p.add_argument(
         "--http-port",
@@ -195,6 +202,11 @@ def problems(args: argparse.Namespace) -> list[str]:
     if args.max_pending_bytes < args.max_frame:
         out.append(
             f"--max-pending-bytes ({args.max_pending_bytes}) must be at least --max-frame ({args.max_frame}): "
+            "a frame of the largest size could never be read"
+        )
+    if args.max_held_bytes < args.max_frame:
+        out.append(
+            f"--max-held-bytes ({args.max_held_bytes}) must be at least --max-frame ({args.max_frame}): "
             "a frame of the largest size could never be read"
         )
     if args.socket is not None:
@@ -277,6 +289,7 @@ def run(args: argparse.Namespace) -> int:
     edge.max_connections = args.max_connections
     edge.max_write_buffer = args.max_write_buffer
     edge.max_pending_bytes = args.max_pending_bytes
+    edge.max_held_bytes = args.max_held_bytes
     try:
         return serve(settings, drain=args.drain, ready_fd=args.ready_fd, http=http)
     finally:
