@@ -189,7 +189,8 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         type=_seconds(),
         metavar="SECONDS",
         default=10.0,
-        help="close an HTTP hook connection whose request head has not arrived by then, or whose body takes 3x as long (default 10)",
+        help="close an HTTP hook connection whose request head has not arrived by then, or whose body takes 3x as long (default 10; "
+        "a connection's first head, before it has shown the secret, gets at most 2)",
     )
     p.set_defaults(run=run, parser=p)
 
@@ -233,7 +234,8 @@ def http_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         raise ValueError(f"--http-port must be a port number, auto or off, not {args.http_port!r}")
     wait = args.http_request_timeout
     port = None if value == "auto" else int(value)
-    return Options(port=port, max_body=args.http_max_body, head_timeout=wait, body_timeout=3 * wait)
+    # A connection that has not shown the secret gets a couple of seconds for its first head, never more than any other.
+    return Options(port=port, max_body=args.http_max_body, head_timeout=wait, body_timeout=3 * wait, unauth_head_timeout=min(2.0, wait))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,6 +6,12 @@ Limits: the request head within ``head_timeout`` of the connection being idle
 and at most ``max_head`` bytes; the body within ``body_timeout`` and at most
 ``max_body`` bytes (a larger one is read and dropped, never stored, and
 answered so that the event is not allowed unseen); at most ``max_connections``.
+
+Any local process can connect, secret or not, so connections that have not
+shown the secret cannot crowd out those that have: they get ``unauth_head_timeout``
+(a couple of seconds) for their first request head, and when every slot is taken
+the oldest of them is closed to admit the newcomer. A connection that has once
+sent a request with the secret (kept alive since) is never evicted.
 """
 
 from __future__ import annotations
@@ -50,6 +56,7 @@ class Options:
     head_timeout: float = 10.0
     body_timeout: float = 30.0
     max_connections: int = 256
+    unauth_head_timeout: float = 2.0  # for the first request head of a connection that has not shown the secret
 
 
 class Endpoint:
@@ -64,6 +71,9 @@ class Endpoint:
         self.hosts: frozenset[bytes] = frozenset()
         self.server: asyncio.AbstractServer | None = None
         self.connections: set[HttpConnection] = set()
+        # Connections that have not yet sent a request with the secret, oldest first: the ones evicted
+        # when every slot is taken.
+        self.unauthenticated: dict[HttpConnection, None] = {}
         self.tasks: set[asyncio.Task[Any]] = set()
         self.sync: installed.Sync | None = None
 
@@ -114,6 +124,7 @@ class HttpConnection(asyncio.Protocol):
         self.body = bytearray()
         self.size = 0
         self.busy = False  # a request is being answered: nothing more is read until it is
+        self.authenticated = False  # it has sent a request with the secret (then kept alive)
         self.closed = False  # closing: whatever else the peer sent is not looked at
 
     # ------------------------------------------------------------ transport
@@ -122,16 +133,33 @@ class HttpConnection(asyncio.Protocol):
         self.transport = transport  # type: ignore[assignment]  # uvloop's transports are not asyncio.Transport subclasses
         ep = self.endpoint
         if len(ep.connections) >= ep.options.max_connections:
-            log.warning("HTTP hook connection refused: too many open", limit=ep.options.max_connections)
-            transport.abort()
-            return
+            if not ep.unauthenticated:
+                log.warning("HTTP hook connection refused: too many open", limit=ep.options.max_connections)
+                transport.abort()
+                return
+            # Every slot is taken: the oldest connection that has not shown the secret makes room.
+            # A flood without the secret then only ever evicts itself, never a hook call.
+            oldest = next(iter(ep.unauthenticated))
+            log.warning("HTTP hook connection evicted: too many open, and it has not sent the secret", limit=ep.options.max_connections)
+            oldest.evict()
         ep.connections.add(self)
-        self._deadline(ep.options.head_timeout, "no complete request head")
+        ep.unauthenticated[self] = None
+        self._deadline(ep.options.unauth_head_timeout, "no complete request head")
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_timer()
         self.endpoint.connections.discard(self)
+        self.endpoint.unauthenticated.pop(self, None)
         self.transport = None
+
+    def evict(self) -> None:
+        """Closed at once to make room (see connection_made); it is counted gone now, not when its close completes."""
+        self._cancel_timer()
+        self.closed = True
+        self.endpoint.connections.discard(self)
+        self.endpoint.unauthenticated.pop(self, None)
+        if self.transport is not None:
+            self.transport.abort()
 
     def data_received(self, data: bytes) -> None:
         self.h11.receive_data(data)
@@ -171,6 +199,9 @@ class HttpConnection(asyncio.Protocol):
             self._refuse(verdict.status, verdict.message)
             return
         self.accepted = verdict
+        if not self.authenticated:
+            self.authenticated = True
+            ep.unauthenticated.pop(self, None)
         self.body = bytearray()
         self.size = 0
         self._deadline(ep.options.body_timeout, "the request body did not arrive in time")
