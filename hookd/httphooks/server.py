@@ -22,12 +22,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import h11
-import msgspec
 import structlog
 
 from ..bridges import claude_code as cc
 from ..bridges import installed
-from . import answer, checks, files
+from . import answer, checks, decode, files, unhandled
 
 if TYPE_CHECKING:
     from ..daemon import Daemon
@@ -177,6 +176,9 @@ class HttpConnection(asyncio.Protocol):
             try:
                 event = self.h11.next_event()
             except h11.RemoteProtocolError as exc:
+                if self.accepted is not None:  # a request with the secret whose body went wrong: not left to pass
+                    self._cannot_handle(f"its request body is malformed ({exc})", "bad_input", exc.error_status_hint)
+                    return
                 self._refuse(exc.error_status_hint, f"bad request: {exc}")
                 return
             if event is h11.NEED_DATA:
@@ -229,19 +231,16 @@ class HttpConnection(asyncio.Protocol):
     async def _answer(self, accepted: checks.Accepted, body: bytes, size: int) -> None:
         ep = self.endpoint
         try:
-            status, out, exit2 = await self._outcome(accepted, body, size)
+            reply = await self._outcome(accepted, body, size)
         except BaseException:
             # Cancelled (the daemon stops) or worse: the request still gets its one reply.
-            status, out = 503, b"hookd is stopping"
+            why = "hookd stopped before it answered" if ep.daemon.closing else "hookd failed to answer"
             self.busy = False
-            self._respond(status, out, "text/plain; charset=utf-8")
+            self._reply(unhandled.reply_now(ep.daemon, accepted, why, "unavailable", None, unhandled.Reply(503, why.encode())))
             self.idle_close()
             raise
         self.busy = False
-        if exit2:
-            self._respond(status, out, "text/plain; charset=utf-8", extra=[(checks.EXIT_HEADER, "2")])
-        else:
-            self._respond(status, out, "application/json" if status == 200 else "text/plain; charset=utf-8")
+        self._reply(reply)
         if self.transport is None:
             return
         if self.h11.our_state is h11.DONE and self.h11.their_state is h11.DONE:
@@ -253,25 +252,49 @@ class HttpConnection(asyncio.Protocol):
         else:
             self.idle_close()
 
-    async def _outcome(self, accepted: checks.Accepted, body: bytes, size: int) -> tuple[int, bytes, bool]:
-        limit = self.endpoint.options.max_body
+    async def _outcome(self, accepted: checks.Accepted, body: bytes, size: int) -> unhandled.Reply:
+        ep = self.endpoint
+        daemon, event, agent = ep.daemon, accepted.event, accepted.agent
+        limit = ep.options.max_body
+        if size > limit:
+            why = f"the {event} input is {size} bytes, over the endpoint's limit of {limit} bytes"
+            log.warning("HTTP hook input over the limit: answered without its hooks", hook_event=event, size=size, limit=limit)
+            return await unhandled.reply(daemon, accepted, why, "too_large", None, unhandled.notice(agent, event, why, "too_large"))
         try:
-            if size > limit:
-                log.warning("HTTP hook input over the limit: answered without its hooks", hook_event=accepted.event, size=size, limit=limit)
-                return 200, answer.too_large(accepted.event, size, limit), False
-            out, exit2 = await answer.answer(
-                self.endpoint.daemon, accepted.event, body, accepted.environ, accepted.agent, accepted.installed, accepted.exits
-            )
-            return 200, out, exit2
-        except (msgspec.DecodeError, cc.BadInput) as exc:
-            return 400, f"bad hook input: {exc}".encode(), False
+            out, exit2 = await answer.answer(daemon, event, body, accepted.environ, agent, accepted.installed, accepted.exits)
+            return unhandled.Reply(200, out, exit2)
+        except decode.Unfit as exc:
+            why = f"hookd cannot hand this {event} to its hooks: {exc}"
+            return await unhandled.reply(daemon, accepted, why, "too_large", exc.value, unhandled.notice(agent, event, why, "too_large"))
+        except (decode.Undecodable, cc.BadInput) as exc:
+            why = f"the {event} input cannot be read: {exc}"
+            return await unhandled.reply(daemon, accepted, why, "bad_input", None, unhandled.Reply(400, f"bad hook input: {exc}".encode()))
         except answer.Unavailable as exc:
-            return 503, str(exc).encode(), False
+            return await unhandled.reply(daemon, accepted, str(exc), "unavailable", None, unhandled.Reply(503, str(exc).encode()))
         except Exception as exc:
-            log.exception("HTTP hook failed", hook_event=accepted.event)
-            return 500, f"internal error: {type(exc).__name__}: {exc}".encode(), False
+            log.exception("HTTP hook failed", hook_event=event)
+            error = f"internal error: {type(exc).__name__}: {exc}"
+            otherwise = unhandled.Reply(500, error.encode())
+            return await unhandled.reply(daemon, accepted, f"hookd failed on it ({error})", "internal_error", None, otherwise)
+
+    def _cannot_handle(self, why: str, reason: str, status: int) -> None:
+        """The accepted request cannot be read to its end: its one reply now (see unhandled), then the connection closes."""
+        accepted = self.accepted
+        assert accepted is not None
+        self._cancel_timer()
+        self.closed = True
+        log.warning("HTTP hook request not read to its end", hook_event=accepted.event, why=why)
+        otherwise = unhandled.Reply(status, why.encode())
+        self._reply(unhandled.reply_now(self.endpoint.daemon, accepted, why, reason, None, otherwise), close=True)
+        self.idle_close()
 
     # ------------------------------------------------------------- replying
+
+    def _reply(self, reply: unhandled.Reply, close: bool = False) -> None:
+        if reply.exit2:
+            self._respond(reply.status, reply.body, "text/plain; charset=utf-8", close, extra=[(checks.EXIT_HEADER, "2")])
+        else:
+            self._respond(reply.status, reply.body, "application/json" if reply.status == 200 else "text/plain; charset=utf-8", close)
 
     def _respond(
         self, status: int, body: bytes, content_type: str, close: bool = False, extra: list[tuple[str, str]] | None = None
@@ -335,6 +358,9 @@ class HttpConnection(asyncio.Protocol):
             return
         if self.h11.their_state is h11.IDLE and not self.h11.trailing_data[0]:
             self.idle_close()  # a kept-alive connection with nothing pending: close quietly
+            return
+        if self.accepted is not None:  # a request with the secret whose body did not arrive: not left to pass
+            self._cannot_handle(what, "incomplete", 408)
             return
         log.warning("HTTP hook connection closed", why=what)
         self._refuse(408, what)
