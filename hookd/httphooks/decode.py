@@ -18,7 +18,6 @@ standard library and msgspec are imported (the command bridge uses this too).
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import msgspec
@@ -57,6 +56,8 @@ async def hook_input_async(body: bytes) -> Any:
     """:func:`hook_input`, on a thread for a large body (its lenient decode, or the walk of a value
     with many containers, may take a while), so that the event loop goes on meanwhile."""
     if len(body) > OFF_LOOP:
+        import asyncio  # here: the command bridge imports this module, and never asyncio
+
         return await asyncio.to_thread(hook_input, body)
     return hook_input(body)
 
