@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +46,9 @@ REASONS = {
     500: b"Internal Server Error",
     503: b"Service Unavailable",
 }
+
+
+EVICTIONS_LOGGED = 10.0  # seconds between log lines about evicted connections
 
 
 @dataclass(slots=True)
@@ -75,6 +79,21 @@ class Endpoint:
         self.unauthenticated: dict[HttpConnection, None] = {}
         self.tasks: set[asyncio.Task[Any]] = set()
         self.sync: installed.Sync | None = None
+        self._evictions = 0  # since the last log line about them
+        self._evictions_logged = 0.0
+
+    def evicted(self) -> None:
+        """Count an eviction; logged at most every EVICTIONS_LOGGED seconds, so a flood cannot flood the log too."""
+        self._evictions += 1
+        now = time.monotonic()
+        if now - self._evictions_logged >= EVICTIONS_LOGGED:
+            log.warning(
+                "HTTP hook connections evicted: every slot was taken, and they had not sent the secret",
+                evicted=self._evictions,
+                limit=self.options.max_connections,
+            )
+            self._evictions = 0
+            self._evictions_logged = now
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -138,9 +157,8 @@ class HttpConnection(asyncio.Protocol):
                 return
             # Every slot is taken: the oldest connection that has not shown the secret makes room.
             # A flood without the secret then only ever evicts itself, never a hook call.
-            oldest = next(iter(ep.unauthenticated))
-            log.warning("HTTP hook connection evicted: too many open, and it has not sent the secret", limit=ep.options.max_connections)
-            oldest.evict()
+            next(iter(ep.unauthenticated)).evict()
+            ep.evicted()
         ep.connections.add(self)
         ep.unauthenticated[self] = None
         self._deadline(ep.options.unauth_head_timeout, "no complete request head")
@@ -236,7 +254,13 @@ class HttpConnection(asyncio.Protocol):
             # Cancelled (the daemon stops) or worse: the request still gets its one reply.
             why = "hookd stopped before it answered" if ep.daemon.closing else "hookd failed to answer"
             self.busy = False
-            self._reply(unhandled.reply_now(ep.daemon, accepted, why, "unavailable", None, unhandled.Reply(503, why.encode())))
+            otherwise = unhandled.Reply(503, why.encode())
+            try:
+                reply = unhandled.reply_now(ep.daemon, accepted, why, "unavailable", None, otherwise)
+            except Exception:  # never expected; the request must still get its one reply
+                log.exception("HTTP hook: the answer for a request cut short failed", hook_event=accepted.event)
+                reply = otherwise
+            self._reply(reply)
             self.idle_close()
             raise
         self.busy = False

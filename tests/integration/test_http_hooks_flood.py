@@ -39,7 +39,10 @@ class Flood(threading.Thread):
         self.error: BaseException | None = None
 
     def _open(self, sel: selectors.BaseSelector) -> None:
-        sock = socket.create_connection(("127.0.0.1", self.port), timeout=10)
+        try:
+            sock = socket.create_connection(("127.0.0.1", self.port), timeout=10)
+        except OSError:  # the listener's queue is full for a moment: tried again on the next round
+            return
         try:
             sock.sendall(self.head)
         except OSError:  # closed before it could even send: reopened at once
