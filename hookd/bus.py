@@ -377,10 +377,14 @@ class Bus:
         # What the writer reported as it stopped (a failure that ended in its last pass, events
         # dropped at the backlog bound) goes on the bus and to disk before the stop is recorded.
         reported = self.reports.finish(journal)
+        # A failure still going on would be reported by the next write that works, and there is
+        # none: its count goes into the stop record, from which the next daemon reports it in the
+        # journal (no subscriber is connected any more to be told).
+        lost = journal.lost_at_stop()
         journal.release()
         if self.seq_blocks is not None:
             # A clean stop: the next daemon continues right after the last seq, with no loss to report.
             try:
-                self.seq_blocks.stopped_at(self.seq, clean=reported and not journal.failing)
+                self.seq_blocks.stopped_at(self.seq, clean=reported and not journal.failing, lost=lost)
             except OSError as exc:
                 log.error("cannot record the last event seq", path=self.seq_blocks.path, error=str(exc))

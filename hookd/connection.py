@@ -74,6 +74,8 @@ class Connection(asyncio.Protocol):
         self._ending: m.Error | None = None  # the error the connection ends with, once the rest is answered
         self.stream: Any = None  # the event-bus subscriber on this connection, if any
         self.body_size = 0  # the frame size of the request being handled (what its decoded payload may hold)
+        self.held = 0  # bytes of a partial frame held, as the hub counts them (Hub.hold)
+        self.held_since = 0.0  # since when it holds some
         self.log = log
         self._max_inflight = daemon.settings.max_inflight
         self._decode = self.codec.decoder.decode  # the fast path's; errors are named by codec.decode
@@ -99,6 +101,9 @@ class Connection(asyncio.Protocol):
         self.transport = None
         self.pending.clear()
         self.pending_bytes = 0
+        # Let go of a partial frame now: the connection itself may wait in a reference cycle for the
+        # collector, and its megabyte with it.
+        self.decoder.discard()
         if self.hub is not None:
             self.hub.gone(self)
         self.daemon.connections -= 1
@@ -126,8 +131,8 @@ class Connection(asyncio.Protocol):
     def _rearm(self, frame_completed: bool) -> None:
         """After a read or a finished request: which deadline runs now, if any."""
         deadline = self._deadline
-        if not self.greeted or self.transport is None or deadline is None:
-            return  # the hello deadline runs from accept until the hello
+        if not self.greeted or self.transport is None or deadline is None or self._ending is not None:
+            return  # the hello deadline runs from accept until the hello; an ending connection reads no more
         if self.decoder.held and not self._paused_reading:
             kind, seconds = "frame", self.limits.frame_timeout
         elif not self.holds and self.stream is None:
@@ -177,6 +182,9 @@ class Connection(asyncio.Protocol):
             if out:
                 self._write(out)
             self._pause_reading()
+            decoder.discard()
+            if self.held and self.hub is not None:
+                self.hub.hold(self, 0)
             self._end_when_answered()
             return
         daemon = self.daemon
@@ -229,6 +237,11 @@ class Connection(asyncio.Protocol):
             transport.write(out)
             if transport.get_write_buffer_size() > self.limits.max_write_buffer:
                 self._not_read(transport)
+        # The partial frame's bytes count against the bound on all connections' (Hub.hold), after
+        # this read's replies are written: should this connection be shed, they go out first.
+        held = len(decoder.held)
+        if held != self.held and self.hub is not None:
+            self.hub.hold(self, held)
         deadline = self._deadline
         if bodies and deadline is not None and deadline.kind == "idle" and not (decoder.held or self.holds or self.stream is not None):
             deadline.since = self._loop_time()
@@ -336,6 +349,23 @@ class Connection(asyncio.Protocol):
         if self._paused_reading and self.pending_bytes <= self.limits.max_pending_bytes // 2:
             self._resume_reading()
         self._rearm(False)
+
+    def shed(self, total: int, limit: int) -> None:
+        """The hub holds more bytes of partial frames than ``limit`` and this connection holds the
+        largest: its partial frame is dropped, nothing more is read, and once the requests before it
+        are answered the connection ends with an error saying why."""
+        held = self.held
+        self.decoder.discard()
+        if self._ending is None:
+            self._ending = m.Error(
+                0,
+                m.ErrorCode.LIMIT,
+                f"closing the connection: hookd holds {total} bytes of partial frames across its connections, over its "
+                f"limit of {limit} (--max-held-bytes); this connection's, {held} bytes, is the largest",
+            )
+        self._pause_reading()
+        self._disarm()
+        self._end_when_answered()
 
     def _end_when_answered(self) -> None:
         """Send the error that ends the connection once every request before it has its reply."""

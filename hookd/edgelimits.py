@@ -29,6 +29,11 @@ class EdgeLimits:
     # reading its replies). Reading stops only past this bound, so invoke results that follow
     # such requests are still read and a connection serving its own callbacks never deadlocks.
     max_pending_bytes: int = 16 << 20
+    # Bytes of partial frames held across all connections. Each connection's is bounded by the
+    # frame limit, but not their sum: past this bound the connection holding the largest partial
+    # frame (the oldest of equals) is closed, so many slow senders cannot make the daemon hold
+    # frame limit x connections. At least the frame limit.
+    max_held_bytes: int = 64 << 20
 
 
 # File descriptors kept back from connections for hook processes (three pipes each),

@@ -228,6 +228,13 @@ class Journal:
             self.flush()
             self._drain()
 
+    def lost_at_stop(self) -> int | None:
+        """Once the writer has stopped: how many events the failure still going on has lost, or None.
+        No write that works will end that failure and report it (see Bus.close)."""
+        if self._failure is None or self._unfinished or self._thread.is_alive():
+            return None
+        return int(self._failure["count"])
+
     def release(self) -> None:
         """Let the file go (a writer still at work keeps it: see :meth:`stop`)."""
         if self._unfinished or self._thread.is_alive():

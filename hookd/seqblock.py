@@ -30,6 +30,7 @@ RETRY_AFTER = 1_024  # events between attempts when a reservation cannot be writ
 class Previous:
     reserved: int = 0  # highest seq the last daemon could have handed out
     clean: bool = True  # it stopped cleanly and ``reserved`` is its last seq
+    lost: int | None = None  # it stopped while its journal failed: ``reserved`` is its last seq, and this many were lost
     error: str | None = None  # the file could not be read
 
 
@@ -51,7 +52,8 @@ class SeqBlocks:
         if not isinstance(reserved, int) or isinstance(reserved, bool) or reserved < 0:
             return Previous(error=f"{self.path}: 'reserved' is not a seq")
         self.reserved = reserved
-        return Previous(reserved, data.get("clean") is True)
+        lost = data.get("lost")
+        return Previous(reserved, data.get("clean") is True, lost if isinstance(lost, int) and not isinstance(lost, bool) else None)
 
     def reserve_from(self, seq: int) -> None:
         """Make every seq up to ``seq + block - 1`` ours, durably. OSError when it cannot be written."""
@@ -59,10 +61,14 @@ class SeqBlocks:
         statefiles.write_json(self.path, {"reserved": upto, "clean": False})
         self.reserved = upto
 
-    def stopped_at(self, seq: int, clean: bool = True) -> None:
+    def stopped_at(self, seq: int, clean: bool = True, lost: int | None = None) -> None:
         """The daemon stops after ``seq``; not ``clean`` when the journal's tail was lost (the next
-        daemon then reports the range again, since nobody could be told before the stop)."""
-        statefiles.write_json(self.path, {"reserved": seq, "clean": clean})
+        daemon then reports the range again, in the journal: at the stop it could not be written),
+        with ``lost``, how many of its last seqs the journal lost, when that is known."""
+        record: dict[str, Any] = {"reserved": seq, "clean": clean}
+        if lost is not None:
+            record["lost"] = lost
+        statefiles.write_json(self.path, record)
         self.reserved = seq
 
 
@@ -89,7 +95,13 @@ def continue_numbering(path: str) -> Numbering:
     if previous.error:
         log.error("seq reservation unreadable; continuing after the journal", path=blocks.path, error=previous.error)
         notes.append(("hookd.journal.error", {"path": blocks.path, "error": previous.error, "what": "seq reservation"}))
-    if previous.reserved > journaled and not previous.clean:
+    if previous.reserved > journaled and not previous.clean and previous.lost is not None:
+        # The last daemon stopped while its journal failed, and recorded how many of its last
+        # seqs were lost (its own report of them could only reach its subscribers).
+        loss = {"count": previous.lost, "from": journaled + 1, "to": previous.reserved, "reason": "write failed", "path": path}
+        notes.append(("hookd.journal.lost", loss))
+        log.warning("the last daemon stopped while its journal failed; its last events are not in the journal", **loss)
+    elif previous.reserved > journaled and not previous.clean:
         # The last daemon stopped uncleanly: what it numbered past the journal's end was never
         # written. Some of these seqs were never handed out at all; none will be again.
         notes.append(("hookd.journal.lost", {"from": journaled + 1, "to": previous.reserved, "reason": "unclean stop", "path": path}))

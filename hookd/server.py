@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
+from . import heaptrim
 from .connection import Connection
 from .edgelimits import EdgeLimits, connection_cap
 from .edgewire import peer_credentials
@@ -33,14 +34,27 @@ log = structlog.get_logger("hookd.server")
 __all__ = ["AlreadyRunning", "Connection", "Hub", "Listener", "bind_socket", "peer_credentials", "start_server", "stop_listening"]
 
 
+# Once the partial frames held have shrunk by this many bytes since their peak, the memory they
+# took goes back to the system (heaptrim), at most once per TRIM_DELAY.
+TRIM_STEP = 8 << 20
+TRIM_DELAY = 0.5
+
+
 class Hub:
-    """Every open connection: the cap on how many, and their wind-up at shutdown."""
+    """Every open connection: the cap on how many, the bytes of partial frames they hold together,
+    and their wind-up at shutdown."""
 
     def __init__(self, daemon: Daemon, limits: EdgeLimits | None = None) -> None:
         self.daemon = daemon
         self.limits = limits or getattr(daemon.settings, "edge", None) or EdgeLimits()
         self.cap = connection_cap(self.limits, daemon.settings.max_hook_processes)
+        # Never below the frame limit: a single frame of the largest size must always fit.
+        self.max_held = max(self.limits.max_held_bytes, daemon.settings.max_frame + 4)
         self.open: set[Connection] = set()
+        self.held = 0  # bytes of partial frames held by all connections
+        self.holding: set[Connection] = set()  # the connections holding some
+        self._held_peak = 0
+        self._trim: asyncio.TimerHandle | None = None
         self._empty: asyncio.Event | None = None
 
     def admit(self, conn: Connection) -> bool:
@@ -51,8 +65,45 @@ class Hub:
 
     def gone(self, conn: Connection) -> None:
         self.open.discard(conn)
+        if conn.held:
+            self.hold(conn, 0)  # its bytes are let go with it
         if not self.open and self._empty is not None:
             self._empty.set()
+
+    def hold(self, conn: Connection, held: int) -> None:
+        """``conn`` now holds ``held`` bytes of a partial frame. Past the bound on them all, the
+        connections holding the most are shed (see Connection.shed) until the rest fit."""
+        self._account(conn, held)
+        if self.held > self.max_held:
+            self._shed()
+        if self.held > self._held_peak:
+            self._held_peak = self.held
+        elif self._held_peak - self.held >= TRIM_STEP and self._trim is None:
+            self._trim = asyncio.get_running_loop().call_later(TRIM_DELAY, self._trimmed)
+
+    def _account(self, conn: Connection, held: int) -> None:
+        before = conn.held
+        conn.held = held
+        self.held += held - before
+        if held and not before:
+            self.holding.add(conn)
+            conn.held_since = time.monotonic()
+        elif before and not held:
+            self.holding.discard(conn)
+
+    def _shed(self) -> None:
+        total = self.held
+        while self.held > self.max_held and self.holding:
+            # The largest partial frame, the oldest of equals: never a small request while a larger one is held.
+            worst = max(self.holding, key=_shed_order)
+            log.warning("closing a connection: partial frames held over the limit", peer_pid=worst.peer, held=worst.held, total=total)
+            worst.shed(total, self.max_held)
+            self._account(worst, 0)
+
+    def _trimmed(self) -> None:
+        self._trim = None
+        heaptrim.trim()
+        self._held_peak = self.held
 
     async def wind_up(self, timeout: float) -> int:
         """Answer every request still open (shutting_down), close every connection, and wait
@@ -72,6 +123,10 @@ class Hub:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._empty.wait(), max(0.0, deadline - time.monotonic()))
         return answered
+
+
+def _shed_order(conn: Connection) -> tuple[int, float]:
+    return conn.held, -conn.held_since
 
 
 # ----------------------------------------------------------------- listening

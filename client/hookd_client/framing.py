@@ -118,6 +118,10 @@ class FrameDecoder:
         """Bytes held that do not yet make a whole frame."""
         return len(self.held)
 
+    def discard(self) -> None:
+        """Let go of the partial frame held (its memory with it): nothing after it can be read as frames."""
+        self.held = bytearray()
+
 
 def frame(body: bytes) -> bytes:
     """Prefix one body with its length header."""

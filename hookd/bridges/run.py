@@ -139,6 +139,34 @@ def _unsendable(client: Any, call: cc.Call, what: str) -> cc.Verdict | None:
     return cc.Verdict("deny", reason, not_run=(*skipped, *(not_run_line(g, "too_large", what) for g in guards)))
 
 
+def unreadable(raw: bytes, exc: Exception, proto: Any = cc) -> int:
+    """A hook input the bridge cannot read or hand to hookd (``exc`` says why). On an event that decides,
+    found in the input however broken, it is denied in the agent's format: its guards cannot see it.
+    Else the agent proceeds on exit 1, a non-blocking error."""
+    import re
+
+    import msgspec
+
+    sys.stderr.write(f"hookd bridge: bad hook input: {exc}\n")
+    top = getattr(exc, "value", None)
+    event = top.get("hook_event_name") if isinstance(top, dict) else None
+    if not isinstance(event, str):
+        found = re.search(rb'"hook_event_name"\s*:\s*"([A-Za-z][A-Za-z0-9]{0,63})"', raw)
+        event = found.group(1).decode() if found else None
+    if event is None or not proto.ROUTES.get(event, ("", False))[1]:
+        return 1
+    reason = f"hookd: the {event} input cannot be handed to hookd ({exc}); no guard could see it, so it is denied"
+    verdict = cc.Verdict("deny", reason)
+    exit_status = getattr(proto, "exit_status", None)
+    if exit_status is not None and exit_status(event, verdict)[0] == 2:
+        sys.stderr.write(reason + "\n")  # the agent blocks this event only on exit code 2
+        return 2
+    out = proto.render(event, verdict) or proto.render(event, cc.Verdict(not_run=(reason,)))
+    sys.stdout.buffer.write(msgspec.json.encode(out) + b"\n")
+    sys.stdout.flush()
+    return 0
+
+
 def ask(call: cc.Call, socket_path: str | None, timeout: float, agent: str = cc.AGENT) -> cc.Verdict | None:
     """Make ``call`` on the daemon. Raises Unavailable."""
     import msgspec
@@ -205,11 +233,12 @@ def run(opts: Options | argparse.Namespace, proto: Any = cc) -> int:
     try:
         try:
             raw = sys.stdin.buffer.read()
+            from hookd.httphooks import decode
+
             try:
-                call = proto.route(msgspec.json.decode(raw), os.environ)
-            except (msgspec.DecodeError, proto.BadInput) as exc:
-                sys.stderr.write(f"hookd bridge: bad hook input: {exc}\n")
-                return 1
+                call = proto.route(decode.hook_input(raw), os.environ)  # read as agents write it (lone surrogates, any nesting)
+            except (decode.Undecodable, decode.Unfit, proto.BadInput) as exc:
+                return unreadable(raw, exc, proto)
             event = call.event
             if call.event == proto.SESSION_END and timeout > SESSION_END_TIMEOUT:
                 timeout = SESSION_END_TIMEOUT

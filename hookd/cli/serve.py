@@ -162,6 +162,13 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=16 << 20,
         help="queued requests before reading stops (default 16 MiB, at least --max-frame)",
     )
+    p.add_argument(
+        "--max-held-bytes",
+        type=_count(MIN_FRAME, "bytes"),
+        metavar="BYTES",
+        default=64 << 20,
+        help="bytes of partial frames held across all connections; past it the largest is closed (default 64 MiB, at least --max-frame)",
+    )
     # --- Claude Code's HTTP hooks (docs/bridges.md)
     p.add_argument(
         "--http-port",
@@ -182,7 +189,8 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         type=_seconds(),
         metavar="SECONDS",
         default=10.0,
-        help="close an HTTP hook connection whose request head has not arrived by then, or whose body takes 3x as long (default 10)",
+        help="close an HTTP hook connection whose request head has not arrived by then, or whose body takes 3x as long (default 10; "
+        "a connection's first head, before it has shown the secret, gets at most 2)",
     )
     p.set_defaults(run=run, parser=p)
 
@@ -195,6 +203,11 @@ def problems(args: argparse.Namespace) -> list[str]:
     if args.max_pending_bytes < args.max_frame:
         out.append(
             f"--max-pending-bytes ({args.max_pending_bytes}) must be at least --max-frame ({args.max_frame}): "
+            "a frame of the largest size could never be read"
+        )
+    if args.max_held_bytes < args.max_frame:
+        out.append(
+            f"--max-held-bytes ({args.max_held_bytes}) must be at least --max-frame ({args.max_frame}): "
             "a frame of the largest size could never be read"
         )
     if args.socket is not None:
@@ -221,7 +234,8 @@ def http_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         raise ValueError(f"--http-port must be a port number, auto or off, not {args.http_port!r}")
     wait = args.http_request_timeout
     port = None if value == "auto" else int(value)
-    return Options(port=port, max_body=args.http_max_body, head_timeout=wait, body_timeout=3 * wait)
+    # A connection that has not shown the secret gets a couple of seconds for its first head, never more than any other.
+    return Options(port=port, max_body=args.http_max_body, head_timeout=wait, body_timeout=3 * wait, unauth_head_timeout=min(2.0, wait))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -277,6 +291,7 @@ def run(args: argparse.Namespace) -> int:
     edge.max_connections = args.max_connections
     edge.max_write_buffer = args.max_write_buffer
     edge.max_pending_bytes = args.max_pending_bytes
+    edge.max_held_bytes = args.max_held_bytes
     try:
         return serve(settings, drain=args.drain, ready_fd=args.ready_fd, http=http)
     finally:

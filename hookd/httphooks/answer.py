@@ -13,7 +13,8 @@ from hookd_client import messages as m
 from ..bridges import claude_code as cc
 from ..bridges import installed as installed_events
 from ..bridges.codex import mapping as codex
-from ..bridges.run import not_run_line, verdict_of
+from ..bridges.run import verdict_of
+from . import decode
 
 if TYPE_CHECKING:
     from ..daemon import Daemon
@@ -76,15 +77,6 @@ def encode(out: dict[str, Any] | None) -> bytes:
     return msgspec.json.encode(out) if out is not None else b""
 
 
-def too_large(event: str, size: int, limit: int) -> bytes:
-    """The answer for a hook input hookd would not read: never an allow. A tool call is denied; any other
-    event proceeds with a notice to the user, since its hooks did not see it."""
-    why = f"hookd: the {event} input is {size} bytes, over the endpoint's limit of {limit} bytes; its hooks could not see it"
-    out = cc.fail_closed(event, why + ", so it is denied") or {}
-    out["systemMessage"] = not_run_line("every hookd hook", "too_large", why)
-    return encode(out)
-
-
 async def answer(
     daemon: Daemon,
     event: str,
@@ -96,7 +88,7 @@ async def answer(
     timeout: float | None = None,
 ) -> tuple[bytes, bool]:
     """(response body, whether it is an exit code 2) for one hook input.
-    Raises cc.BadInput, msgspec.DecodeError, Unavailable.
+    Raises decode.Undecodable, decode.Unfit, cc.BadInput, Unavailable.
 
     ``installed``: the events the calling session's settings send to hookd (None: all); hooks on
     the others cannot run in that session, and the answer says so (bridges/installed.py).
@@ -104,7 +96,7 @@ async def answer(
     only by exit code 2 (TeammateIdle, TaskCompleted), a deny is then answered as that exit, the
     body being the stderr Claude Code feeds back. An HTTP hook cannot exit 2: it is told in
     ``systemMessage`` that the deny could not block, never left to look like an allow."""
-    hook_input = msgspec.json.decode(body)
+    hook_input = await decode.hook_input_async(body)  # as agents write it: lone surrogates, any nesting
     if isinstance(hook_input, dict) and not hook_input.get("hook_event_name"):
         hook_input["hook_event_name"] = event
     if agent == "codex":

@@ -6,22 +6,28 @@ Limits: the request head within ``head_timeout`` of the connection being idle
 and at most ``max_head`` bytes; the body within ``body_timeout`` and at most
 ``max_body`` bytes (a larger one is read and dropped, never stored, and
 answered so that the event is not allowed unseen); at most ``max_connections``.
+
+Any local process can connect, secret or not, so connections that have not
+shown the secret cannot crowd out those that have: they get ``unauth_head_timeout``
+(a couple of seconds) for their first request head, and when every slot is taken
+the oldest of them is closed to admit the newcomer. A connection that has once
+sent a request with the secret (kept alive since) is never evicted.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import h11
-import msgspec
 import structlog
 
 from ..bridges import claude_code as cc
 from ..bridges import installed
-from . import answer, checks, files
+from . import answer, checks, decode, files, unhandled
 
 if TYPE_CHECKING:
     from ..daemon import Daemon
@@ -42,6 +48,9 @@ REASONS = {
 }
 
 
+EVICTIONS_LOGGED = 10.0  # seconds between log lines about evicted connections
+
+
 @dataclass(slots=True)
 class Options:
     port: int | None = None  # None: the recorded port (or a free one, then recorded); 0: any free port
@@ -50,6 +59,7 @@ class Options:
     head_timeout: float = 10.0
     body_timeout: float = 30.0
     max_connections: int = 256
+    unauth_head_timeout: float = 2.0  # for the first request head of a connection that has not shown the secret
 
 
 class Endpoint:
@@ -64,8 +74,26 @@ class Endpoint:
         self.hosts: frozenset[bytes] = frozenset()
         self.server: asyncio.AbstractServer | None = None
         self.connections: set[HttpConnection] = set()
+        # Connections that have not yet sent a request with the secret, oldest first: the ones evicted
+        # when every slot is taken.
+        self.unauthenticated: dict[HttpConnection, None] = {}
         self.tasks: set[asyncio.Task[Any]] = set()
         self.sync: installed.Sync | None = None
+        self._evictions = 0  # since the last log line about them
+        self._evictions_logged = 0.0
+
+    def evicted(self) -> None:
+        """Count an eviction; logged at most every EVICTIONS_LOGGED seconds, so a flood cannot flood the log too."""
+        self._evictions += 1
+        now = time.monotonic()
+        if now - self._evictions_logged >= EVICTIONS_LOGGED:
+            log.warning(
+                "HTTP hook connections evicted: every slot was taken, and they had not sent the secret",
+                evicted=self._evictions,
+                limit=self.options.max_connections,
+            )
+            self._evictions = 0
+            self._evictions_logged = now
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -114,6 +142,7 @@ class HttpConnection(asyncio.Protocol):
         self.body = bytearray()
         self.size = 0
         self.busy = False  # a request is being answered: nothing more is read until it is
+        self.authenticated = False  # it has sent a request with the secret (then kept alive)
         self.closed = False  # closing: whatever else the peer sent is not looked at
 
     # ------------------------------------------------------------ transport
@@ -122,16 +151,32 @@ class HttpConnection(asyncio.Protocol):
         self.transport = transport  # type: ignore[assignment]  # uvloop's transports are not asyncio.Transport subclasses
         ep = self.endpoint
         if len(ep.connections) >= ep.options.max_connections:
-            log.warning("HTTP hook connection refused: too many open", limit=ep.options.max_connections)
-            transport.abort()
-            return
+            if not ep.unauthenticated:
+                log.warning("HTTP hook connection refused: too many open", limit=ep.options.max_connections)
+                transport.abort()
+                return
+            # Every slot is taken: the oldest connection that has not shown the secret makes room.
+            # A flood without the secret then only ever evicts itself, never a hook call.
+            next(iter(ep.unauthenticated)).evict()
+            ep.evicted()
         ep.connections.add(self)
-        self._deadline(ep.options.head_timeout, "no complete request head")
+        ep.unauthenticated[self] = None
+        self._deadline(ep.options.unauth_head_timeout, "no complete request head")
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_timer()
         self.endpoint.connections.discard(self)
+        self.endpoint.unauthenticated.pop(self, None)
         self.transport = None
+
+    def evict(self) -> None:
+        """Closed at once to make room (see connection_made); it is counted gone now, not when its close completes."""
+        self._cancel_timer()
+        self.closed = True
+        self.endpoint.connections.discard(self)
+        self.endpoint.unauthenticated.pop(self, None)
+        if self.transport is not None:
+            self.transport.abort()
 
     def data_received(self, data: bytes) -> None:
         self.h11.receive_data(data)
@@ -149,6 +194,9 @@ class HttpConnection(asyncio.Protocol):
             try:
                 event = self.h11.next_event()
             except h11.RemoteProtocolError as exc:
+                if self.accepted is not None:  # a request with the secret whose body went wrong: not left to pass
+                    self._cannot_handle(f"its request body is malformed ({exc})", "bad_input", exc.error_status_hint)
+                    return
                 self._refuse(exc.error_status_hint, f"bad request: {exc}")
                 return
             if event is h11.NEED_DATA:
@@ -171,6 +219,9 @@ class HttpConnection(asyncio.Protocol):
             self._refuse(verdict.status, verdict.message)
             return
         self.accepted = verdict
+        if not self.authenticated:
+            self.authenticated = True
+            ep.unauthenticated.pop(self, None)
         self.body = bytearray()
         self.size = 0
         self._deadline(ep.options.body_timeout, "the request body did not arrive in time")
@@ -198,19 +249,22 @@ class HttpConnection(asyncio.Protocol):
     async def _answer(self, accepted: checks.Accepted, body: bytes, size: int) -> None:
         ep = self.endpoint
         try:
-            status, out, exit2 = await self._outcome(accepted, body, size)
+            reply = await self._outcome(accepted, body, size)
         except BaseException:
             # Cancelled (the daemon stops) or worse: the request still gets its one reply.
-            status, out = 503, b"hookd is stopping"
+            why = "hookd stopped before it answered" if ep.daemon.closing else "hookd failed to answer"
             self.busy = False
-            self._respond(status, out, "text/plain; charset=utf-8")
+            otherwise = unhandled.Reply(503, why.encode())
+            try:
+                reply = unhandled.reply_now(ep.daemon, accepted, why, "unavailable", None, otherwise)
+            except Exception:  # never expected; the request must still get its one reply
+                log.exception("HTTP hook: the answer for a request cut short failed", hook_event=accepted.event)
+                reply = otherwise
+            self._reply(reply)
             self.idle_close()
             raise
         self.busy = False
-        if exit2:
-            self._respond(status, out, "text/plain; charset=utf-8", extra=[(checks.EXIT_HEADER, "2")])
-        else:
-            self._respond(status, out, "application/json" if status == 200 else "text/plain; charset=utf-8")
+        self._reply(reply)
         if self.transport is None:
             return
         if self.h11.our_state is h11.DONE and self.h11.their_state is h11.DONE:
@@ -222,32 +276,51 @@ class HttpConnection(asyncio.Protocol):
         else:
             self.idle_close()
 
-    async def _outcome(self, accepted: checks.Accepted, body: bytes, size: int) -> tuple[int, bytes, bool]:
-        limit = self.endpoint.options.max_body
+    async def _outcome(self, accepted: checks.Accepted, body: bytes, size: int) -> unhandled.Reply:
+        ep = self.endpoint
+        daemon, event, agent = ep.daemon, accepted.event, accepted.agent
+        limit = ep.options.max_body
+        if size > limit:
+            why = f"the {event} input is {size} bytes, over the endpoint's limit of {limit} bytes"
+            log.warning("HTTP hook input over the limit: answered without its hooks", hook_event=event, size=size, limit=limit)
+            return await unhandled.reply(daemon, accepted, why, "too_large", None, unhandled.notice(agent, event, why, "too_large"))
         try:
-            if size > limit:
-                log.warning("HTTP hook input over the limit: answered without its hooks", hook_event=accepted.event, size=size, limit=limit)
-                return 200, answer.too_large(accepted.event, size, limit), False
             out, exit2 = await answer.answer(
-                self.endpoint.daemon,
-                accepted.event,
-                body,
-                accepted.environ,
-                accepted.agent,
-                accepted.installed,
-                accepted.exits,
-                accepted.timeout,
+                daemon, event, body, accepted.environ, agent, accepted.installed, accepted.exits, accepted.timeout
             )
-            return 200, out, exit2
-        except (msgspec.DecodeError, cc.BadInput) as exc:
-            return 400, f"bad hook input: {exc}".encode(), False
+            return unhandled.Reply(200, out, exit2)
+        except decode.Unfit as exc:
+            why = f"hookd cannot hand this {event} to its hooks: {exc}"
+            return await unhandled.reply(daemon, accepted, why, "too_large", exc.value, unhandled.notice(agent, event, why, "too_large"))
+        except (decode.Undecodable, cc.BadInput) as exc:
+            why = f"the {event} input cannot be read: {exc}"
+            return await unhandled.reply(daemon, accepted, why, "bad_input", None, unhandled.Reply(400, f"bad hook input: {exc}".encode()))
         except answer.Unavailable as exc:
-            return 503, str(exc).encode(), False
+            return await unhandled.reply(daemon, accepted, str(exc), "unavailable", None, unhandled.Reply(503, str(exc).encode()))
         except Exception as exc:
-            log.exception("HTTP hook failed", hook_event=accepted.event)
-            return 500, f"internal error: {type(exc).__name__}: {exc}".encode(), False
+            log.exception("HTTP hook failed", hook_event=event)
+            error = f"internal error: {type(exc).__name__}: {exc}"
+            otherwise = unhandled.Reply(500, error.encode())
+            return await unhandled.reply(daemon, accepted, f"hookd failed on it ({error})", "internal_error", None, otherwise)
+
+    def _cannot_handle(self, why: str, reason: str, status: int) -> None:
+        """The accepted request cannot be read to its end: its one reply now (see unhandled), then the connection closes."""
+        accepted = self.accepted
+        assert accepted is not None
+        self._cancel_timer()
+        self.closed = True
+        log.warning("HTTP hook request not read to its end", hook_event=accepted.event, why=why)
+        otherwise = unhandled.Reply(status, why.encode())
+        self._reply(unhandled.reply_now(self.endpoint.daemon, accepted, why, reason, None, otherwise), close=True)
+        self.idle_close()
 
     # ------------------------------------------------------------- replying
+
+    def _reply(self, reply: unhandled.Reply, close: bool = False) -> None:
+        if reply.exit2:
+            self._respond(reply.status, reply.body, "text/plain; charset=utf-8", close, extra=[(checks.EXIT_HEADER, "2")])
+        else:
+            self._respond(reply.status, reply.body, "application/json" if reply.status == 200 else "text/plain; charset=utf-8", close)
 
     def _respond(
         self, status: int, body: bytes, content_type: str, close: bool = False, extra: list[tuple[str, str]] | None = None
@@ -311,6 +384,9 @@ class HttpConnection(asyncio.Protocol):
             return
         if self.h11.their_state is h11.IDLE and not self.h11.trailing_data[0]:
             self.idle_close()  # a kept-alive connection with nothing pending: close quietly
+            return
+        if self.accepted is not None:  # a request with the secret whose body did not arrive: not left to pass
+            self._cannot_handle(what, "incomplete", 408)
             return
         log.warning("HTTP hook connection closed", why=what)
         self._refuse(408, what)

@@ -115,7 +115,10 @@ def test_a_secret_others_can_read_or_a_wrong_one_is_not_used(built: str, env: En
     wrong.write_text("w" * 43)
     wrong.chmod(0o600)
     done = run([built, "PreToolUse", str(ep.port), str(wrong)], json.dumps(PRE).encode())
-    assert done.returncode == 0 and b"HTTP 401" in done.stderr and done.stdout == b""
+    # hookd runs but refused the call: the tool call is denied, not let through (test_shim_cannot_handle.py).
+    assert done.returncode == 0 and b"HTTP 401" in done.stderr
+    out = json.loads(done.stdout)["hookSpecificOutput"]
+    assert out["permissionDecision"] == "deny" and "HTTP 401" in out["permissionDecisionReason"]
 
 
 def test_without_a_compiler_the_python_bridge_runs_the_command_events(env: Env, daemon_factory, tmp_path: Path) -> None:

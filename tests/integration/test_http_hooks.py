@@ -158,7 +158,8 @@ def test_a_slow_request_is_cut_off(env: Env, daemon_factory) -> None:
             rest += chunk
     assert rest == b"" or rest.startswith(b"HTTP/1.1 408")
     with socket.create_connection(("127.0.0.1", ep.port), timeout=30) as s:
-        head = f"POST /claude-code/PreToolUse HTTP/1.1\r\nHost: 127.0.0.1:{ep.port}\r\nAuthorization: Bearer {ep.token}\r\n"
+        # An event that decides nothing (on a deciding one, test_http_hooks_unhandled: never a non-2xx).
+        head = f"POST /claude-code/Notification HTTP/1.1\r\nHost: 127.0.0.1:{ep.port}\r\nAuthorization: Bearer {ep.token}\r\n"
         s.sendall(head.encode() + b"Content-Length: 1000\r\n\r\n{")  # a body that never ends
         rest = b""
         while chunk := s.recv(4096):
@@ -173,9 +174,10 @@ def test_an_oversized_head_is_refused(env: Env, daemon_factory) -> None:
 
 
 def test_bad_hook_input_is_an_error_not_an_answer(env: Env, daemon_factory) -> None:
+    # On an event that decides nothing; a deciding one is never answered non-2xx (test_http_hooks_unhandled).
     ep = endpoint(daemon_factory())
-    assert status_and_body(ep.request(b"not json"))[0] == 400
-    assert status_and_body(ep.request(b"[1, 2]"))[0] == 400
+    assert status_and_body(ep.request(b"not json", "Notification"))[0] == 400
+    assert status_and_body(ep.request(b"[1, 2]", "Notification"))[0] == 400
 
 
 def test_the_endpoint_is_off_when_asked(env: Env, daemon_factory) -> None:

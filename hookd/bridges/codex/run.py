@@ -44,14 +44,10 @@ def main(argv: Sequence[str]) -> int:
 
 def answer(raw: bytes, environ: dict[str, str], socket_path: str | None, timeout: float) -> tuple[str | None, dict[str, Any] | None]:
     """(event, Codex's output) for one raw hook input. Raises mapping.BadInput, ValueError, common.Unavailable."""
-    import msgspec
-
     from hookd.cli.termsafe import one_line
+    from hookd.httphooks import decode
 
-    try:
-        data = msgspec.json.decode(raw)
-    except msgspec.DecodeError as exc:
-        raise mapping.BadInput(str(exc)) from None
+    data = decode.hook_input(raw)  # read as agents write it; raises decode.Undecodable, decode.Unfit
     call = mapping.route(data, environ)
     verdict = for_agent(call, common.ask(call, socket_path, timeout, mapping.AGENT))
     for error in verdict.errors if verdict else ():
@@ -76,6 +72,8 @@ def _event_of(raw: bytes) -> str | None:
 def run(opts: common.Options | argparse.Namespace) -> int:
     import msgspec
 
+    from hookd.httphooks import decode
+
     raw: bytes | None = None
     event: str | None = None
     out: dict[str, Any] | None = None
@@ -88,9 +86,8 @@ def run(opts: common.Options | argparse.Namespace) -> int:
             event = _event_of(raw)
             try:
                 event, out = answer(raw, dict(os.environ), opts.socket, timeout)
-            except mapping.BadInput as exc:
-                sys.stderr.write(f"hookd bridge: bad hook input: {exc}\n")
-                return 1
+            except (mapping.BadInput, decode.Undecodable, decode.Unfit) as exc:
+                return common.unreadable(raw, exc, mapping)
         except common._Deadline:
             if raw is None:
                 raise common.Unavailable(f"no complete hook input on stdin within {timeout:g} s") from None

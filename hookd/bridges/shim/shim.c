@@ -8,8 +8,12 @@
  * prints the answer's body (Claude Code's hook output) with exit status 0; or, where hookd denies an
  * event Claude Code blocks only by exit code 2, the reason on stderr with exit status 2.
  *
- * When hookd cannot answer (not running, refused, too slow), the agent proceeds and one line
- * on stderr says why; with --fail-closed a PreToolUse is denied instead.
+ * When hookd is not running (nothing listens, or it does not answer in time), the agent proceeds
+ * and one line on stderr says why; with --fail-closed a PreToolUse is denied instead. When hookd
+ * is running but its answer cannot be used (not 2xx, not HTTP, cut short, not a JSON object), an
+ * event that decides is denied in the agent's own format, naming why: the agent would otherwise go
+ * on as if the guards had allowed it. Those denies are made at build time from the agent's mapping
+ * (shim_denies.h, written by hookd/bridges/shim/__init__.py), so they are exactly what hookd would answer.
  *
  * usage: claude-shim EVENT PORT TOKEN_FILE [--fail-closed] [--timeout SECONDS] [--agent NAME] [--events LIST]
  *
@@ -37,6 +41,15 @@
 #include <unistd.h>
 
 extern char **environ;
+
+/* One deny per agent and deciding event: the agent's output JSON with \001 where the reason goes, or
+ * (exit2) the reason alone on stderr with exit status 2, for events the agent blocks only that way. */
+struct deny {
+    const char *agent, *event;
+    int exit2;
+    const char *json;
+};
+#include "shim_denies.h"
 
 #define MAX_ENV_BYTES 32768 /* the daemon reads a request head of up to 64 KiB */
 #define MAX_RESPONSE (64L << 20)
@@ -108,6 +121,51 @@ static int unavailable(const char *why) {
         fputs("); the hookd shim runs with --fail-closed\"}}\n", stdout);
     }
     return 0;
+}
+
+/* The reason as a JSON string's contents: quotes, backslashes and control characters escaped, and any
+ * byte outside ASCII (a garbled answer's) replaced, so that the output is always valid JSON. */
+static void put_json_text(const char *s) {
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') printf("\\%c", *p);
+        else if (*p < 0x20) printf("\\u%04x", *p);
+        else putchar(*p < 0x80 ? *p : '?');
+    }
+}
+
+static const struct deny *deny_for(void) {
+    for (size_t i = 0; i < sizeof denies / sizeof denies[0]; i++)
+        if (strcmp(denies[i].agent, agent) == 0 && strcmp(denies[i].event, event) == 0) return &denies[i];
+    return NULL;
+}
+
+/* hookd is running but its answer cannot be used: an event that decides is denied (its guards did not
+ * answer), any other proceeds as when hookd is down. */
+static int cannot_handle(const char *why) {
+    const struct deny *d = deny_for();
+    if (!d) return unavailable(why);
+    char reason[1200];
+    snprintf(reason, sizeof reason, "hookd: %s; hookd is running but its answer cannot be used, so %s is denied", why, event);
+    for (char *p = reason; *p; p++)
+        if ((unsigned char)*p >= 0x80 || (unsigned char)*p < 0x20) *p = '?';
+    fprintf(stderr, "hookd shim: %s; denying %s\n", why, event);
+    if (d->exit2) {
+        fprintf(stderr, "%s\n", reason);
+        return 2;
+    }
+    for (const char *p = d->json; *p; p++) {
+        if (*p == '\001') put_json_text(reason);
+        else putchar(*p);
+    }
+    putchar('\n');
+    return fflush(stdout) == 0 ? 0 : 1;
+}
+
+/* Whether a 2xx body is an answer the agent can read: nothing, or one JSON object. */
+static int readable(const char *p, size_t n) {
+    while (n && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++, n--;
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\n' || p[n - 1] == '\r' || p[n - 1] == '\t')) n--;
+    return n == 0 || (p[0] == '{' && p[n - 1] == '}');
 }
 
 static int read_all(int fd, struct buf *b, long limit) {
@@ -285,30 +343,38 @@ int main(int argc, char **argv) {
     int sent = send_all(fd, head.data, head.len);
     if (sent == 0 && body.len) sent = send_all(fd, body.data, body.len);
     struct buf resp = {0};
-    int got = sent == 0 ? recv_all(fd, &resp) : sent;
+    /* Even when sending failed (hookd answered early and closed), its answer may be there to read. */
+    int got = sent == -2 ? -2 : recv_all(fd, &resp);
     close(fd);
     if (got == -2) {
         char why[128];
         snprintf(why, sizeof why, "hookd did not answer %s within %g s", event, timeout);
         return unavailable(why);
     }
-    if (got != 0 && resp.len == 0) return unavailable("the connection to hookd failed");
+    /* From here hookd (or whatever holds its port) is running and took the connection: an answer
+     * that cannot be used is not "hookd is down", and a deciding event is not let through on it. */
+    if (resp.len == 0)
+        return cannot_handle(sent != 0 ? "hookd closed the connection before it read the hook input"
+                                        : "hookd closed the connection without answering");
 
     int status = 0;
-    if (resp.len < 12 || sscanf(resp.data, "HTTP/1.%*c %d", &status) != 1) return unavailable("hookd's answer is not HTTP");
+    if (resp.len < 12 || sscanf(resp.data, "HTTP/1.%*c %d", &status) != 1) return cannot_handle("hookd's answer is not HTTP");
     char *sep = strstr(resp.data, "\r\n\r\n");
-    if (!sep) return unavailable("hookd's answer was cut short");
+    if (!sep) return cannot_handle("hookd's answer was cut short");
     char *payload = sep + 4;
     size_t plen = resp.len - (size_t)(payload - resp.data);
-    if (status != 200) {
+    if (status < 200 || status > 299) {
         char why[600];
         snprintf(why, sizeof why, "hookd refused %s (HTTP %d: %.*s)", event, status, (int)(plen > 400 ? 400 : plen), payload);
-        return unavailable(why);
+        return cannot_handle(why);
     }
+    *sep = 0;
+    const char *length = strcasestr(resp.data, "\r\ncontent-length:");
+    if (length && strtoul(length + 17, NULL, 10) != plen) return cannot_handle("hookd's answer was cut short");
     /* A deny on an event Claude Code blocks only by exit code 2 (TeammateIdle, TaskCompleted): the body
      * is the feedback Claude Code reads on stderr. */
-    *sep = 0;
     int exit2 = strcasestr(resp.data, "\r\nx-hookd-exit: 2") != NULL;
+    if (!exit2 && !readable(payload, plen)) return cannot_handle("hookd's answer is not a JSON object");
     if (exit2) {
         if (plen) fwrite(payload, 1, plen, stderr);
         fputc('\n', stderr);
