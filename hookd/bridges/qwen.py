@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .claude_code import (  # noqa: F401  (the names the bridges look for on an agent's mapping)
+    ROUTES,
     SESSION_END,
     BadInput,
     Call,

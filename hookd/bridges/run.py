@@ -38,6 +38,9 @@ class Options(NamedTuple):
     timeout: float = DEFAULT_TIMEOUT
     fail_closed: bool = False
     socket: str | None = None
+    # The event the agent runs this hook on, as its install wrote it: when the input cannot be read
+    # at all, the bridge still knows whether the event decides (and then denies it).
+    event: str | None = None
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
@@ -55,6 +58,11 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         help="when hookd is down or too slow, deny PreToolUse instead of letting the tool run",
     )
     parser.add_argument("--socket", metavar="PATH", help="daemon socket (default: see `hookd --help`)")
+    parser.add_argument(
+        "--event",
+        metavar="EVENT",
+        help="the agent's event this hook runs on (install writes it): an input that cannot be read is denied on a deciding event",
+    )
 
 
 def parser() -> argparse.ArgumentParser:
@@ -78,10 +86,10 @@ def parse(argv: Sequence[str]) -> Options | None:
         name, eq, inline = arg.partition("=")
         if arg == "--fail-closed":
             values["fail_closed"] = True
-        elif name in ("--timeout", "--socket") and (eq or args):
+        elif name in ("--timeout", "--socket", "--event") and (eq or args):
             value = inline if eq else args.pop(0)
-            if name == "--socket":
-                values["socket"] = value
+            if name in ("--socket", "--event"):
+                values[name[2:]] = value
                 continue
             try:
                 values["timeout"] = float(value)
@@ -98,7 +106,7 @@ def main(argv: Sequence[str], proto: Any = cc) -> int:
         p = parser()
         p.prog = f"hookd bridge {proto.AGENT}"
         ns = p.parse_args(argv)
-        opts = Options(ns.timeout, ns.fail_closed, ns.socket)
+        opts = Options(ns.timeout, ns.fail_closed, ns.socket, ns.event)
     return run(opts, proto)
 
 
@@ -139,10 +147,11 @@ def _unsendable(client: Any, call: cc.Call, what: str) -> cc.Verdict | None:
     return cc.Verdict("deny", reason, not_run=(*skipped, *(not_run_line(g, "too_large", what) for g in guards)))
 
 
-def unreadable(raw: bytes, exc: Exception, proto: Any = cc) -> int:
+def unreadable(raw: bytes, exc: Exception, proto: Any = cc, installed_for: str | None = None) -> int:
     """A hook input the bridge cannot read or hand to hookd (``exc`` says why). On an event that decides,
-    found in the input however broken, it is denied in the agent's format: its guards cannot see it.
-    Else the agent proceeds on exit 1, a non-blocking error."""
+    found in the input however broken (else the event the install named, ``installed_for``), it is
+    denied in the agent's format: its guards cannot see it. Else the agent proceeds on exit 1, a
+    non-blocking error."""
     import re
 
     import msgspec
@@ -152,7 +161,7 @@ def unreadable(raw: bytes, exc: Exception, proto: Any = cc) -> int:
     event = top.get("hook_event_name") if isinstance(top, dict) else None
     if not isinstance(event, str):
         found = re.search(rb'"hook_event_name"\s*:\s*"([A-Za-z][A-Za-z0-9]{0,63})"', raw)
-        event = found.group(1).decode() if found else None
+        event = found.group(1).decode() if found else installed_for
     if event is None or not proto.ROUTES.get(event, ("", False))[1]:
         return 1
     reason = f"hookd: the {event} input cannot be handed to hookd ({exc}); no guard could see it, so it is denied"
@@ -238,7 +247,7 @@ def run(opts: Options | argparse.Namespace, proto: Any = cc) -> int:
             try:
                 call = proto.route(decode.hook_input(raw), os.environ)  # read as agents write it (lone surrogates, any nesting)
             except (decode.Undecodable, decode.Unfit, proto.BadInput) as exc:
-                return unreadable(raw, exc, proto)
+                return unreadable(raw, exc, proto, getattr(opts, "event", None))
             event = call.event
             if call.event == proto.SESSION_END and timeout > SESSION_END_TIMEOUT:
                 timeout = SESSION_END_TIMEOUT

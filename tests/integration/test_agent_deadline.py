@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
 import threading
 from pathlib import Path
 
@@ -123,3 +124,23 @@ def test_a_hung_daemon_is_given_up_on_by_the_bridge_s_own_deadline(env: Env, dae
         assert json.loads(r.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
     else:
         assert r.stdout == ""
+
+
+def test_the_shim_tells_hookd_how_long_it_waits(env: Env, daemon_factory, tmp_path: Path) -> None:
+    from hookd.bridges import shim
+
+    built = shim.build(tmp_path / "shim")
+    if built.path is None:
+        pytest.skip(f"the shim was not built: {built.why}")
+    _guard(env, write_script(tmp_path / "slow.py", SLOW))
+    ep = endpoint(daemon_factory())
+    token = str(env.state / "hookd" / "http-token")
+    done = subprocess.run(
+        [built.path, "PreToolUse", str(ep.port), token, "--timeout", "2"], input=json.dumps(PRE).encode(), capture_output=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    specific = json.loads(done.stdout)["hookSpecificOutput"]
+    # hookd answered (the guard cut and failing closed), not the shim giving up on it.
+    assert (
+        specific["permissionDecision"] == "deny" and "the agent stops waiting for the call sooner" in specific["permissionDecisionReason"]
+    )

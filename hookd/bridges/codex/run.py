@@ -38,7 +38,7 @@ def main(argv: Sequence[str]) -> int:
     opts = common.parse(argv)
     if opts is None:
         ns = parser().parse_args(argv)
-        opts = common.Options(ns.timeout, ns.fail_closed, ns.socket)
+        opts = common.Options(ns.timeout, ns.fail_closed, ns.socket, ns.event)
     return run(opts)
 
 
@@ -59,11 +59,11 @@ def answer(raw: bytes, environ: dict[str, str], socket_path: str | None, timeout
 
 
 def _event_of(raw: bytes) -> str | None:
-    import msgspec
+    from hookd.httphooks import decode
 
     try:
-        data = msgspec.json.decode(raw)
-    except msgspec.DecodeError:
+        data = decode.hook_input(raw)  # as the call will read it: lone surrogates, any nesting
+    except (decode.Undecodable, decode.Unfit):
         return None
     event = data.get("hook_event_name") if isinstance(data, dict) else None
     return event if isinstance(event, str) else None
@@ -87,7 +87,7 @@ def run(opts: common.Options | argparse.Namespace) -> int:
             try:
                 event, out = answer(raw, dict(os.environ), opts.socket, timeout)
             except (mapping.BadInput, decode.Undecodable, decode.Unfit) as exc:
-                return common.unreadable(raw, exc, mapping)
+                return common.unreadable(raw, exc, mapping, getattr(opts, "event", None))
         except common._Deadline:
             if raw is None:
                 raise common.Unavailable(f"no complete hook input on stdin within {timeout:g} s") from None

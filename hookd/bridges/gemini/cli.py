@@ -22,7 +22,7 @@ def main(argv: Sequence[str]) -> int:
         p.prog = "hookd bridge gemini"
         p.description = "Read a Gemini CLI hook input on stdin, run the matching hookd point, and print Gemini CLI's hook output."
         ns = p.parse_args(argv)
-        opts = run.Options(ns.timeout, ns.fail_closed, ns.socket)
+        opts = run.Options(ns.timeout, ns.fail_closed, ns.socket, ns.event)
     return run.run(opts, protocol)
 
 

@@ -321,6 +321,10 @@ int main(int argc, char **argv) {
     addf(&head, "Content-Type: application/json\r\nContent-Length: %zu\r\nConnection: close\r\n", body.len);
     /* This caller can exit 2: where Claude Code blocks an event only that way, hookd answers so. */
     add(&head, "X-Hookd-Exits: 2\r\n", 18);
+    /* What is left of this shim's own deadline: hookd ends every wait of the call before it, so a
+       fail-closed guard's deny arrives before the shim gives up. */
+    double left = deadline_at - now();
+    if (left > 0) addf(&head, "X-Hookd-Timeout: %.3f\r\n", left);
     add(&head, "Authorization: Bearer ", 22);
     add(&head, token, strlen(token));
     add(&head, "\r\n", 2);
