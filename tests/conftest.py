@@ -78,6 +78,9 @@ class Env:
 
     root: Path
     env: dict[str, str] = field(default_factory=dict)
+    # How this environment runs hookd: the checkout's (the test venv's editable install), or, for the
+    # end-to-end suites, hookd as users install it (tests/e2e/installed.py).
+    command: list[str] = field(default_factory=lambda: list(HOOKD))
 
     @property
     def home(self) -> Path:
@@ -103,7 +106,7 @@ class Env:
 
     def hookd(self, *args: str, input: str | None = None, timeout: float = 30) -> subprocess.CompletedProcess[str]:
         """Run the `hookd` CLI in this environment."""
-        return subprocess.run([*HOOKD, *args], env=self.env, input=input, capture_output=True, text=True, timeout=timeout)
+        return subprocess.run([*self.command, *args], env=self.env, input=input, capture_output=True, text=True, timeout=timeout)
 
 
 def make_env(root: Path) -> Env:
@@ -149,7 +152,7 @@ class DaemonProcess:
         read_end, write_end = os.pipe()
         try:
             self.proc = subprocess.Popen(
-                [*HOOKD, "serve", "--ready-fd", str(write_end), *self.extra],
+                [*self.env.command, "serve", "--ready-fd", str(write_end), *self.extra],
                 env=self.env.env,
                 stdout=log,
                 stderr=log,
