@@ -20,7 +20,6 @@ import msgspec
 import structlog
 
 from ..bridges import claude_code as cc
-from ..bridges import installed
 from . import answer, checks, files
 
 if TYPE_CHECKING:
@@ -65,7 +64,6 @@ class Endpoint:
         self.server: asyncio.AbstractServer | None = None
         self.connections: set[HttpConnection] = set()
         self.tasks: set[asyncio.Task[Any]] = set()
-        self.sync: installed.Sync | None = None
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -84,14 +82,9 @@ class Endpoint:
         self.port = int(self.server.sockets[0].getsockname()[1])
         self.hosts = checks.hosts(self.port)
         files.write_endpoint(self.state, self.port, os.getpid())
-        # The settings files `hookd bridge install` wrote follow the hooks from now on.
-        self.sync = installed.Sync(self.daemon.registry, self.state)
-        self.sync.start()
         log.info("HTTP hooks served", url=f"http://{files.HOST}:{self.port}{checks.PATH_PREFIX}EVENT")
 
     def close(self) -> None:
-        if self.sync is not None:
-            self.sync.close()
         if self.server is not None:
             self.server.close()
         for conn in list(self.connections):

@@ -137,11 +137,12 @@ def test_the_installed_shim_answers_in_codex_format(env: Env, daemon_factory, tm
     )
     daemon_factory()
     env.env["CODEX_HOME"] = str(env.home / ".codex")
-    r = env.hookd("bridge", "install", "codex")
+    # Trusting needs Codex itself (tests/e2e/codex does it); here the hooks are run by hand.
+    r = env.hookd("bridge", "install", "codex", "--no-trust", "--accept-untrusted")
     assert r.returncode == 0, r.stderr
     hooks = tomllib.loads((env.home / ".codex" / "config.toml").read_text())["hooks"]
     [command] = [g["hooks"][0]["command"] for g in hooks["PreToolUse"]]
-    assert "claude-shim PreToolUse" in command and command.endswith("--agent codex")
+    assert "claude-shim PreToolUse" in command and command.endswith("--agent codex --timeout 588")
 
     def run(answers: dict[str, Any]) -> tuple[int, Any]:
         b.answers.write_text(json.dumps(answers))
