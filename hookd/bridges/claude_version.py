@@ -7,8 +7,9 @@ release that accepts Node 18 and 20), so install asks the CLI its version (``cla
 ``2.1.332 (Claude Code)``) and, for an older one, or when no CLI can be found, puts PreToolUse on the
 shim with ``--fail-closed`` instead: a command hook that denies by itself when hookd does not answer.
 
-Found by running each release from 2.1.197 to 2.1.332 offline against a PreToolUse HTTP hook on a closed
-port with ``onFailure: "block"``: 2.1.294 ran the command, 2.1.295 and every later one tried blocked it.
+Found by running releases between 2.1.197 and 2.1.332 offline (bisected) against a PreToolUse HTTP hook on a
+closed port with ``onFailure: "block"``: 2.1.294 and older ran the command; 2.1.295 blocked it, as did every
+later release tried (2.1.296, 2.1.299, 2.1.310, 2.1.332). tests/e2e/claude runs both sides of the line.
 """
 
 from __future__ import annotations
