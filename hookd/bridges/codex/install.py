@@ -266,6 +266,11 @@ _OUR_GROUP = re.compile(
 )
 
 
+def hooks_in(text: str) -> int:
+    """How many of install's matcher groups ``text`` (a config.toml) holds."""
+    return len(_OUR_GROUP.findall(text))
+
+
 def _drop_trust(text: str, keys: set[str]) -> str:
     """``text`` without Codex's trust records of our hooks (left as they are for every other hook)."""
 

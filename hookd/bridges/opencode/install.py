@@ -223,6 +223,11 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
+def is_ours(path: Path) -> bool:
+    """Whether ``path`` is a plugin hookd wrote."""
+    return _ours(path)
+
+
 def _ours(path: Path, mark: str = MARK) -> bool:
     try:
         with path.open(encoding="utf-8") as f:
