@@ -75,6 +75,14 @@ def _legacy_backup(path: str, state: str) -> Record | None:
     return record
 
 
+def _fresh(old: Record | None, agent: str, path: str, current: bytes | None, created: list[str], role: str) -> Record:
+    """The record of ``path`` as it is now, before install writes into it."""
+    mode = safe_write.target(path).stat().st_mode & 0o777 if current is not None else None
+    text = current.decode("utf-8") if current is not None else None
+    dirs = [*(old.created_dirs if old is not None else []), *created]
+    return Record(agent, path, current is not None, text, mode, list(dict.fromkeys(dirs)), role=role)
+
+
 def _mkdirs(path: str) -> list[str]:
     created = safe_write.missing_dirs(str(safe_write.target(path)))
     for d in created:
@@ -97,10 +105,10 @@ def install(path: str, layout: Layout, *, state: str, token: str | None = None, 
         installed = count(doc, layout.ours)
         if record is None and installed:
             record = _legacy_backup(path, state)
-        if record is None and not installed and not has_secret(doc):
-            mode = safe_write.target(path).stat().st_mode & 0o777 if current is not None else None
-            text = current.decode("utf-8") if current is not None else None
-            record = Record(layout.agent, path, current is not None, text, mode, created)
+        if not installed and not has_secret(doc):
+            # Nothing of hookd's is in the file: it is what install starts from (a record left by an install
+            # that did not finish, or of a file since removed, is replaced).
+            record = _fresh(record, layout.agent, path, current, created, "settings")
             install_record.save(state, record)
         wanted = copy.deepcopy(doc)
         if installed or has_secret(doc):
@@ -144,10 +152,8 @@ def install_secret(path: str, token: str, *, state: str, agent: str = "claude-co
     def compute(current: bytes | None) -> object:
         nonlocal record
         doc = parse(current, path)
-        if record is None and not has_secret(doc) and not count(doc):
-            mode = safe_write.target(path).stat().st_mode & 0o777 if current is not None else None
-            text = current.decode("utf-8") if current is not None else None
-            record = Record(agent, path, current is not None, text, mode, created, role="secret")
+        if (record is None or record.role == "secret") and not has_secret(doc) and not count(doc):
+            record = _fresh(record, agent, path, current, created, "secret")
             install_record.save(state, record)
         env = doc.setdefault("env", {})
         if not isinstance(env, dict):

@@ -79,3 +79,15 @@ def test_install_twice_then_uninstall_leaves_the_tree_as_it_was(env: Env, case: 
     gone = hookd(env, repo, "bridge", "uninstall", agent, scope)
     assert gone.returncode == 0, gone.stderr
     assert tree(env.root) == before, gone.stdout
+
+
+def test_a_file_removed_by_hand_and_installed_again_still_leaves_nothing(env: Env) -> None:
+    settings = env.home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{"model": "x"}\n')
+    assert hookd(env, env.root, "bridge", "install").returncode == 0
+    settings.unlink()  # the user deleted it; the record of what it was before the first install is still there
+    assert hookd(env, env.root, "bridge", "install", "--timeout", "30").returncode == 0
+    assert hookd(env, env.root, "bridge", "uninstall").returncode == 0
+    assert not settings.exists()  # no skeleton file
+    assert not (env.state / "hookd" / "installs").exists()
