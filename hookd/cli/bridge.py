@@ -41,6 +41,10 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_options(g)
     g.set_defaults(run=run_gemini_bridge)
 
+    from . import bridge_status
+
+    bridge_status.add(bridges)
+
     r = bridges.add_parser(
         "run-hook",
         help="run a hook written for Claude Code as a hookd command hook (used by `hookd import`)",
