@@ -1,45 +1,41 @@
-"""Add the bridge to a Claude Code settings file, and take it out again.
+"""What the bridge writes into a Claude Code settings file, and how it is recognised again.
 
-By default every Claude Code event reaches hookd with no process per event: an
-HTTP hook to the daemon's loopback endpoint wherever Claude Code accepts one,
-the compiled shim (or, with no C compiler, the Python bridge) for the events
-that take only commands. The endpoint's secret goes in the file's ``env``
-block, which Claude Code hands to its HTTP hooks through ``$HOOKD_BRIDGE_TOKEN``
-(``allowedEnvVars``); the file is then made readable by its owner alone.
-``--command`` installs the Python bridge as a command for every mapped event instead.
+By default every Claude Code event reaches hookd with no process per event: an HTTP hook to the
+daemon's loopback endpoint wherever Claude Code accepts one, the compiled shim (or, with no C
+compiler, the Python bridge) for the events that take only commands. The endpoint's secret goes in
+an ``env`` block, which Claude Code hands to its HTTP hooks through ``$HOOKD_BRIDGE_TOKEN``
+(``allowedEnvVars``). ``--command`` installs the Python bridge as a command for every event instead.
+Every event the bridge maps is installed, whatever hooks hookd has: a hook that answers "nothing to
+say" costs Claude Code nothing it can measure, and a guard must never miss a session.
 
-The file belongs to the user: every other setting and hook stays, the file
-keeps its indentation, and a backup of the original bytes is written before
-the first change, readable only by its owner. A settings file that is a
-symlink (dotfile managers do this) is updated at its target and stays a link.
-Uninstall removes only the matcher groups install added
-(recognised by their exact shape) plus the containers install created; when
-the result equals the backup, the backup's bytes are put back, so an install
-followed by an uninstall leaves the file byte-identical.
+Each hook carries two times: the agent's ``timeout`` and, strictly below it, hookd's deadline
+(hookd/bridges/deadlines.py): ``--timeout`` for the shim and the Python bridge, the X-Hookd-Timeout
+header for the HTTP hooks the daemon answers. ``is_ours`` recognises exactly the groups install
+writes, today's and those of earlier versions (``?events=`` URLs), so uninstall finds them all.
+hookd/bridges/settings_install.py writes them into a file and takes them out again.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
 import shlex
 import shutil
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, NamedTuple
 
-from .claude_code import EXIT_2_ONLY, INSTALLED_EVENTS
+from . import deadlines
+from .claude_code import EXIT_2_ONLY, INSTALLED_EVENTS, SESSION_END
 
 BRIDGE_ARGS = "bridge claude-code"
+# Where earlier versions kept the file's bytes from before install (now in hookd's state directory).
 BACKUP_SUFFIX = ".hookd-backup"
 SHIM_NAME = "claude-shim"
 TOKEN_ENV = "HOOKD_BRIDGE_TOKEN"
-# Claude Code's default hook timeout: the bridge never gives up before the hooks behind it would.
+# Claude Code's default hook timeout: hookd's deadline is a margin below it.
 DEFAULT_TIMEOUT = 600
 # Every event Claude Code fires (its settings schema lists them), in its order.
 CLAUDE_EVENTS = (
@@ -62,18 +58,17 @@ COMMAND_ONLY = frozenset({"SessionStart", "Setup"})
 # Claude Code blocks these only when a command hook exits 2, which an HTTP hook cannot do: the shim
 # (or the Python bridge) runs there, so that a hookd deny blocks them as a direct hook's exit 2 would.
 COMMAND_EVENTS = COMMAND_ONLY | EXIT_2_ONLY
-# Installed whatever hooks hookd has: SessionStart attaches the session and forwards the agent's
-# environment; UserPromptSubmit and Stop come once a turn, so a session that started before a hook was
-# added on an event it does not call hookd for is told so at its next turn (hookd/bridges/installed.py).
-ALWAYS = frozenset({"SessionStart", "UserPromptSubmit", "Stop"})
 # The agent's environment the HTTP hooks forward to hookd (Claude Code fills only the variables listed).
 FORWARDED_ENV = ("CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "PATH", "HOME")
+# Installs of earlier versions named the events installed with them (``?events=``): still recognised.
 _OUR_URL = re.compile(r"http://127\.0\.0\.1:[0-9]{1,5}/(claude-code|qwen)/[A-Za-z0-9]{1,64}(\?events=[A-Za-z,]{1,2000})?")
 # The agents that speak Claude Code's settings format, each answered on its own path (``/AGENT/EVENT``).
 AGENTS = ("claude-code", "qwen")
 _HTTP_KEYS = frozenset({"type", "url", "headers", "allowedEnvVars", "timeout", "onFailure"})
 _COMMAND_KEYS = frozenset({"type", "command", "timeout"})
 SCOPES = {"user": "~/.claude/settings.json", "project": ".claude/settings.json", "local": ".claude/settings.local.json"}
+# A project's uncommitted settings file, beside its committed one: where the secret of a project install goes.
+LOCAL_NAME = "settings.local.json"
 
 
 class SettingsError(Exception):
@@ -95,46 +90,77 @@ def default_hookd() -> str:
     return f"{shlex.quote(sys.executable)} -m hookd"
 
 
-def bridge_command(command: str | None, extra: str = "") -> str:
-    cmd = f"{command or default_hookd()} {BRIDGE_ARGS}"
-    return f"{cmd} {extra.strip()}" if extra.strip() else cmd
+def bridge_command(command: str | None, extra: str = "", timeout: int = DEFAULT_TIMEOUT, agent: str = "claude-code") -> str:
+    """The Python bridge as a command, giving up a margin before the agent's ``timeout``."""
+    words = [command or default_hookd(), "bridge", agent, "--timeout", deadlines.text(deadlines.deadline(timeout))]
+    return " ".join([*words, extra.strip()] if extra.strip() else words)
 
 
-def group_for(command: str) -> dict[str, Any]:
-    return {"hooks": [{"type": "command", "command": command}]}
+def group_for(command: str, timeout: int | None = None) -> dict[str, Any]:
+    hook: dict[str, Any] = {"type": "command", "command": command}
+    if timeout is not None:
+        hook["timeout"] = timeout
+    return {"hooks": [hook]}
+
+
+def secret_home(path: str) -> str | None:
+    """Where the secret goes for the hooks in ``path``: a project's committed ``.claude/settings.json`` keeps
+    it in the uncommitted ``settings.local.json`` beside it (Claude Code reads ``env`` from both); None: in
+    ``path`` itself."""
+    full = os.path.abspath(path)
+    if os.path.basename(full) != "settings.json" or os.path.basename(os.path.dirname(full)) != ".claude":
+        return None
+    if full == path_for("user"):
+        return None
+    return os.path.join(os.path.dirname(full), LOCAL_NAME)
+
+
+def relying_on(local: str) -> str | None:
+    """The committed settings file whose hooks read their secret from ``local`` (a project's
+    ``settings.local.json``), else None."""
+    full = os.path.abspath(local)
+    if os.path.basename(full) != LOCAL_NAME:
+        return None
+    committed = os.path.join(os.path.dirname(full), "settings.json")
+    return committed if secret_home(committed) == full else None
 
 
 class Route(NamedTuple):
-    """How the installed hooks reach hookd: HTTP on ``port`` where Claude Code accepts it, else ``command_for``."""
+    """How the installed hooks reach hookd: HTTP on ``port`` where the agent accepts it, else ``command_for``."""
 
     port: int
     token: str
     token_file: str
-    shim: str | None  # the compiled shim; None: the Python bridge (``fallback``) runs the command-only events
+    shim: str | None  # the compiled shim; None: the Python bridge (``fallback``) runs the command events
     fallback: str
-    timeout: int = DEFAULT_TIMEOUT
+    timeout: int = DEFAULT_TIMEOUT  # how long the agent waits for each hook, in seconds
     fail_closed: bool = False
-    # The events to install (None: all of EVENTS). Each installed hook names the set it belongs to, so
-    # the daemon can tell a session that read an older set which of hookd's hooks it cannot run.
-    events: tuple[str, ...] | None = None
     # The agent the hooks are installed for: its calls name it, and its tools are read with its table.
     agent: str = "claude-code"
+    # The events that run a command (the shim) rather than an HTTP hook.
+    commands: frozenset[str] = COMMAND_EVENTS
 
     def installed(self) -> tuple[str, ...]:
-        if self.events is None:
-            return EVENTS
-        wanted = set(self.events) | ALWAYS
-        return tuple(e for e in EVENTS if e in wanted)
+        return EVENTS
 
-    def _set_query(self) -> str:
-        return "" if self.events is None else "?events=" + ",".join(self.installed())
+    def agent_timeout(self, event: str) -> float:
+        """How long the agent waits for ``event``'s hook: ``timeout``, but Claude Code gives SessionEnd less."""
+        if event == SESSION_END and self.agent == "claude-code":
+            return min(float(self.timeout), deadlines.CLAUDE_SESSION_END_BUDGET)
+        return float(self.timeout)
+
+    def deadline(self, event: str) -> str:
+        """hookd's deadline for ``event``'s hook, strictly below the agent's, as written."""
+        return deadlines.text(deadlines.deadline(self.agent_timeout(event)))
 
     def http_hook(self, event: str) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer ${TOKEN_ENV}"}
         headers.update({f"X-Hookd-Env-{name}": f"${name}" for name in FORWARDED_ENV})
+        # The daemon answers within this, so the agent hears its answer (or its deny) rather than a timeout.
+        headers[deadlines.HEADER] = self.deadline(event)
         hook: dict[str, Any] = {
             "type": "http",
-            "url": f"http://127.0.0.1:{self.port}/{self.agent}/{event}{self._set_query()}",
+            "url": f"http://127.0.0.1:{self.port}/{self.agent}/{event}",
             "headers": headers,
             "allowedEnvVars": [TOKEN_ENV, *FORWARDED_ENV],
             "timeout": self.timeout,
@@ -147,16 +173,15 @@ class Route(NamedTuple):
     def command_for(self, event: str) -> str:
         closed = " --fail-closed" if self.fail_closed else ""
         if self.shim:
-            events = f" --events {','.join(self.installed())}" if self.events is not None else ""
             agent = f" --agent {self.agent}" if self.agent != "claude-code" else ""
             return (
-                f"{shlex.quote(self.shim)} {event} {self.port} {shlex.quote(self.token_file)} --timeout {self.timeout}"
-                f"{closed}{agent}{events}"
+                f"{shlex.quote(self.shim)} {event} {self.port} {shlex.quote(self.token_file)} --timeout {self.deadline(event)}"
+                f"{closed}{agent}"
             )
-        return f"{self.fallback} bridge {self.agent} --timeout {self.timeout}{closed}"
+        return f"{self.fallback} bridge {self.agent} --timeout {self.deadline(event)}{closed}"
 
     def group(self, event: str) -> dict[str, Any]:
-        if event in COMMAND_EVENTS:
+        if event in self.commands:
             return {"hooks": [{"type": "command", "command": self.command_for(event), "timeout": self.timeout}]}
         return {"hooks": [self.http_hook(event)]}
 
@@ -207,16 +232,7 @@ class Style:
         return json.dumps(doc, indent=self.indent, ensure_ascii=False, separators=separators) + ("\n" if self.newline else "")
 
 
-def _read(path: str) -> bytes | None:
-    try:
-        return Path(path).read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise SettingsError(f"cannot read {path}: {exc}") from None
-
-
-def _parse(data: bytes | None, path: str) -> dict[str, Any]:
+def parse(data: bytes | None, path: str) -> dict[str, Any]:
     if data is None or not data.strip():
         return {}
     try:
@@ -233,60 +249,14 @@ def _parse(data: bytes | None, path: str) -> dict[str, Any]:
     return doc
 
 
-def _target(path: str) -> Path:
-    """Where the bytes of ``path`` live: a symlinked settings file is updated at its target, and stays a link."""
-    return Path(os.path.realpath(path))
-
-
-def _replace(target: Path, data: bytes, mode: int) -> None:
-    """Write ``data`` to ``target`` atomically: a private temporary file next to it, given ``mode``, then renamed."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    # mkstemp creates the file with O_EXCL and mode 0600: no one else can open it before the chmod below.
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            os.fchmod(f.fileno(), mode)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
-def _write(path: str, data: bytes, mode: int | None = None) -> None:
-    target = _target(path)
-    if mode is None:
-        try:
-            mode = target.stat().st_mode & 0o777
-        except FileNotFoundError:
-            mode = 0o644 & ~_umask()
-    _replace(target, data, mode)
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _backup(path: str, data: bytes) -> str:
-    """Keep ``data`` (the file before install) next to ``path``, with the original's mode: readable by no one
-    the original was not."""
-    backup = path + BACKUP_SUFFIX
-    mode = _target(path).stat().st_mode & 0o777
-    # A fresh temporary file (O_EXCL, 0600) renamed over the backup: an existing backup or a link planted
-    # at its name is replaced, never written through.
-    _replace(Path(backup), data, mode)
-    return backup
-
-
-def _ours(doc: dict[str, Any], ours: Callable[[Any], bool] = is_ours) -> int:
+def count(doc: dict[str, Any], ours: Callable[[Any], bool] = is_ours) -> int:
+    """How many of install's matcher groups ``doc`` holds."""
     return sum(1 for groups in doc.get("hooks", {}).values() for g in groups if ours(g))
 
 
-def _strip(doc: dict[str, Any], before: dict[str, Any] | None, ours: Callable[[Any], bool] = is_ours) -> None:
-    """Take out of ``doc`` what install put in: our groups, the secret, and the containers install created."""
+def strip(doc: dict[str, Any], before: dict[str, Any] | None, ours: Callable[[Any], bool] = is_ours, keep_secret: bool = False) -> None:
+    """Take out of ``doc`` what install put in: our groups, the secret (unless ``keep_secret``), and the
+    containers install created (those ``before``, the file before install, did not have; None: all)."""
     before_hooks = before.get("hooks", {}) if before is not None and "hooks" in before else None
     hooks = doc.get("hooks", {})
     for event in list(hooks):
@@ -295,6 +265,11 @@ def _strip(doc: dict[str, Any], before: dict[str, Any] | None, ours: Callable[[A
             del hooks[event]
     if "hooks" in doc and not hooks and before_hooks is None:
         del doc["hooks"]
+    if not keep_secret:
+        strip_secret(doc, before)
+
+
+def strip_secret(doc: dict[str, Any], before: dict[str, Any] | None) -> None:
     env = doc.get("env")
     if isinstance(env, dict) and TOKEN_ENV in env:
         del env[TOKEN_ENV]
@@ -302,91 +277,30 @@ def _strip(doc: dict[str, Any], before: dict[str, Any] | None, ours: Callable[[A
             del doc["env"]
 
 
+def has_secret(doc: dict[str, Any]) -> bool:
+    env = doc.get("env")
+    return isinstance(env, dict) and TOKEN_ENV in env
+
+
 class Layout(NamedTuple):
-    """Another agent's settings file in Claude Code's layout: the events to hook, the matcher group
-    each gets, how to recognise one (for uninstall), and how to describe the install."""
+    """A settings file in Claude Code's layout: the events to hook, the matcher group each gets, how to
+    recognise one (for uninstall), how to describe the install, and the agent it is for."""
 
     events: tuple[str, ...]
     group: Callable[[str], dict[str, Any]]
     ours: Callable[[Any], bool]
     description: str
+    agent: str = "claude-code"
 
 
-def install(path: str, command: str | None = None, route: Route | None = None, layout: Layout | None = None) -> str:
-    """Install ``route`` (HTTP hooks + shim), or with ``command`` the Python bridge command for every mapped event.
-
-    With ``layout`` (another agent's file): its groups for its events, plus ``route``'s secret when given."""
-    original = _read(path)
-    doc = _parse(original, path)
-    if command is None and route is None and layout is None:
-        raise SettingsError("nothing to install: no command and no route")
-    ours = layout.ours if layout is not None else is_ours
-    backup_path = path + BACKUP_SUFFIX
-    installed = _ours(doc, ours)
-    wanted = json.loads(json.dumps(doc))
-    if installed:
-        # Installed before: replaced by this install's hooks (a new port, secret or shim).
-        earlier = _read(backup_path)
-        _strip(wanted, _parse(earlier, backup_path) if earlier is not None else None, ours)
-    hooks = wanted.setdefault("hooks", {})
-    events = layout.events if layout is not None else INSTALLED_EVENTS if route is None else route.installed()
-    for event in events:
-        if layout is not None:
-            hooks.setdefault(event, []).append(layout.group(event))
-        else:
-            hooks.setdefault(event, []).append(group_for(command) if route is None else route.group(event))  # type: ignore[arg-type]
-    if route is not None:
-        env = wanted.setdefault("env", {})
-        if not isinstance(env, dict):
-            raise SettingsError(f"{path}: 'env' must be an object; nothing was changed")
-        env[TOKEN_ENV] = route.token
-    if installed and wanted == doc:
-        return f"the hookd bridge is already in {path} ({installed} events); nothing changed"
-    style = Style.of(original.decode("utf-8")) if original and original.strip() else Style()
-    if original is not None and not (installed and os.path.exists(backup_path)):
-        _backup(path, original)
-    # The file now holds the endpoint's secret: readable by its owner alone.
-    _write(path, style.dump(wanted).encode("utf-8"), 0o600 if route is not None else None)
-    backup = f"; backup of the previous file: {backup_path}" if original is not None else ""
-    how = layout.description if layout is not None else command if route is None else _describe(route)
-    return f"installed the hookd bridge in {path} for {len(events)} events ({how}){backup}"
-
-
-def resync(path: str, route: Route) -> str | None:
-    """Rewrite the bridge in ``path`` for ``route``'s events, if the bridge is still there (a file the user
-    took it out of, or removed, is left alone). None when nothing changed."""
-    current = _read(path)
-    if current is None or not _ours(_parse(current, path)):
-        return None
-    result = install(path, route=route)
-    return None if _read(path) == current else result
-
-
-def _describe(route: Route) -> str:
-    commands = ", ".join(sorted(COMMAND_EVENTS))
+def route_layout(route: Route) -> Layout:
+    """Claude Code's HTTP hooks and the shim (or the Python bridge) where a command is needed."""
+    commands = ", ".join(sorted(route.commands))
     runner = f"the shim {route.shim}" if route.shim else f"the Python bridge ({route.fallback} {BRIDGE_ARGS})"
-    return f"HTTP hooks on 127.0.0.1:{route.port}; {runner} for {commands}; timeout {route.timeout} s"
+    how = f"HTTP hooks on 127.0.0.1:{route.port}; {runner} for {commands}; timeout {route.timeout} s"
+    return Layout(route.installed(), route.group, is_ours, how)
 
 
-def uninstall(path: str, ours: Callable[[Any], bool] = is_ours) -> str:
-    current = _read(path)
-    if current is None:
-        return f"{path} does not exist; nothing to uninstall"
-    doc = _parse(current, path)
-    removed = _ours(doc, ours)
-    if not removed:
-        return f"the hookd bridge is not in {path}; nothing changed"
-    backup_path = path + BACKUP_SUFFIX
-    backup = _read(backup_path)
-    before = _parse(backup, backup_path) if backup is not None else None
-    _strip(doc, before, ours)
-    if backup is not None and doc == before:
-        _write(path, backup, Path(backup_path).stat().st_mode & 0o777)
-        os.unlink(backup_path)
-        return f"removed the hookd bridge from {path} ({removed} events); the file is as it was before install"
-    if backup is None and not doc:
-        os.unlink(_target(path))
-        return f"removed the hookd bridge: {path} held nothing else and install had created it, so it was deleted"
-    _write(path, Style.of(current.decode("utf-8")).dump(doc).encode("utf-8"))
-    kept = f"; the pre-install backup stays at {backup_path}" if backup is not None else ""
-    return f"removed the hookd bridge from {path} ({removed} events); other changes made since install were kept{kept}"
+def command_layout(command: str, timeout: int) -> Layout:
+    """The Python bridge (``command``, which gives up before ``timeout``) as a command for every event."""
+    return Layout(EVENTS, lambda event: group_for(command, timeout), is_ours, f"{command}; timeout {timeout} s")

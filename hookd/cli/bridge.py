@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import sys
 from collections.abc import Callable
 
+from hookd.bridges import deadlines
 from hookd.bridges.run import add_options
 
 AGENTS = ("claude-code",)
@@ -37,6 +40,10 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     g = bridges.add_parser("gemini", help="handle one Gemini CLI hook event (stdin: hook input, stdout: hook output)")
     add_options(g)
     g.set_defaults(run=run_gemini_bridge)
+
+    from . import bridge_status
+
+    bridge_status.add(bridges)
 
     r = bridges.add_parser(
         "run-hook",
@@ -79,19 +86,42 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                 type=int,
                 metavar="SECONDS",
                 default=600,
-                help="how long Claude Code waits for hookd per event (default 600, Claude Code's own hook default; "
-                "keep it no shorter than your longest hook's)",
+                help="how long the agent waits for each hook (default 600, Claude Code's own default); hookd answers a "
+                "margin before it (2 %% of it, at least 2 s), so the agent hears hookd's answer rather than killing the hook. "
+                f"From {deadlines.MIN_TIMEOUT} to {deadlines.MAX_TIMEOUT}; keep it longer than your longest hook's",
             )
             i.add_argument(
                 "--all-events",
                 action="store_true",
-                help="keep every Claude Code event installed; by default a running hookd installs only the events "
-                "its hooks are on (and SessionStart, UserPromptSubmit, Stop) and keeps them in step as hooks change",
+                help="no effect, kept so that older scripts still run: every event the bridge maps is always installed",
             )
             i.add_argument("--no-shim", action="store_true", help="use the Python bridge, not the compiled shim, where a command is needed")
-            i.add_argument("--client", metavar="PATH", help="opencode: the hookd-client package the plugin imports")
             i.add_argument(
-                "--trust", nargs="?", const="codex", metavar="CODEX", help="codex: trust the installed hooks through Codex itself"
+                "--client", metavar="PATH", help="opencode: a hookd-client build (an ESM file) the plugin imports instead of its own"
+            )
+            i.add_argument(
+                "--agent-cli",
+                metavar="PATH",
+                help="the agent's own command: claude (its version decides how --fail-closed is installed) or codex (it "
+                "trusts the hooks); default: found on PATH",
+            )
+            i.add_argument(
+                "--trust",
+                nargs="?",
+                const="",
+                metavar="CODEX",
+                help="codex: trust the installed hooks through this Codex (the default: install always trusts them)",
+            )
+            i.add_argument(
+                "--no-trust",
+                action="store_true",
+                help="codex: do not trust the hooks; Codex then runs none of them, so install warns and exits 1 "
+                "unless --accept-untrusted is given too",
+            )
+            i.add_argument(
+                "--accept-untrusted",
+                action="store_true",
+                help="codex, with --no-trust: exit 0 all the same (for `codex exec --dangerously-bypass-hook-trust`)",
             )
         i.add_argument("--json", action="store_true", help="print the result as JSON: agent, action, settings and message")
         i.set_defaults(run=reported(run_install if verb == "install" else run_uninstall, verb), scope=None)
@@ -158,7 +188,27 @@ def _settings_path(args: argparse.Namespace) -> str:
     return args.settings or settings_file.path_for(args.scope or "user")
 
 
-def route(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def checked_timeout(args: argparse.Namespace, agent: str) -> int:
+    """``--timeout``, if the agent can honour it with hookd's deadline below it. Raises deadlines.TimeoutRefused."""
+    return deadlines.check(args.timeout, agent)
+
+
+def checked_bridge_args(args: argparse.Namespace) -> str:
+    """``--bridge-args``, which must not set the bridge's deadline: install writes it, below the agent's timeout."""
+    text = getattr(args, "bridge_args", "") or ""
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise deadlines.TimeoutRefused(f"--bridge-args {text!r} cannot be read: {exc}") from None
+    if any(w == "--timeout" or w.startswith("--timeout=") for w in words):
+        raise deadlines.TimeoutRefused(
+            "--bridge-args must not set --timeout: install writes the bridge's deadline itself, a margin below the "
+            "agent's timeout (give that as --timeout)"
+        )
+    return text
+
+
+def route(args: argparse.Namespace, timeout: int):  # type: ignore[no-untyped-def]
     """How the installed hooks reach hookd: the daemon's HTTP endpoint, and the shim where a command is needed."""
     from hookd.bridges import settings_file, shim
     from hookd.httphooks import files
@@ -176,9 +226,40 @@ def route(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         token_file=files.token_path(state),
         shim=built.path,
         fallback=settings_file.default_hookd(),
-        timeout=max(1, args.timeout),
+        timeout=timeout,
         fail_closed=args.fail_closed,
     )
+
+
+def claude_route(args: argparse.Namespace, timeout: int):  # type: ignore[no-untyped-def]
+    """The route for Claude Code: with --fail-closed on a Claude Code that ignores onFailure (or one that cannot
+    be asked), PreToolUse runs the shim, which denies by itself when hookd does not answer."""
+    from hookd.bridges import claude_version
+
+    chosen = route(args, timeout)
+    if not args.fail_closed:
+        return chosen
+    found = claude_version.detect(args.agent_cli)
+    if found.honours_on_failure:
+        return chosen
+    since = ".".join(map(str, claude_version.ON_FAILURE_SINCE))
+    runner = "the shim" if chosen.shim else "the Python bridge"
+    sys.stderr.write(
+        f"hookd bridge install: {found.describe()}; Claude Code before {since} ignores onFailure on an HTTP hook and "
+        f"would run the tool when hookd is down, so PreToolUse runs {runner} with --fail-closed instead, which denies "
+        f"by itself (install again after upgrading Claude Code to get the HTTP hook)\n"
+    )
+    return chosen._replace(commands=chosen.commands | {"PreToolUse"})
+
+
+def forget_legacy_record() -> None:
+    """Earlier versions recorded their installs for a daemon that rewrote them; nothing reads that record now."""
+    import contextlib
+
+    from hookd.statefiles import state_home
+
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(os.path.join(state_home(), "claude-installs.json"))
 
 
 def run_install(args: argparse.Namespace) -> int:
@@ -194,26 +275,29 @@ def run_install(args: argparse.Namespace) -> int:
         from hookd.bridges.gemini.cli import run_install as install_gemini
 
         return install_gemini(args)
-    from hookd.bridges import settings_file
+    from hookd.bridges import safe_write, settings_file, settings_install
     from hookd.httphooks.files import EndpointFileError
+    from hookd.statefiles import state_home
 
     from .common import fail
 
     path = _settings_path(args)
     try:
+        timeout = checked_timeout(args, "Claude Code")
         if args.command is not None:
-            extra = " ".join(x for x in (args.bridge_args, "--fail-closed" if args.fail_closed else "") if x)
-            result = settings_file.install(path, settings_file.bridge_command(args.command, extra))
+            extra = " ".join(x for x in (checked_bridge_args(args), "--fail-closed" if args.fail_closed else "") if x)
+            command = settings_file.bridge_command(args.command, extra, timeout)
+            result = settings_install.install(path, settings_file.command_layout(command, timeout), state=state_home())
         else:
-            from hookd.bridges import installed
-            from hookd.statefiles import state_home
-
-            chosen = route(args)
-            result = settings_file.install(path, route=chosen)
-            installed.remember(state_home(), path, chosen, args.all_events)
-            if not args.all_events:
-                result += "; a running hookd keeps installed only the events that have hooks (`--all-events`: all)"
-    except (settings_file.SettingsError, EndpointFileError, OSError) as exc:
+            chosen = claude_route(args, timeout)
+            secret = settings_file.secret_home(path)
+            layout = settings_file.route_layout(chosen)
+            result = settings_install.install(path, layout, state=state_home(), token=chosen.token, secret_path=secret)
+            warning = settings_install.unignored_warning(secret) if secret is not None else None
+            if warning:
+                sys.stderr.write(f"hookd: {warning}\n")
+        forget_legacy_record()
+    except (deadlines.TimeoutRefused, settings_file.SettingsError, EndpointFileError, safe_write.Busy, OSError) as exc:
         return fail(str(exc))
     sys.stdout.write(result + "\n")
     return 0
@@ -232,15 +316,16 @@ def run_uninstall(args: argparse.Namespace) -> int:
         from hookd.bridges.gemini.cli import run_uninstall as uninstall_gemini
 
         return uninstall_gemini(args)
-    from hookd.bridges import installed, settings_file
+    from hookd.bridges import safe_write, settings_file, settings_install
     from hookd.statefiles import state_home
 
     from .common import fail
 
+    path = _settings_path(args)
     try:
-        result = settings_file.uninstall(_settings_path(args))
-        installed.forget(state_home(), _settings_path(args))
-    except (settings_file.SettingsError, OSError) as exc:
+        result = settings_install.uninstall(path, state=state_home(), secret_path=settings_file.secret_home(path))
+        forget_legacy_record()
+    except (settings_file.SettingsError, safe_write.Busy, OSError) as exc:
         return fail(str(exc))
     sys.stdout.write(result + "\n")
     return 0

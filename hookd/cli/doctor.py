@@ -19,7 +19,10 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "socket; no second daemon shares the state directory; no hook file is rejected; the project hook files "
         "of the current directory are trusted; every command hook's command exists on the daemon's PATH (read from "
         "the daemon's process, which under systemd is not your shell's); plugin environments installed and loaded; "
-        "the Claude Code bridge entries run an existing hookd; the installed systemd unit's ExecStart exists. "
+        "for every agent bridged to hookd, a canary tool call through exactly what the agent runs (its HTTP hook, command "
+        "or plugin) reaches hookd, comes back in the agent's format and has every guard run, and what keeps tool calls "
+        "guarded when hookd is down holds (fail-closed, the Claude Code version, Codex's trust); the installed systemd "
+        "unit's ExecStart exists. "
         "Each check prints ok, warn or FAIL and a one-line fix. Exit status 1 when any check fails.",
     )
     p.add_argument("--json", action="store_true", help='print JSON: {"ok": bool, "checks": [{name, status, message, fix}]}')
@@ -31,6 +34,9 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     from hookd_client.paths import default_socket_path
 
+    from hookd.statefiles import state_home
+
+    from . import doctor_agents as da
     from . import doctor_checks as dc
     from . import doctor_hooks as dh
 
@@ -41,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     if daemon.status is None:
         checks.append(dc.Check("hooks", "warn", "rejected files, trust and hook commands not checked: the daemon is not reachable"))
     checks += [*dh.rejected_checks(daemon), *dh.untrusted_checks(daemon, cwd), *dh.command_checks(daemon)]
-    checks += [*dh.plugin_checks(daemon, cwd), *dh.bridge_checks(cwd), dh.unit_check()]
+    checks += [*dh.plugin_checks(daemon, cwd), *da.agent_checks(daemon, cwd, state_home()), dh.unit_check()]
     failed = any(c.status == "fail" for c in checks)
     if args.json:
         print_json({"ok": not failed, "checks": [c._asdict() for c in checks]})

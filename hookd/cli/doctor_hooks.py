@@ -199,50 +199,6 @@ def _runnable(argv0: str, path: str) -> str | None:
     return None if shutil.which(argv0, path=path) else f"{argv0!r} is not on PATH"
 
 
-def bridge_checks(cwd: str) -> Iterator[Check]:
-    import json
-
-    from hookd.bridges import settings_file
-
-    found = 0
-    for scope in settings_file.SCOPES:
-        path = os.path.join(cwd, settings_file.SCOPES[scope]) if scope != "user" else settings_file.path_for("user")
-        try:
-            doc = json.loads(Path(path).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            continue
-        except (OSError, ValueError) as exc:
-            yield Check("bridge", "warn", f"{path} cannot be read: {exc}", "fix the file's JSON")
-            continue
-        hooks = doc.get("hooks") if isinstance(doc, dict) else None
-        commands = {
-            g["hooks"][0]["command"]
-            for groups in (hooks or {}).values()
-            if isinstance(groups, list)
-            for g in groups
-            if settings_file.is_ours(g) and "command" in g["hooks"][0]
-        }
-        for command in sorted(commands):
-            found += 1
-            try:
-                argv0 = shlex.split(command)[0]
-            except (ValueError, IndexError):
-                argv0 = command
-            why = _runnable(os.path.expanduser(argv0), os.environ.get("PATH", os.defpath))
-            if why:
-                flag = f"--settings {shlex.quote(path)}"
-                yield Check(
-                    "bridge",
-                    "fail",
-                    f"{path}: the bridge runs {command!r}, but {why}: Claude Code's hooks do not reach hookd",
-                    f"`hookd bridge uninstall {flag} && hookd bridge install {flag}`",
-                )
-            else:
-                yield Check("bridge", "ok", f"{path}: {command}")
-    if not found:
-        yield Check("bridge", "ok", "the Claude Code bridge is not installed (optional: `hookd bridge install`)")
-
-
 def unit_check() -> Check:
     from hookd import units
 

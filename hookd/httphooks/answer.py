@@ -11,7 +11,6 @@ import msgspec
 from hookd_client import messages as m
 
 from ..bridges import claude_code as cc
-from ..bridges import installed as installed_events
 from ..bridges.codex import mapping as codex
 from ..bridges.run import verdict_of
 from . import decode
@@ -90,8 +89,8 @@ async def answer(
     """(response body, whether it is an exit code 2) for one hook input.
     Raises decode.Undecodable, decode.Unfit, cc.BadInput, Unavailable.
 
-    ``installed``: the events the calling session's settings send to hookd (None: all); hooks on
-    the others cannot run in that session, and the answer says so (bridges/installed.py).
+    ``installed``: the events an earlier version's install named on its URL (``?events=``); accepted so
+    that those installs keep working, and not used: every event is installed now.
     ``exits``: the caller is a command (the shim) that can exit 2; where Claude Code blocks an event
     only by exit code 2 (TeammateIdle, TaskCompleted), a deny is then answered as that exit, the
     body being the stderr Claude Code feeds back. An HTTP hook cannot exit 2: it is told in
@@ -117,10 +116,6 @@ async def answer(
             f"hookd: {stderr} (a hookd hook denied {routed.event}, which Claude Code blocks only when a command hook "
             "exits 2; this HTTP hook cannot: run `hookd bridge install` again, which installs the shim there)"
         )
-    if installed is not None:
-        line = installed_events.stale(daemon.registry, installed, routed.session, routed.project)
-        if line is not None:
-            lines.append(line)
     if lines:
         out = out or {}
         out["systemMessage"] = "\n".join([out["systemMessage"], *lines] if out.get("systemMessage") else lines)

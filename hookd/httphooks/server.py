@@ -26,7 +26,6 @@ import h11
 import structlog
 
 from ..bridges import claude_code as cc
-from ..bridges import installed
 from . import answer, checks, decode, files, unhandled
 
 if TYPE_CHECKING:
@@ -78,7 +77,6 @@ class Endpoint:
         # when every slot is taken.
         self.unauthenticated: dict[HttpConnection, None] = {}
         self.tasks: set[asyncio.Task[Any]] = set()
-        self.sync: installed.Sync | None = None
         self._evictions = 0  # since the last log line about them
         self._evictions_logged = 0.0
 
@@ -112,14 +110,9 @@ class Endpoint:
         self.port = int(self.server.sockets[0].getsockname()[1])
         self.hosts = checks.hosts(self.port)
         files.write_endpoint(self.state, self.port, os.getpid())
-        # The settings files `hookd bridge install` wrote follow the hooks from now on.
-        self.sync = installed.Sync(self.daemon.registry, self.state)
-        self.sync.start()
         log.info("HTTP hooks served", url=f"http://{files.HOST}:{self.port}{checks.PATH_PREFIX}EVENT")
 
     def close(self) -> None:
-        if self.sync is not None:
-            self.sync.close()
         if self.server is not None:
             self.server.close()
         for conn in list(self.connections):

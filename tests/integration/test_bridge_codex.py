@@ -138,11 +138,12 @@ def test_the_installed_shim_answers_in_codex_format(env: Env, daemon_factory, tm
     )
     daemon_factory()
     env.env["CODEX_HOME"] = str(env.home / ".codex")
-    r = env.hookd("bridge", "install", "codex")
+    # Trusting needs Codex itself (tests/e2e/codex does it); here the hooks are run by hand.
+    r = env.hookd("bridge", "install", "codex", "--no-trust", "--accept-untrusted")
     assert r.returncode == 0, r.stderr
     hooks = tomllib.loads((env.home / ".codex" / "config.toml").read_text())["hooks"]
     [command] = [g["hooks"][0]["command"] for g in hooks["PreToolUse"]]
-    assert "claude-shim PreToolUse" in command and command.endswith("--agent codex")
+    assert "claude-shim PreToolUse" in command and command.endswith("--agent codex --timeout 588")
 
     def run(answers: dict[str, Any]) -> tuple[int, Any]:
         b.answers.write_text(json.dumps(answers))
@@ -159,3 +160,20 @@ def test_the_installed_shim_answers_in_codex_format(env: Env, daemon_factory, tm
     # Codex's rules, not Claude Code's: a plain allow is no answer, an ask is a deny.
     assert run({"tool.approval.pre": {"decision": "allow"}}) == (0, None)
     assert run({"tool.approval.pre": {"decision": "ask"}})[1]["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_install_trusts_the_hooks_or_fails_naming_the_step(env: Env, tmp_path: Path) -> None:
+    """Untrusted hooks guard nothing in Codex, which skips them without a word: install never ends with them
+    untrusted and exit 0 unless the user insists."""
+    config = tmp_path / "codex" / "config.toml"
+    env.env["PATH"] = "/usr/bin:/bin"  # no codex there to trust them through
+    r = env.hookd("bridge", "install", "codex", "--settings", str(config), "--no-shim")
+    assert r.returncode == 1 and "not trusted, so Codex runs none of them" in r.stderr and "no `codex` on PATH" in r.stderr
+    r = env.hookd("bridge", "install", "codex", "--settings", str(config), "--no-shim", "--agent-cli", str(tmp_path / "nope"))
+    assert r.returncode == 1 and "is not an executable" in r.stderr, r.stderr
+    r = env.hookd("bridge", "install", "codex", "--settings", str(config), "--no-shim", "--no-trust")
+    assert r.returncode == 1 and "WARNING: the hooks are installed but NOT trusted" in r.stderr, r.stderr
+    r = env.hookd("bridge", "install", "codex", "--settings", str(config), "--no-shim", "--no-trust", "--accept-untrusted")
+    assert r.returncode == 0 and "NOT trusted" in r.stderr, r.stderr
+    assert env.hookd("bridge", "uninstall", "codex", "--settings", str(config)).returncode == 0
+    assert not (tmp_path / "codex").exists()

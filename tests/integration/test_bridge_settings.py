@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hookd.bridges.claude_code import INSTALLED_EVENTS
+from hookd.bridges.settings_file import EVENTS
 
 from ..conftest import Env, write_script
 
@@ -33,7 +33,7 @@ USER_SETTINGS = (
     )
     + "\n"
 )
-BRIDGE = "/opt/hookd/bin/hookd bridge claude-code"
+BRIDGE = "/opt/hookd/bin/hookd bridge claude-code --timeout 588"
 
 
 def test_install_then_uninstall_leaves_the_file_byte_identical(env: Env, tmp_path: Path) -> None:
@@ -43,13 +43,14 @@ def test_install_then_uninstall_leaves_the_file_byte_identical(env: Env, tmp_pat
 
     r = env.hookd("bridge", "install", "claude-code", "--settings", str(settings), "--command", "/opt/hookd/bin/hookd")
     assert r.returncode == 0, r.stderr
-    assert Path(str(settings) + ".hookd-backup").read_bytes() == before
+    assert not Path(str(settings) + ".hookd-backup").exists()  # what the file was is kept in hookd's state
     doc = json.loads(settings.read_text())
     original = json.loads(USER_SETTINGS)
     assert doc["model"] == original["model"] and doc["permissions"] == original["permissions"]
     assert doc["statusLine"] == original["statusLine"]
-    for event in INSTALLED_EVENTS:
-        assert doc["hooks"][event][-1] == {"hooks": [{"type": "command", "command": BRIDGE}]}, event
+    for event in EVENTS:
+        assert doc["hooks"][event][-1] == {"hooks": [{"type": "command", "command": BRIDGE, "timeout": 600}]}, event
+    assert "WorktreeCreate" not in doc["hooks"]  # a hook there would replace Claude Code's own worktrees
     # The user's own hooks are untouched and still run first in their lists.
     assert doc["hooks"]["PreToolUse"][:2] == original["hooks"]["PreToolUse"]
     assert doc["hooks"]["Stop"][0] == original["hooks"]["Stop"][0]
@@ -62,7 +63,8 @@ def test_install_then_uninstall_leaves_the_file_byte_identical(env: Env, tmp_pat
     r = env.hookd("bridge", "uninstall", "--settings", str(settings))
     assert r.returncode == 0, r.stderr
     assert settings.read_bytes() == before
-    assert not Path(str(settings) + ".hookd-backup").exists()
+    assert list(tmp_path.glob("*settings.json*")) == [settings]
+    assert not (env.state / "hookd" / "installs").exists()
     r = env.hookd("bridge", "uninstall", "--settings", str(settings))
     assert r.returncode == 0 and "not in" in r.stdout
     assert settings.read_bytes() == before
@@ -90,14 +92,15 @@ def test_uninstall_keeps_changes_made_after_install(env: Env, tmp_path: Path) ->
     expected = json.loads(USER_SETTINGS)
     expected["model"] = "claude-opus-4-6"
     assert json.loads(settings.read_text()) == expected
-    assert Path(str(settings) + ".hookd-backup").exists()
+    assert list(tmp_path.glob("*settings.json*")) == [settings]  # nothing of hookd's is left
+    assert not (env.state / "hookd" / "installs").exists()
 
 
 def test_install_in_the_user_scope_creates_the_file_and_uninstall_removes_it(env: Env) -> None:
     settings = env.home / ".claude" / "settings.json"
     r = env.hookd("bridge", "install", "claude-code", "--user", "--command", "hookd")
     assert r.returncode == 0, r.stderr
-    assert set(json.loads(settings.read_text())["hooks"]) == set(INSTALLED_EVENTS)
+    assert set(json.loads(settings.read_text())["hooks"]) == set(EVENTS)
     assert env.hookd("bridge", "uninstall", "--user").returncode == 0
     assert not settings.exists()
 
@@ -134,25 +137,20 @@ def test_run_hook_abstains_when_the_matcher_does_not_match(env: Env, tmp_path: P
     assert json.loads(r.stdout) == {"decision": "deny"}
 
 
-def test_backup_keeps_a_private_settings_file_private(env: Env, tmp_path: Path) -> None:
+def test_the_record_of_the_file_before_install_is_private_and_holds_no_secret(env: Env, tmp_path: Path) -> None:
     settings = tmp_path / "settings.json"
     settings.write_text(USER_SETTINGS)
-    settings.chmod(0o600)
-    stale = Path(str(settings) + ".hookd-backup")
-    stale.write_text("an old backup, world-readable")
-    stale.chmod(0o644)
-    r = env.hookd("bridge", "install", "--settings", str(settings), "--command", "/opt/hookd/bin/hookd")
-    assert r.returncode == 0, r.stderr
-    assert stale.read_text() == USER_SETTINGS
-    assert stale.stat().st_mode & 0o777 == 0o600  # never wider than the original
-    assert settings.stat().st_mode & 0o777 == 0o600
-
-    shared = tmp_path / "shared.json"  # a file readable by others keeps that mode, no wider
-    shared.write_text(USER_SETTINGS)
-    shared.chmod(0o640)
-    r = env.hookd("bridge", "install", "--settings", str(shared), "--command", "/opt/hookd/bin/hookd")
-    assert r.returncode == 0, r.stderr
-    assert Path(str(shared) + ".hookd-backup").stat().st_mode & 0o777 == 0o640
+    settings.chmod(0o640)
+    assert env.hookd("bridge", "install", "--settings", str(settings)).returncode == 0
+    assert env.hookd("bridge", "install", "--settings", str(settings), "--timeout", "30").returncode == 0  # again, other options
+    token = (env.state / "hookd" / "http-token").read_text().strip()
+    assert token in settings.read_text() and settings.stat().st_mode & 0o777 == 0o600  # it holds the secret now
+    [record] = (env.state / "hookd" / "installs").iterdir()
+    assert record.stat().st_mode & 0o777 == 0o600 and (record.parent.stat().st_mode & 0o777) == 0o700
+    assert token not in record.read_text() and json.loads(record.read_text())["original"] == USER_SETTINGS
+    assert env.hookd("bridge", "uninstall", "--settings", str(settings)).returncode == 0
+    assert settings.read_text() == USER_SETTINGS and settings.stat().st_mode & 0o777 == 0o640
+    assert not record.exists()
 
 
 def test_a_symlinked_settings_file_is_updated_at_its_target_and_stays_a_link(env: Env, tmp_path: Path) -> None:

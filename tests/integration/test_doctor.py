@@ -155,19 +155,6 @@ def test_a_plugin_whose_requirements_fail_to_install(env: Env, daemon_factory) -
     assert str(plugins) in p["message"] and "requirements.txt" in p["message"]
 
 
-def test_bridge_entries_must_run_an_existing_hookd(env: Env, tmp_path: Path) -> None:
-    r = env.hookd("bridge", "install", "--command", str(tmp_path / "gone" / "hookd"))
-    assert r.returncode == 0, r.stderr
-    code, report = doctor(env)
-    (b,) = named(report, "bridge")
-    assert code == 1 and b["status"] == "fail" and "does not exist" in b["message"] and "bridge install" in b["fix"], b
-    assert env.hookd("bridge", "uninstall").returncode == 0
-    hookd = write_script(tmp_path / "bin" / "hookd", "pass\n")
-    assert env.hookd("bridge", "install", "--command", str(hookd)).returncode == 0
-    _code, report = doctor(env)
-    assert named(report, "bridge")[0]["status"] == "ok", report
-
-
 def test_the_installed_units_execstart_must_exist(env: Env) -> None:
     assert env.hookd("install-systemd").returncode == 0
     code, report = doctor(env)

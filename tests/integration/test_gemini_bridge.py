@@ -81,7 +81,7 @@ def test_gemini_install_then_uninstall_leaves_the_file_byte_identical(env: Env, 
     assert doc["security"] == original["security"] and doc["ui"] == original["ui"]
     ours = {
         "matcher": "*",
-        "hooks": [{"type": "command", "name": "hookd", "command": "/opt/hookd/bin/hookd bridge gemini --timeout 30", "timeout": 32000}],
+        "hooks": [{"type": "command", "name": "hookd", "command": "/opt/hookd/bin/hookd bridge gemini --timeout 28", "timeout": 30000}],
     }
     for event in ("BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "SessionStart", "SessionEnd", "BeforeModel", "PreCompress"):
         assert doc["hooks"][event][-1] == ours, event
@@ -93,6 +93,7 @@ def test_gemini_install_then_uninstall_leaves_the_file_byte_identical(env: Env, 
     assert gone.returncode == 0, gone.stderr
     assert settings.read_text() == GEMINI_SETTINGS
     assert not Path(str(settings) + ".hookd-backup").exists()
+    assert not (env.state / "hookd" / "installs").exists()
 
 
 def test_gemini_project_scope_and_no_local_scope(env: Env, tmp_path: Path) -> None:

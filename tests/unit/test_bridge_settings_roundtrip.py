@@ -1,4 +1,4 @@
-"""Install then uninstall gives back the exact bytes, whatever the settings file holds."""
+"""Install then uninstall gives back the exact bytes, whatever the settings file holds, and leaves nothing else."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import tempfile
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hookd.bridges import settings_file
+from hookd.bridges import settings_file, settings_install
 
 scalars = st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=8)
 values = st.recursive(
@@ -32,17 +32,19 @@ styles = st.sampled_from([{"indent": 2}, {"indent": 4}, {"indent": "\t"}, {"inde
 @given(documents, styles, st.booleans())
 def test_round_trip_is_byte_identical(doc: dict, style: dict, newline: bool) -> None:
     text = json.dumps(doc, ensure_ascii=False, **style) + ("\n" if newline else "")
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as state:
         path = os.path.join(tmp, "settings.json")
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
-        settings_file.install(path, "/usr/bin/hookd bridge claude-code")
+        layout = settings_file.command_layout("/usr/bin/hookd bridge claude-code --timeout 588", 600)
+        settings_install.install(path, layout, state=state)
         with open(path, encoding="utf-8") as f:
             installed = json.load(f)
         assert {k: v for k, v in installed.items() if k != "hooks"} == {k: v for k, v in doc.items() if k != "hooks"}
         for event, groups in doc.get("hooks", {}).items():
             assert installed["hooks"][event][: len(groups)] == groups  # the user's hooks keep their place
-        settings_file.uninstall(path)
+        settings_install.uninstall(path, state=state)
         with open(path, encoding="utf-8") as f:
             assert f.read() == text
         assert sorted(os.listdir(tmp)) == ["settings.json"]
+        assert os.listdir(state) == []  # the record of the file before install went with it

@@ -9,8 +9,11 @@ uninstall leaves the file byte for byte as it was, whatever else the user change
 file is parsed (tomllib) before it is written; a file TOML cannot read, or whose `hooks` is not a table of
 arrays, is reported and left alone.
 
-The command is the same text on every install with the same options, because Codex runs a hook only once the
-user trusted it and keys that trust on the hook's definition: reinstalling does not ask for trust again.
+Each hook gives up a margin before Codex would kill it (hookd/bridges/deadlines.py): the shim's or the Python
+bridge's ``--timeout`` is strictly below the ``timeout`` Codex applies, which for SessionEnd and Interrupt Codex
+clamps to 3 s. The command is the same text on every install with the same options, because Codex runs a hook only
+once the user trusted it and keys that trust on the hook's definition: reinstalling does not ask for trust again.
+Every write goes through safe_write, so a trust record Codex writes at the same moment is not lost.
 """
 
 from __future__ import annotations
@@ -20,10 +23,10 @@ import os
 import re
 import shlex
 import tomllib
-from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..settings_file import _write, default_hookd
+from .. import deadlines, safe_write
+from ..settings_file import default_hookd
 from .mapping import INSTALLED_EVENTS
 
 BEGIN = "# >>> hookd bridge codex: `hookd bridge uninstall codex` removes this block "
@@ -60,19 +63,23 @@ def config_path(scope: str, environ: dict[str, str] | None = None, cwd: str | No
 
 
 def timeout_for(event: str, options: Options) -> int:
+    """How long Codex waits for ``event``'s hook."""
     return min(options.timeout, SHORT_EVENTS.get(event, options.timeout))
 
 
+def deadline_for(event: str, options: Options) -> str:
+    """hookd's deadline for ``event``'s hook, strictly below Codex's, as written on the command line."""
+    return deadlines.text(deadlines.deadline(timeout_for(event, options)))
+
+
 def command(options: Options, event: str = "") -> str:
-    """The hook command, giving up a second before Codex would kill it: the shim (an exec and one loopback
+    """The hook command, giving up a margin before Codex would kill it: the shim (an exec and one loopback
     request to the daemon's /codex/ endpoint) where it was built, else the Python bridge."""
-    timeout = timeout_for(event, options)
     if options.shim:
         words = [shlex.quote(options.shim), event, str(options.port), shlex.quote(options.token_file), "--agent codex"]
     else:
         words = [f"{options.hookd} bridge codex"]
-    if timeout != DEFAULT_TIMEOUT:
-        words.append(f"--timeout {max(1, timeout - 1)}")
+    words.append(f"--timeout {deadline_for(event, options)}")
     if options.fail_closed:
         words.append("--fail-closed")
     if options.extra.strip() and not options.shim:
@@ -141,25 +148,18 @@ def _check(text: str, path: str) -> None:
         raise InstallError(f"{path}: 'hooks' must be a table of arrays of matcher groups; nothing was changed")
 
 
-def _read(path: str) -> str | None:
-    try:
-        return Path(path).read_bytes().decode("utf-8")
-    except FileNotFoundError:
+def _decode(data: bytes | None, path: str) -> str | None:
+    if data is None:
         return None
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InstallError(f"{path} is not UTF-8: {exc}") from None
-    except OSError as exc:
-        raise InstallError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
 def _missing_dirs(path: str) -> list[str]:
-    """The directories above ``path`` that do not exist yet, outermost first."""
-    missing: list[str] = []
-    d = os.path.dirname(os.path.abspath(path))
-    while not os.path.exists(d):
-        missing.append(d)
-        d = os.path.dirname(d)
-    return list(reversed(missing))
+    """The directories above ``path`` (its target, when it is a link) that do not exist yet, outermost first."""
+    return safe_write.missing_dirs(str(safe_write.target(path)))
 
 
 def _parts(text: str, found: Found) -> tuple[str, str]:
@@ -174,26 +174,42 @@ def _parts(text: str, found: Found) -> tuple[str, str]:
 
 
 def install(path: str, options: Options) -> str:
-    text = _read(path)
-    original = text if text is not None else ""
-    found = find(original) if text is not None else None
-    if found is not None:
-        header = found.header
-        ours, foreign = _parts(original, found)
-        if ours == _groups(options):
-            return f"already installed: {path}"
-        before, after = original[: found.start], foreign + original[found.end :]
-    else:
-        _check(original, path)
-        sep = "" if not original else "\n" if original.endswith("\n") else "\n\n"
-        header = {"sep": sep, "created_file": text is None, "created_dirs": _missing_dirs(path)}
-        before, after = original, ""
-    new = before + header.get("sep", "") + block(options, header) + after
-    _check(new, path)
-    for d in header.get("created_dirs", []) if found is None else []:
-        os.makedirs(d, exist_ok=True)
-    _write(path, new.encode("utf-8"))
-    verb = "updated" if found is not None else "installed"
+    """Append (or replace) the marked block. Raises InstallError (nothing changed), safe_write.Busy, OSError."""
+    created = _missing_dirs(path)
+    for d in created:
+        os.mkdir(d)
+    outcome: dict[str, bool] = {}
+
+    def compute(current: bytes | None) -> object:
+        text = _decode(current, path)
+        original = text if text is not None else ""
+        found = find(original) if text is not None else None
+        if found is not None:
+            header = found.header
+            ours, foreign = _parts(original, found)
+            if ours == _groups(options):
+                outcome["same"] = True
+                return safe_write.UNCHANGED
+            before, after = original[: found.start], foreign + original[found.end :]
+        else:
+            _check(original, path)
+            sep = "" if not original else "\n" if original.endswith("\n") else "\n\n"
+            header = {"sep": sep, "created_file": text is None, "created_dirs": created}
+            before, after = original, ""
+        new = before + header.get("sep", "") + block(options, header) + after
+        _check(new, path)
+        outcome.update(same=False, updated=found is not None)
+        return new.encode("utf-8")
+
+    try:
+        safe_write.update(path, compute)
+    except BaseException:
+        if not outcome:
+            safe_write.remove_dirs(created)
+        raise
+    if outcome["same"]:
+        return f"already installed: {path}"
+    verb = "updated" if outcome["updated"] else "installed"
     return f"{verb} the hookd bridge for {len(INSTALLED_EVENTS)} Codex events in {path}"
 
 
@@ -204,10 +220,10 @@ def commands(options: Options) -> set[str]:
 
 TRUST_NOTE = (
     "Codex runs a hook only once you trust it, and skips it without a word until then: start `codex`, type /hooks, "
-    "review the hookd entries and trust them, or run `hookd bridge install codex --trust` (it asks Codex's app-server "
-    "to trust exactly these hooks). Codex keys trust on each hook's definition, so installing the same thing again "
-    "keeps them trusted. Automation that vets its hooks itself can run `codex exec --dangerously-bypass-hook-trust`. "
-    "A project's .codex/config.toml is read only in a project Codex trusts."
+    "review the hookd entries and trust them, or run `hookd bridge install codex` again where `codex` is on PATH (or "
+    "with --agent-cli PATH): it asks Codex's app-server to trust exactly these hooks. Codex keys trust on each hook's "
+    "definition, so installing the same thing again keeps them trusted. Automation that vets its hooks itself can run "
+    "`codex exec --dangerously-bypass-hook-trust`. A project's .codex/config.toml is read only in a project Codex trusts."
 )
 
 
@@ -250,6 +266,11 @@ _OUR_GROUP = re.compile(
 )
 
 
+def hooks_in(text: str) -> int:
+    """How many of install's matcher groups ``text`` (a config.toml) holds."""
+    return len(_OUR_GROUP.findall(text))
+
+
 def _drop_trust(text: str, keys: set[str]) -> str:
     """``text`` without Codex's trust records of our hooks (left as they are for every other hook)."""
 
@@ -264,23 +285,31 @@ def _drop_trust(text: str, keys: set[str]) -> str:
 
 
 def uninstall(path: str) -> str:
-    text = _read(path)
-    found = find(text) if text is not None else None
-    if text is None or found is None:
+    """Cut the block out (and Codex's trust records of its hooks); a file install created goes, with its directories."""
+    outcome: dict[str, Any] = {}
+
+    def compute(current: bytes | None) -> object:
+        text = _decode(current, path)
+        found = find(text) if text is not None else None
+        if text is None or found is None:
+            return safe_write.UNCHANGED
+        _, foreign = _parts(text, found)
+        rest = _drop_trust(text[: found.start] + foreign + text[found.end :], state_keys(text, path))
+        outcome["header"] = found.header
+        if not rest and found.header.get("created_file") is True:
+            outcome["removed"] = True
+            return safe_write.REMOVE
+        return rest.encode("utf-8")
+
+    if os.path.isdir(safe_write.target(path).parent):
+        safe_write.update(path, compute)
+    if "header" not in outcome:
         return f"nothing to remove: no hookd block in {path}"
-    _, foreign = _parts(text, found)
-    rest = _drop_trust(text[: found.start] + foreign + text[found.end :], state_keys(text, path))
-    if not rest and found.header.get("created_file") is True:
-        os.unlink(os.path.realpath(path))
-        for d in reversed([d for d in found.header.get("created_dirs", []) if isinstance(d, str)]):
-            try:
-                os.rmdir(d)
-            except OSError:
-                break
+    if outcome.get("removed"):
+        safe_write.remove_dirs([d for d in outcome["header"].get("created_dirs", []) if isinstance(d, str)])
         return f"removed the hookd bridge: {path} (install created it, so it is gone again)"
-    _write(path, rest.encode("utf-8"))
     return f"removed the hookd bridge from {path}"
 
 
 def default_options(timeout: int = DEFAULT_TIMEOUT, fail_closed: bool = False, extra: str = "", hookd: str | None = None) -> Options:
-    return Options(hookd or default_hookd(), max(1, timeout), fail_closed, extra)
+    return Options(hookd or default_hookd(), deadlines.check(timeout, "Codex"), fail_closed, extra)

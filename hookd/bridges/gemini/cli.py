@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -41,43 +42,53 @@ def _path(args: argparse.Namespace) -> str:
 
 
 def run_install(args: argparse.Namespace) -> int:
-    from hookd.bridges import settings_file
-    from hookd.cli.bridge import route
+    from hookd.bridges import deadlines, safe_write, settings_file, settings_install
+    from hookd.cli.bridge import checked_bridge_args, checked_timeout, route
     from hookd.cli.common import fail
     from hookd.httphooks.files import EndpointFileError
+    from hookd.statefiles import state_home
 
     from . import install
 
-    timeout = max(1, args.timeout)
+    name = "Gemini CLI" if args.agent == "gemini" else "Qwen Code"
     try:
+        timeout = checked_timeout(args, name)
+        extra = checked_bridge_args(args)
         path = _path(args)
         if args.agent == "gemini":
             hookd = args.command or settings_file.default_hookd()
-            layout = install.gemini_layout(install.gemini_command(hookd, timeout, args.fail_closed, args.bridge_args), timeout)
-            result = settings_file.install(path, layout=layout)
+            layout = install.gemini_layout(install.gemini_command(hookd, timeout, args.fail_closed, extra), timeout)
+            result = settings_install.install(path, layout, state=state_home())
         elif args.command is not None:
-            extra = " ".join(x for x in (args.bridge_args, "--fail-closed" if args.fail_closed else "") if x)
-            command = f"{args.command} bridge qwen {extra}".strip()
-            result = settings_file.install(path, layout=install.qwen_layout(None, command))
+            extra = " ".join(x for x in (extra, "--fail-closed" if args.fail_closed else "") if x)
+            command = settings_file.bridge_command(args.command, extra, timeout, agent="qwen")
+            result = settings_install.install(path, install.qwen_layout(None, command, timeout), state=state_home())
         else:
-            r = route(args)._replace(agent="qwen")
-            result = settings_file.install(path, route=r, layout=install.qwen_layout(r))
-    except (settings_file.SettingsError, EndpointFileError) as exc:
+            r = route(args, timeout)._replace(agent="qwen")
+            result = settings_install.install(path, install.qwen_layout(r), state=state_home(), token=r.token)
+            if os.path.abspath(path) != install.path_for("qwen", "user"):
+                sys.stderr.write(
+                    f"hookd: WARNING: {path} now holds your hookd secret (HOOKD_BRIDGE_TOKEN), which lets anyone who reads "
+                    "it call your hooks; Qwen Code has no settings file that stays out of a repository, so do not commit "
+                    "this one, or install with --user instead\n"
+                )
+    except (deadlines.TimeoutRefused, settings_file.SettingsError, EndpointFileError, safe_write.Busy, OSError) as exc:
         return fail(str(exc))
     sys.stdout.write(result + "\n")
     return 0
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
-    from hookd.bridges import settings_file
+    from hookd.bridges import safe_write, settings_file, settings_install
     from hookd.cli.common import fail
+    from hookd.statefiles import state_home
 
     from . import install
 
     ours = install.is_gemini_ours if args.agent == "gemini" else settings_file.is_ours
     try:
-        result = settings_file.uninstall(_path(args), ours)
-    except settings_file.SettingsError as exc:
+        result = settings_install.uninstall(_path(args), ours, state=state_home())
+    except (settings_file.SettingsError, safe_write.Busy, OSError) as exc:
         return fail(str(exc))
     sys.stdout.write(result + "\n")
     return 0

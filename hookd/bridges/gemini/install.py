@@ -5,7 +5,8 @@ mapped event runs `hookd bridge gemini`; its timeout is in milliseconds. Qwen Co
 Code's events and output and also HTTP hooks (loopback allowed), so it gets the daemon's HTTP
 endpoint exactly as Claude Code does, with no process per event; its timeouts are in seconds.
 Both files keep Claude Code's layout (``hooks.EVENT`` lists of matcher groups), so install,
-uninstall, backups and byte-for-byte restore are settings_file's.
+uninstall, the record of the file before install and byte-for-byte restore are settings_install's.
+Every hook gives up a margin before the agent would kill it (hookd/bridges/deadlines.py).
 """
 
 from __future__ import annotations
@@ -14,16 +15,13 @@ import os
 import re
 from typing import Any
 
-from .. import settings_file
+from .. import deadlines, settings_file
 from . import protocol
 
 GEMINI_SCOPES = {"user": "~/.gemini/settings.json", "project": ".gemini/settings.json"}
 QWEN_SCOPES = {"user": "~/.qwen/settings.json", "project": ".qwen/settings.json"}
 BRIDGE_ARGS = "bridge gemini"
 HOOK_NAME = "hookd"
-# Gemini CLI's own default hook timeout is 60 000 ms; the bridge's deadline is a little shorter than
-# the one written in settings, so that the agent hears the bridge's answer rather than a kill.
-MARGIN_MS = 2000
 _GEMINI_HOOK_KEYS = frozenset({"type", "name", "command", "timeout"})
 
 # Every event Qwen Code fires (HookEventName in its core package, and its hooks reference).
@@ -48,7 +46,8 @@ def path_for(agent: str, scope: str) -> str:
 
 
 def gemini_command(hookd: str, timeout: int, fail_closed: bool = False, extra: str = "") -> str:
-    parts = [hookd, BRIDGE_ARGS, "--timeout", str(timeout)]
+    """`hookd bridge gemini`, giving up a margin before Gemini CLI's ``timeout`` (seconds)."""
+    parts = [hookd, BRIDGE_ARGS, "--timeout", deadlines.text(deadlines.deadline(timeout))]
     if fail_closed:
         parts.append("--fail-closed")
     if extra.strip():
@@ -57,15 +56,14 @@ def gemini_command(hookd: str, timeout: int, fail_closed: bool = False, extra: s
 
 
 def gemini_layout(command: str, timeout: int) -> settings_file.Layout:
-    """Every installed Gemini CLI event runs ``command``; Gemini CLI waits ``timeout`` s plus a margin."""
+    """Every installed Gemini CLI event runs ``command``; Gemini CLI waits ``timeout`` s (written in ms)."""
 
     def group(event: str) -> dict[str, Any]:
-        hook = {"type": "command", "name": HOOK_NAME, "command": command, "timeout": timeout * 1000 + MARGIN_MS}
+        hook = {"type": "command", "name": HOOK_NAME, "command": command, "timeout": timeout * 1000}
         return {"matcher": "*", "hooks": [hook]}
 
-    return settings_file.Layout(
-        protocol.INSTALLED_EVENTS, group, is_gemini_ours, f"command hooks running {command}; timeout {timeout * 1000 + MARGIN_MS} ms"
-    )
+    how = f"command hooks running {command}; timeout {timeout * 1000} ms"
+    return settings_file.Layout(protocol.INSTALLED_EVENTS, group, is_gemini_ours, how, "gemini")
 
 
 def is_gemini_ours(group: Any) -> bool:
@@ -86,29 +84,35 @@ def is_gemini_ours(group: Any) -> bool:
     )
 
 
-def qwen_layout(route: settings_file.Route | None, command: str | None = None) -> settings_file.Layout:
-    """HTTP hooks to the daemon's endpoint for every event (the shim for PreToolUse under
-    --fail-closed: Qwen Code lets a tool run when an HTTP hook fails), or ``command`` everywhere."""
+def qwen_command_timeout(timeout: int) -> int:
+    """A command hook's ``timeout`` as Qwen Code reads it: seconds below 1000, milliseconds from there on."""
+    return timeout if timeout < QWEN_SECONDS_LIMIT else timeout * 1000
 
-    def seconds(t: int) -> int:
-        return t if t < QWEN_SECONDS_LIMIT else t * 1000
+
+def qwen_layout(
+    route: settings_file.Route | None, command: str | None = None, timeout: int = settings_file.DEFAULT_TIMEOUT
+) -> settings_file.Layout:
+    """HTTP hooks to the daemon's endpoint for every event (the shim for PreToolUse under
+    --fail-closed: Qwen Code lets a tool run when an HTTP hook fails), or ``command`` everywhere
+    (which gives up a margin before ``timeout``)."""
 
     def group(event: str) -> dict[str, Any]:
         if command is not None:
-            return settings_file.group_for(command)
+            return settings_file.group_for(command, qwen_command_timeout(timeout))
         assert route is not None
         if route.fail_closed and event == "PreToolUse":
-            return {"hooks": [{"type": "command", "command": route.command_for(event), "timeout": seconds(route.timeout)}]}
+            hook = {"type": "command", "command": route.command_for(event), "timeout": qwen_command_timeout(route.timeout)}
+            return {"hooks": [hook]}
         hook = route.http_hook(event)
         hook.pop("onFailure", None)  # Claude Code's key; Qwen Code has none
         return {"hooks": [hook]}
 
     if command is not None:
-        how = command
+        how = f"{command}; timeout {timeout} s"
     else:
         assert route is not None
         how = f"HTTP hooks on 127.0.0.1:{route.port}; timeout {route.timeout} s"
         if route.fail_closed:
             runner = f"the shim {route.shim}" if route.shim else "the Python bridge"
             how += f"; {runner} for PreToolUse (--fail-closed)"
-    return settings_file.Layout(QWEN_INSTALLED, group, settings_file.is_ours, how)
+    return settings_file.Layout(QWEN_INSTALLED, group, settings_file.is_ours, how, "qwen")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -23,6 +24,9 @@ def run_install(args: argparse.Namespace) -> int:
 
     try:
         options = plugin.parse_options(getattr(args, "bridge_args", "") or "")
+        # The options every agent's install takes, as the others read them (not only through --bridge-args).
+        if getattr(args, "fail_closed", False):
+            options = dataclasses.replace(options, fail_closed=True)
         result = plugin.install(_directory(args), plugin.client_specifier(getattr(args, "client", None)), options)
     except (plugin.InstallError, OSError) as exc:
         return fail(str(exc))

@@ -1,9 +1,16 @@
 // hookd's opencode plugin, written by `hookd bridge install opencode`; `hookd bridge uninstall opencode`
-// removes it. Every plugin event goes to hookd through hookd-client: blockable events as decide, the others
-// as emit. The outcome is applied the plugin way: `output` changed in place, a deny thrown as the block.
+// removes it. Every plugin event goes to hookd through hookd-client (bundled beside this file, no npm package):
+// blockable events as decide, the others as emit. A tool call is first decided on tool.approval.pre in hookd's
+// tool vocabulary (so one guard on `execute_command` covers opencode's `bash` as every other agent's shell), then
+// on tool.execute.before as opencode names it. The outcome is applied the plugin way: `output` changed in place,
+// a deny thrown as the block. Every payload names the agent: `agent: "opencode"`.
 import { Client, encodeFrame } from "__HOOKD_CLIENT__";
 
 const OPTIONS = __HOOKD_OPTIONS__;
+const AGENT = "opencode";
+// hookd's tool vocabulary as hookd/vocabulary.py's table() gave it at install.
+const VOCABULARY = __HOOKD_VOCABULARY__;
+// __HOOKD_VOCABULARY_FUNCTIONS__
 
 // The events opencode (and the CLIs derived from it) hand to plugins, and whether each can block.
 const BLOCKABLE = [
@@ -65,8 +72,15 @@ export const HookdPlugin = async (ctx) => {
     return out;
   }
 
+  // The payload names the agent; opencode's own `agent` (its mode: build, plan) is kept as `opencodeAgent`.
+  function named(p) {
+    if (has(p, "agent")) p.opencodeAgent = p.agent;
+    p.agent = AGENT;
+    return p;
+  }
+
   function payloadFor(event, input, output) {
-    const p = plain(input);
+    const p = named(plain(input));
     if (event === "tool.execute.before") {
       p.args = plain(output?.args);
     } else if (event === "tool.execute.after") {
@@ -79,25 +93,13 @@ export const HookdPlugin = async (ctx) => {
     return p;
   }
 
-  function apply(event, outcome, output) {
-    if (outcome.modifiedInput && event === "tool.execute.before" && output?.args) {
-      for (const key of Object.keys(output.args)) delete output.args[key];
-      Object.assign(output.args, outcome.modifiedInput);
-    }
-    const mo = outcome.modifiedOutput;
-    if (mo !== null && mo !== undefined && output && typeof output === "object") {
-      if (event === "tool.execute.after" && typeof mo === "string") output.output = mo;
-      else if (typeof mo === "object" && !Array.isArray(mo)) Object.assign(output, mo);
-    }
-    if (outcome.injection) {
-      if (event === "tool.execute.after" && typeof output?.output === "string") output.output += `\n\n${outcome.injection}`;
-      else if (event === "experimental.chat.system.transform" && Array.isArray(output?.system)) output.system.push(outcome.injection);
-    }
+  function replaceArgs(output, args) {
+    for (const key of Object.keys(output.args)) delete output.args[key];
+    Object.assign(output.args, args);
+  }
+
+  function refuse(outcome) {
     for (const n of outcome.not_run) warn(`guard '${n.hook?.name}' did not run: ${n.reason} (${n.message})`);
-    if (event === "permission.ask" && outcome.decision && output) {
-      output.status = outcome.decision;
-      return;
-    }
     const unknownGuard = outcome.not_run.find((n) => n.hook?.name === "*");
     if (outcome.decision === "deny") {
       const by = outcome.decided_by ? ` (${outcome.decided_by.name})` : "";
@@ -110,6 +112,25 @@ export const HookdPlugin = async (ctx) => {
     if (unknownGuard && outcome.decision !== "allow") {
       throw new Blocked(`Blocked by hookd: a hooks file could not be loaded, so its guards are unknown: ${unknownGuard.message}`);
     }
+  }
+
+  function apply(event, outcome, output) {
+    if (outcome.modifiedInput && event === "tool.execute.before" && output?.args) replaceArgs(output, outcome.modifiedInput);
+    const mo = outcome.modifiedOutput;
+    if (mo !== null && mo !== undefined && output && typeof output === "object") {
+      if (event === "tool.execute.after" && typeof mo === "string") output.output = mo;
+      else if (typeof mo === "object" && !Array.isArray(mo)) Object.assign(output, mo);
+    }
+    if (outcome.injection) {
+      if (event === "tool.execute.after" && typeof output?.output === "string") output.output += `\n\n${outcome.injection}`;
+      else if (event === "experimental.chat.system.transform" && Array.isArray(output?.system)) output.system.push(outcome.injection);
+    }
+    if (event === "permission.ask" && outcome.decision && output) {
+      for (const n of outcome.not_run) warn(`guard '${n.hook?.name}' did not run: ${n.reason} (${n.message})`);
+      output.status = outcome.decision;
+      return;
+    }
+    refuse(outcome);
   }
 
   // A call larger than the daemon's frame limit cannot be sent. When a guard would have seen it, it is blocked
@@ -131,29 +152,64 @@ export const HookdPlugin = async (ctx) => {
     return true;
   }
 
+  // The outcome of deciding `point` with `payload`; null when it was too large and no guard would have seen it.
+  // Throws Blocked, or the error that kept hookd from answering.
+  async function ask(point, payload, scope) {
+    if (await tooLarge(point, payload, scope)) return null;
+    return await withDeadline(client.decide(point, payload, scope));
+  }
+
+  // A tool call hookd could not be asked about: blocked under failClosed, else it proceeds with a warning.
+  function unchecked(what, err) {
+    if (err instanceof Blocked) throw err;
+    const why = `${what} not checked: ${err?.message ?? err}`;
+    if (OPTIONS.failClosed) throw new Blocked(`Blocked by hookd: ${why}`);
+    warn(`${why}; opencode proceeds`);
+  }
+
   async function decide(event, input, output) {
     let outcome;
     try {
-      const payload = payloadFor(event, input, output);
-      const scope = where(input);
-      if (await tooLarge(event, payload, scope)) return;
-      outcome = await withDeadline(client.decide(event, payload, scope));
+      outcome = await ask(event, payloadFor(event, input, output), where(input));
     } catch (err) {
+      if (event === "tool.execute.before") return unchecked(event, err);
       if (err instanceof Blocked) throw err;
-      const why = `${event} not checked: ${err?.message ?? err}`;
-      if (OPTIONS.failClosed && event === "tool.execute.before") throw new Blocked(`Blocked by hookd: ${why}`);
-      warn(`${why}; opencode proceeds`);
+      warn(`${event} not checked: ${err?.message ?? err}; opencode proceeds`);
       return;
     }
-    apply(event, outcome, output);
+    if (outcome) apply(event, outcome, output);
+  }
+
+  // A tool call: decided on tool.approval.pre in hookd's vocabulary, its deny, ask or rewrite applied (the rewrite
+  // in opencode's argument names), then on tool.execute.before as opencode names it.
+  async function beforeTool(input, output) {
+    const tool = input?.tool;
+    const sent = { toolName: tool, args: plain(output?.args) };
+    if (typeof input?.sessionID === "string") sent.sessionID = input.sessionID;
+    if (typeof input?.callID === "string") sent.callID = input.callID;
+    const payload = canonical(sent, AGENT);
+    let outcome;
+    try {
+      outcome = await ask("tool.approval.pre", payload, where(input));
+    } catch (err) {
+      // hookd could not be asked: tool.execute.before would not be either.
+      unchecked("tool.approval.pre and tool.execute.before", err);
+      return;
+    }
+    if (outcome) {
+      refuse(outcome);
+      if (isObject(outcome.modifiedInput) && output?.args) replaceArgs(output, agentArgs(AGENT, tool, outcome.modifiedInput, payload.args));
+    }
+    await decide("tool.execute.before", input, output);
   }
 
   function emit(point, input, extra = {}) {
-    client.emit(point, { ...plain(input), ...extra }, where(input)).catch((err) => warn(`${point} not sent: ${err?.message ?? err}`));
+    client.emit(point, named({ ...plain(input), ...extra }), where(input)).catch((err) => warn(`${point} not sent: ${err?.message ?? err}`));
   }
 
   const hooks = {};
   for (const event of BLOCKABLE) hooks[event] = (input, output) => decide(event, input, output);
+  hooks["tool.execute.before"] = beforeTool;
   for (const event of OBSERVED) hooks[event] = async (input, output) => emit(event, input, output === undefined ? {} : { output: plain(output) });
   hooks.event = async ({ event } = {}) => {
     if (!event || QUIET_BUS_EVENTS.has(event.type)) return;

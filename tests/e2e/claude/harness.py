@@ -38,24 +38,27 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 CLAUDE = HERE / "node_modules" / ".bin" / "claude"
+# The last Claude Code npm installs on Node 18 and 20 (2.1.197), which ignores onFailure on HTTP hooks.
+NODE20_CLAUDE = HERE.parent / "claude-node20" / "node_modules" / ".bin" / "claude"
 MODEL = "claude-sonnet-4-5-20250929"
 
 
-def claude_binary() -> Path | None:
-    """The CLI installed here, or None."""
-    return CLAUDE if CLAUDE.exists() and os.access(CLAUDE, os.X_OK) else None
+def claude_binary(path: Path = CLAUDE) -> Path | None:
+    """The CLI installed at ``path``, or None."""
+    return path if path.exists() and os.access(path, os.X_OK) else None
 
 
-def require_claude() -> Path:
+def require_claude(path: Path = CLAUDE) -> Path:
     """The CLI, or skip the test; in CI (``$CI`` set) a missing CLI fails instead of skipping."""
     import pytest
 
-    found = claude_binary()
+    found = claude_binary(path)
     if found is not None:
         return found
+    suite = path.parent.parent.parent
     if os.environ.get("CI"):
-        pytest.fail(f"the Claude Code CLI is missing at {CLAUDE}; run `npm ci` in {HERE} (make e2e-deps)")
-    pytest.skip(f"the Claude Code CLI is not installed at {CLAUDE} (npm ci in {HERE})")
+        pytest.fail(f"the Claude Code CLI is missing at {path}; run `npm ci` in {suite} (make e2e-deps)")
+    pytest.skip(f"the Claude Code CLI is not installed at {path} (npm ci in {suite})")
 
 
 @dataclass(frozen=True)
@@ -295,9 +298,10 @@ def run_claude(
     args: Sequence[str] = ("--allowedTools", "Bash"),
     env: Mapping[str, str] | None = None,
     timeout: float = 180,
+    cli: Path = CLAUDE,
 ) -> Session:
-    """One `claude -p` session, run to its end."""
-    binary = require_claude()
+    """One `claude -p` session, run to its end, by the CLI at ``cli``."""
+    binary = require_claude(cli)
     home.mkdir(parents=True, exist_ok=True)
     cwd.mkdir(parents=True, exist_ok=True)
     argv = [str(binary), "-p", prompt, "--output-format", "json", "--model", MODEL, *args]

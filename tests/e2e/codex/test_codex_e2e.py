@@ -3,8 +3,9 @@
 The CLI is this directory's `@openai/codex` (`npm ci` here: a native binary in a platform package). Its
 CODEX_HOME is in the test's HOME; config.toml there points a provider at the scripted server on 127.0.0.1
 (`wire_api = "responses"`), and `hookd bridge install codex` adds the hooks. Codex runs hooks only once the
-user trusted them: one test trusts them as a person would in Codex's /hooks (`hookd bridge install codex --trust`,
-through Codex's app-server), the other passes `--dangerously-bypass-hook-trust` as automation would. Both pass
+user trusted them: install trusts them by default, as a person would in Codex's /hooks (through Codex's
+app-server, found on PATH as a user's shell has it); the tests that opt out (`--no-trust --accept-untrusted`)
+pass `--dangerously-bypass-hook-trust` as automation would. All pass
 `--dangerously-bypass-approvals-and-sandbox` so that nothing but the hook stands between the model's command
 and the machine (the command would run if the hook let it).
 """
@@ -81,7 +82,7 @@ def codex(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore
     install_guards(env, tmp_path / "guards")
     codex_home = env.home / ".codex"
     codex_home.mkdir()
-    env.env.update(CODEX_HOME=str(codex_home), SCRIPTED_API_KEY="unused")
+    env.env.update(CODEX_HOME=str(codex_home), SCRIPTED_API_KEY="unused", PATH=f"{binary.parent}:{env.env['PATH']}")
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY"):
         env.env.pop(name, None)
     project = tmp_path / "project"
@@ -118,19 +119,21 @@ def codex(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore
             started()
         original = config.read_bytes()
         if trust:
-            # The trust a person gives in Codex's /hooks, given through Codex's app-server.
-            installed = env.hookd("bridge", "install", "codex", "--trust", str(binary), *([] if shim else ["--no-shim"]), timeout=120)
+            # By default install trusts the hooks as a person does in Codex's /hooks, through Codex's app-server.
+            installed = env.hookd("bridge", "install", "codex", *([] if shim else ["--no-shim"]), timeout=120)
             assert installed.returncode == 0, installed.stdout + installed.stderr
             assert "trusted through Codex" in installed.stdout, installed.stdout
             assert "trusted_hash" in config.read_text()
         else:
-            installed = env.hookd("bridge", "install", "codex", *([] if shim else ["--no-shim"]))
+            installed = env.hookd("bridge", "install", "codex", "--no-trust", "--accept-untrusted", *([] if shim else ["--no-shim"]))
             assert installed.returncode == 0, installed.stderr
-            assert "/hooks" in installed.stdout and "--dangerously-bypass-hook-trust" in installed.stdout
+            assert "NOT trusted" in installed.stderr and "--dangerously-bypass-hook-trust" in installed.stderr
         # The compiled shim posting to the daemon's /codex/ endpoint (where a C compiler exists), or the Python bridge.
         shimmed = shim and compiler() is not None
         command_of = tomllib.loads(config.read_text())["hooks"]["PreToolUse"][-1]["hooks"][0]["command"]
+        # Each gives up 12 s before Codex's 600 s would kill it.
         wanted = ("claude-shim PreToolUse ", " --agent codex") if shimmed else (" bridge codex", " bridge codex")
+        wanted = (wanted[0], wanted[1] + " --timeout 588")
         assert wanted[0] in command_of and command_of.endswith(wanted[1]), command_of
         bypass = [] if trust else ["--dangerously-bypass-hook-trust"]
         argv = [str(binary), "exec", "--skip-git-repo-check", *bypass, "--dangerously-bypass-approvals-and-sandbox", "Run the command."]

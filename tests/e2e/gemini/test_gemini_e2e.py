@@ -134,7 +134,9 @@ def test_uninstall_restores_the_settings_byte_for_byte(gemini) -> None:  # type:
     doc = json.loads(settings.read_text())
     assert set(doc["hooks"]) >= {"BeforeTool", "AfterTool", "SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent"}
     [group] = doc["hooks"]["BeforeTool"]
-    assert group["matcher"] == "*" and group["hooks"][0]["timeout"] == 602_000
+    # Gemini CLI waits 600 000 ms; the bridge gives up at 588 s, so Gemini CLI hears its answer.
+    assert group["matcher"] == "*" and group["hooks"][0]["timeout"] == 600_000
+    assert group["hooks"][0]["command"].endswith(" bridge gemini --timeout 588")
     gone = env.hookd("bridge", "uninstall", "gemini")
     assert gone.returncode == 0, gone.stderr
     assert settings.read_text() == original

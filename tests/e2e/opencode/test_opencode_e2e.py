@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DaemonProcess, Env
+from tests.docs.test_samples import readme_hooks_file
 from tests.e2e.guards import install_guards
 from tests.e2e.session_guard import REASON, node_session_guard
-from tests.integration.test_typescript_client import build_typescript_client
 
 HERE = Path(__file__).resolve().parent
 OPENCODE = HERE / "node_modules" / ".bin" / "opencode"
@@ -57,8 +57,11 @@ class Run:
 @pytest.fixture
 def opencode(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
     assert OPENCODE.exists() and PROVIDER.exists(), f"{HERE}/node_modules is missing: run `make e2e-deps`"
-    build_typescript_client()
-    install_guards(env, tmp_path / "guards", "tool.execute.before")
+    # The guards every agent's suite runs, on tool.approval.pre, and beside them the README's guard as written.
+    install_guards(env, tmp_path / "guards")
+    readme = env.config / "hookd" / "hooks.d" / "readme.yaml"
+    readme.parent.mkdir(parents=True)
+    readme.write_text(readme_hooks_file())
     daemon: DaemonProcess = daemon_factory()
     for d in ("data", "cache"):
         (tmp_path / d).mkdir()
@@ -115,13 +118,13 @@ def opencode(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ign
         s.wait()
 
 
-def decides(env: Env, *extra: str) -> list[dict]:
-    tail = env.hookd("tail", "--no-follow", "--json", "--since", "0", "--point", "tool.execute.before", *extra)
+def decides(env: Env, *extra: str, point: str = "tool.approval.pre") -> list[dict]:
+    tail = env.hookd("tail", "--no-follow", "--json", "--since", "0", "--point", point, *extra)
     assert tail.returncode == 0, tail.stderr
     return [e for e in map(json.loads, tail.stdout.splitlines()) if e.get("kind") == "decide"]
 
 
-def test_a_global_guard_stops_rm_rf_in_opencode(opencode) -> None:  # type: ignore[no-untyped-def]
+def test_the_readme_guard_stops_rm_rf_in_opencode(opencode) -> None:  # type: ignore[no-untyped-def]
     env, _daemon, project, run = opencode
     victim = project / "keep"
     victim.mkdir()
@@ -130,13 +133,15 @@ def test_a_global_guard_stops_rm_rf_in_opencode(opencode) -> None:  # type: igno
     assert result.returncode == 0, result.output
     assert (victim / "file").read_text() == "precious"
     told = result.tool_results()
-    assert told and "no recursive force delete" in told[0], (told, result.output)
+    assert told and "'rm -rf' is blocked" in told[0], (told, result.output)
     [call] = decides(env)
-    assert call["decision"] == "deny" and call["decided_by"]["name"] == "no-rm-rf"
+    assert call["decision"] == "deny" and call["decided_by"]["name"] == "block-dangerous-commands"
     assert call["session"].startswith("ses_"), call
     assert call["payload"]["args"]["command"] == f"rm -rf {victim}"
-    assert call["payload"]["tool"] == "bash"
-    # The session's other events went to hookd too, under the same session.
+    assert call["payload"]["toolName"] == "execute_command" and call["payload"]["agentToolName"] == "bash"
+    assert call["payload"]["agent"] == "opencode"
+    # Denied there, the call never reached tool.execute.before; the session's other events went to hookd too.
+    assert decides(env, point="tool.execute.before") == []
     assert decides(env, "--session", call["session"]) == [call]
     chat = env.hookd("tail", "--no-follow", "--json", "--since", "0", "--point", "chat.message", "--session", call["session"])
     assert chat.stdout.strip(), chat.stderr
@@ -151,6 +156,9 @@ def test_an_allow_rewrites_the_command(opencode) -> None:  # type: ignore[no-unt
     [call] = decides(env)
     assert call["decision"] == "allow" and call["decided_by"]["name"] == "rewrite-placeholder"
     assert call["session"].startswith("ses_")
+    # tool.execute.before saw the rewritten command, under opencode's names.
+    [after] = decides(env, point="tool.execute.before")
+    assert after["payload"]["args"]["command"] == f"echo rewritten > {out}" and after["payload"]["tool"] == "bash"
 
 
 def test_a_session_hook_attached_by_a_node_program(opencode, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -164,7 +172,7 @@ def test_a_session_hook_attached_by_a_node_program(opencode, tmp_path: Path) -> 
         assert not marker.exists()
         told = result.tool_results()
         assert told and REASON in told[0], (told, result.output)
-        [call] = decides(env)
+        [call] = decides(env, point="tool.execute.before")
         assert call["decision"] == "deny"
         assert call["decided_by"]["name"] == "node-session-guard" and call["decided_by"]["scope"] == "session"
         assert call["decided_by"]["source"] == f"client:{guard.pid}"
@@ -172,7 +180,6 @@ def test_a_session_hook_attached_by_a_node_program(opencode, tmp_path: Path) -> 
 
 
 def test_install_then_uninstall_leaves_the_tree_as_it_was(env: Env, tmp_path: Path) -> None:
-    build_typescript_client()
     project = tmp_path / "p"
     (project / ".opencode").mkdir(parents=True)
     (project / ".opencode" / "opencode.json").write_text("{}\n")
@@ -186,7 +193,7 @@ def test_install_then_uninstall_leaves_the_tree_as_it_was(env: Env, tmp_path: Pa
     )
     assert first.returncode == 0, first.stderr
     plugin = project / ".opencode" / "plugin" / "hookd.js"
-    assert "export const HookdPlugin" in plugin.read_text() and "file://" in plugin.read_text()
+    assert "export const HookdPlugin" in plugin.read_text() and 'from "./hookd-client.mjs"' in plugin.read_text()
     again = subprocess.run(
         [sys.executable, "-m", "hookd", "bridge", "install", "opencode", "--project"],
         cwd=project,

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Env, write_script
-from tests.integration.test_typescript_client import build_typescript_client
 
 HERE = Path(__file__).resolve().parent
 
@@ -56,7 +55,6 @@ def drive(env: Env, plugin: Path, cases: list[dict]) -> list[dict]:
 
 
 def install(env: Env, *extra: str) -> Path:
-    build_typescript_client()
     done = env.hookd("bridge", "install", "opencode", *extra)
     assert done.returncode == 0, done.stderr
     return env.config / "opencode" / "plugin" / "hookd.js"
@@ -128,7 +126,72 @@ def test_daemon_down_proceeds_or_fails_closed(env: Env) -> None:
     assert drive(env, plugin, [case]) == [{"output": {"args": {"command": "ls"}}, "thrown": None}]
     closed = install(env, "--bridge-args", "--fail-closed --timeout 1")
     [result] = drive(env, closed, [case])
-    assert result["thrown"].startswith("Blocked by hookd: tool.execute.before not checked")
+    assert result["thrown"].startswith("Blocked by hookd: tool.approval.pre and tool.execute.before not checked")
     # Install with other options rewrote the one plugin file; uninstall still removes it.
     assert env.hookd("bridge", "uninstall", "opencode").returncode == 0
     assert not closed.exists()
+
+
+# A guard on tool.approval.pre that records what it was given and answers what RULES says for the command.
+APPROVAL = """
+import json, os, sys
+p = json.load(sys.stdin)
+with open(os.environ["SEEN"], "a") as f:
+    f.write(json.dumps(p) + "\\n")
+rules = json.loads(os.environ["RULES"])
+print(json.dumps(rules.get(p.get("args", {}).get("command", ""))))
+"""
+
+
+def test_a_tool_call_is_decided_in_hookd_s_vocabulary_first(env: Env, daemon_factory, tmp_path: Path) -> None:
+    seen = tmp_path / "seen.jsonl"
+    rules = {
+        "rm -rf /": {"decision": "deny", "reason": "no recursive force delete"},
+        # The whole new input, as a guard sends it: hookd's `cwd` changed, opencode's `workdir` left as it was sent.
+        "make": {"decision": "allow", "modifiedInput": {"command": "make -n", "workdir": "/tmp", "cwd": "/srv", "timeout": 5}},
+        "ask me": {"decision": "ask"},
+    }
+    guard = write_script(tmp_path / "approval.py", APPROVAL)
+    env.env.update(SEEN=str(seen), RULES=json.dumps(rules))
+    answer = write_script(tmp_path / "answer.py", ANSWER)
+    env.write_global_hooks(
+        "hooks:\n"
+        f"  - {{name: approval, point: tool.approval.pre, type: decision, command: {guard}, enabled: true,"
+        " match: {toolName: '^execute_command$'}}\n"
+        f"  - {{name: answer, point: tool.execute.before, type: decision, command: {answer}, enabled: true}}\n"
+        f"  - {{name: chat, point: chat.message, type: decision, command: {answer}, enabled: true}}\n"
+    )
+    daemon_factory()
+    plugin = install(env)
+    bash = {"tool": "bash", "sessionID": "ses_v", "callID": "c1"}
+    cases = [
+        {"event": "tool.execute.before", "input": bash, "output": {"args": {"command": "rm -rf /", "workdir": "/tmp"}}},
+        {"event": "tool.execute.before", "input": bash, "output": {"args": {"command": "make", "workdir": "/tmp", "timeout": 5}}},
+        {"event": "tool.execute.before", "input": bash, "output": {"args": {"command": "ask me"}}},
+        {"event": "tool.execute.before", "input": {**bash, "tool": "read"}, "output": {"args": {"filePath": "/etc/hosts"}}},
+        {"event": "chat.message", "input": {"sessionID": "ses_v", "agent": "build"}, "output": {"message": {}, "parts": []}},
+    ]
+    results = drive(env, plugin, cases)
+    assert results[0]["thrown"] == "Blocked by hookd (approval): no recursive force delete"
+    # The rewrite changed hookd's name; opencode gets it under its own (cwd -> workdir).
+    assert results[1] == {"output": {"args": {"command": "make -n", "workdir": "/srv", "timeout": 5}}, "thrown": None}
+    assert "asks for confirmation" in results[2]["thrown"]
+    assert results[3]["thrown"] is None  # not a shell command: the guard's match skips it
+    calls = [json.loads(line) for line in seen.read_text().splitlines()]
+    assert len(calls) == 3
+    assert calls[0] == {
+        "toolName": "execute_command",
+        "agentToolName": "bash",
+        "agent": "opencode",
+        "args": {"command": "rm -rf /", "workdir": "/tmp", "cwd": "/tmp"},
+        "sessionID": "ses_v",
+        "callID": "c1",
+    }
+    # tool.execute.before still sees the call as opencode names it, after the rewrite, and names the agent.
+    tail = env.hookd("tail", "--no-follow", "--json", "--since", "0", "--point", "tool.execute.before", "--session", "ses_v")
+    payloads = [json.loads(line)["payload"] for line in tail.stdout.splitlines()]
+    assert [p["args"] for p in payloads] == [{"command": "make -n", "workdir": "/srv", "timeout": 5}, {"filePath": "/etc/hosts"}]
+    assert {p["agent"] for p in payloads} == {"opencode"} and payloads[0]["tool"] == "bash"
+    chat = env.hookd("tail", "--no-follow", "--json", "--since", "0", "--point", "chat.message", "--session", "ses_v")
+    [message] = [json.loads(line)["payload"] for line in chat.stdout.splitlines()]
+    assert message["agent"] == "opencode" and message["opencodeAgent"] == "build"

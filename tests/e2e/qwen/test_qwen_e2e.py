@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -178,3 +179,21 @@ def test_a_session_hook_attached_by_a_node_program(qwen, tmp_path: Path) -> None
     assert call["decided_by"]["name"] == "node-session-guard" and call["decided_by"]["scope"] == "session"
     assert call["decided_by"]["source"] == f"client:{guard.pid}"
     assert call["payload"]["args"]["command"] == f"touch {marker}"
+
+
+def test_with_fail_closed_a_tool_call_is_denied_while_hookd_hangs(qwen) -> None:  # type: ignore[no-untyped-def]
+    """A daemon that accepts connections and never answers (stopped): the shim must give up and deny before
+    Qwen Code's own timeout kills it, or Qwen Code runs the tool."""
+    env, project, run, _settings, _original, daemon = qwen
+    again = env.hookd("bridge", "install", "qwen", "--fail-closed", "--timeout", "6")
+    assert again.returncode == 0, again.stderr
+    daemon.signal(signal.SIGSTOP)
+    marker = project / "marker"
+    try:
+        result = run(f"touch {marker}")
+    finally:
+        daemon.signal(signal.SIGCONT)
+    assert result.returncode == 0, result.output
+    assert not marker.exists()
+    told = result.tool_results()
+    assert told and "--fail-closed" in told[0], (told, result.output)

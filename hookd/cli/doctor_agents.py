@@ -1,0 +1,231 @@
+"""`hookd doctor`'s checks of the agents: for every bridge installed, a canary tool call through exactly what
+that agent would run, and every way that path would let a tool call through unguarded.
+
+The canary (hookd/bridges/canary.py) is the agent's own shell tool running ``true``: the answer must come
+back in the agent's format, the daemon must have seen it as that agent's ``execute_command``, and every
+guard configured for it must have run. Then what holds when hookd is not there to answer: fail-closed, the
+Claude Code version that honours it, Codex's trust. Each problem says how to fix it.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+from .doctor_checks import Check, Daemon
+
+# Why a guard did not run, as the event's hook results say it: each means the agent's call went unguarded.
+NOT_RUN = frozenset(
+    {"untrusted", "invalid_file", "not_loaded", "plugin_failed", "worker_failed", "shed", "too_large", "disconnected", "deadline"}
+)
+
+
+class Found(NamedTuple):
+    agent: str
+    path: str
+    install: Any  # installs.Install
+    hooks: list[Any]  # canary.Hook
+
+
+def scope_flag(agent: str, path: str, cwd: str) -> str:
+    """The install option that names ``path`` again (``--project``, ``--settings FILE``...)."""
+    from hookd.bridges import installs
+
+    locations = installs.locations(agent, cwd)
+    names = ["", "--project", "--local"] if agent == "claude-code" else ["", "--project"]
+    for flag, where in zip(names, locations, strict=False):
+        if os.path.abspath(where) == os.path.abspath(path):
+            return flag
+    if agent == "opencode":
+        return ""
+    return f"--settings {shlex.quote(path)}"
+
+
+def installed(cwd: str, state: str | None) -> Iterator[Found]:
+    """Every bridge install the user has, with the hooks its agent runs on a tool call."""
+    from hookd.bridges import canary, installs, settings_file
+
+    claude_env = canary.settings_env(
+        [settings_file.path_for("user"), *(os.path.join(cwd, settings_file.SCOPES[s]) for s in ("project", "local"))]
+    )
+    for agent in installs.AGENTS:
+        for path in installs.locations(agent, cwd, state):
+            found = installs.inspect(agent, path)
+            if not found.hooks and not found.problems:
+                continue
+            env = claude_env if agent in ("claude-code", "qwen") else canary.settings_env([path]) if agent == "gemini" else {}
+            if agent == "qwen":
+                env = canary.settings_env([path])
+            yield Found(agent, path, found, canary.hooks_of(agent, path, env))
+
+
+def agent_checks(d: Daemon, cwd: str, state: str | None) -> Iterator[Check]:
+    any_found = False
+    for found in installed(cwd, state):
+        any_found = True
+        yield from _checks(d, cwd, found)
+    if not any_found:
+        yield Check("agents", "warn", "no agent is bridged to hookd: no agent's hooks reach it", "`hookd bridge install AGENT`")
+
+
+def _checks(d: Daemon, cwd: str, f: Found) -> Iterator[Check]:
+    from hookd.bridges import canary
+
+    name = f.agent
+    again = f"`hookd bridge install {f.agent} {scope_flag(f.agent, f.path, cwd)}`".replace("  ", " ").replace(" `", "`")
+    for problem in f.install.problems:
+        yield Check(name, "fail", f"{f.path}: {problem}", again)
+    if not f.hooks:
+        event = canary.TOOL_EVENT[f.agent]
+        yield Check(name, "fail", f"{f.path}: nothing of hookd's runs on {event}: {f.agent}'s tool calls never reach hookd", again)
+        return
+    for hook in f.hooks:
+        yield _canary(d, cwd, f, hook, again)
+    if not any(h.fail_closed for h in f.hooks):
+        yield Check(
+            name,
+            "warn",
+            f"{f.path}: when hookd is down or cannot answer, {f.agent} runs tool calls unguarded",
+            again.rstrip("`") + " --fail-closed`",
+        )
+    yield from _holds_when_down(f, again)
+
+
+def _canary(d: Daemon, cwd: str, f: Found, hook: Any, again: str) -> Check:
+    from hookd.bridges import canary
+
+    name = f.agent
+    how = {"http": "HTTP hook", "command": "command", "plugin": "plugin"}[hook.kind]
+    session = canary.session()
+    sent = canary.send(hook, session, cwd)
+    where = f"{f.path} ({how})"
+    if d.status is None or sent.failure:
+        return _unanswered(d, f, hook, sent, where, again)
+    event = canary.seen(d.socket, session)
+    if event is None:
+        return Check(
+            name, "fail", f"{where}: a canary tool call was answered, but hookd never saw it: the agent's tool calls bypass hookd", again
+        )
+    payload = event.payload if isinstance(event.payload, dict) else {}
+    if payload.get("agent") != f.agent:
+        return Check(
+            name,
+            "warn",
+            f"{where}: hookd sees this agent's calls as {payload.get('agent') or 'no agent'!r}, not {f.agent!r}",
+            again,
+        )
+    if payload.get("toolName") != "execute_command":
+        return Check(
+            name,
+            "fail",
+            f"{where}: the agent's shell arrives as {payload.get('toolName')!r}, not execute_command: a guard on "
+            "execute_command would not see it",
+            again,
+        )
+    runs = list(event.hooks or [])
+    bad = [r for r in runs if r.skipped in NOT_RUN or r.error]
+    if bad:
+        what = "; ".join(
+            f"{r.hook.name!r} {'did not run: ' + str(r.skipped) if r.skipped else 'failed: ' + str(r.error)}"
+            + (f" ({r.message})" if r.message else "")
+            for r in bad
+        )
+        return Check(
+            name,
+            "fail",
+            f"{where}: a canary tool call reached hookd, but its guards did not all run: {what}",
+            "the other checks of `hookd doctor` name each cause",
+        )
+    guards = [r.hook.name for r in runs if r.type == "decision" and not r.shadow]
+    if not guards:
+        return Check(
+            name,
+            "warn",
+            f"{where}: a canary tool call went through ({sent.ms:g} ms), but no guard is in force for {f.agent}'s tool calls "
+            "(tool.approval.pre)",
+            "add a decision hook on tool.approval.pre (`hookd init`)",
+        )
+    decided = "blocked" if sent.blocked else "answered"
+    listed = ", ".join(repr(g) for g in dict.fromkeys(guards))
+    return Check(name, "ok", f"{where}: a canary tool call reached hookd and was {decided} in {sent.ms:g} ms; guards in force: {listed}")
+
+
+def _unanswered(d: Daemon, f: Found, hook: Any, sent: Any, where: str, again: str) -> Check:
+    """A canary that hookd did not answer: whether the agent then refuses the tool call or runs it."""
+    from hookd.bridges import claude_version
+
+    why = sent.failure or "hookd is not running"
+    refused = sent.blocked
+    if not refused and hook.kind == "http" and hook.fail_closed and sent.status is None:
+        # The agent's own onFailure: block refuses a call its HTTP hook could not make, if it honours it.
+        refused = f.agent == "claude-code" and claude_version.detect().honours_on_failure
+    if refused and d.status is None:
+        return Check(
+            f.agent, "warn", f"{where}: hookd does not answer ({why}); {f.agent} refuses tool calls until it does", _fix_for(sent, again)
+        )
+    return Check(
+        f.agent, "fail", f"{where}: a canary tool call got no answer hookd gave ({why}): {f.agent} runs it unguarded", _fix_for(sent, again)
+    )
+
+
+def _fix_for(sent: Any, again: str) -> str:
+    text = sent.failure
+    if sent.status == 401 or "secret" in text:
+        return again + " (the secret it holds is not hookd's now)"
+    if "Connection refused" in text or "not running" in text or "not answering" in text:
+        return "start hookd (`systemctl --user start hookd.socket`, or `hookd serve`)"
+    if "node" in text and "PATH" in text:
+        return "install Node.js to let doctor load the plugin (opencode itself does not need it)"
+    return again
+
+
+def _holds_when_down(f: Found, again: str) -> Iterator[Check]:
+    """What keeps tool calls guarded when hookd cannot answer: the agent's own handling of a failed hook."""
+    from hookd.bridges import claude_version
+
+    if f.agent == "claude-code" and any(h.kind == "http" and h.fail_closed for h in f.hooks):
+        found = claude_version.detect()
+        if not found.honours_on_failure:
+            since = ".".join(map(str, claude_version.ON_FAILURE_SINCE))
+            yield Check(
+                f.agent,
+                "fail",
+                f"{f.path}: fail-closed is an HTTP hook's onFailure, which {found.describe()} ignores (it needs {since} or "
+                "later): with hookd down, tool calls run",
+                f"upgrade Claude Code, or {again.strip('`')} again (install then puts the shim on PreToolUse)",
+            )
+    if f.agent == "codex":
+        yield from _codex_trust(f, again)
+
+
+def _codex_trust(f: Found, again: str) -> Iterator[Check]:
+    """Codex runs no hook it has not trusted: every hook of hookd's in config.toml needs its trusted hash."""
+    import tomllib
+
+    from hookd.bridges import safe_write
+    from hookd.bridges.codex import install as codex
+
+    try:
+        text = (safe_write.read(f.path) or b"").decode("utf-8")
+        keys = codex.state_keys(text, f.path)
+        states = tomllib.loads(text).get("hooks", {}).get("state", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, codex.InstallError) as exc:
+        yield Check(f.agent, "warn", f"{f.path}: cannot tell whether Codex trusts hookd's hooks: {exc}", again)
+        return
+    # A hook's key names its file; Codex may have filed it under the path or the path with links resolved.
+    hooks: dict[str, bool] = {}
+    for key in keys:
+        trusted = isinstance(states.get(key), dict) and bool(states[key].get("trusted_hash"))
+        which = ":".join(key.rsplit(":", 3)[1:])
+        hooks[which] = hooks.get(which, False) or trusted
+    untrusted = sorted(k for k, ok in hooks.items() if not ok)
+    if untrusted:
+        yield Check(
+            f.agent,
+            "fail",
+            f"{f.path}: Codex has not trusted {len(untrusted)} of hookd's {len(hooks)} hooks, and runs no untrusted hook: "
+            "its tool calls go unguarded",
+            again + " (install trusts them through Codex)",
+        )
