@@ -96,6 +96,12 @@ def bridge_command(command: str | None, extra: str = "", timeout: int = DEFAULT_
     return " ".join([*words, extra.strip()] if extra.strip() else words)
 
 
+def with_event(event: str) -> str:
+    """The Python bridge's ``--event``: the event it runs on, so that an input it cannot read at all is
+    still denied where the event decides (``hookd bridge claude-code --help``)."""
+    return f" --event {event}" if event else ""
+
+
 def group_for(command: str, timeout: int | None = None) -> dict[str, Any]:
     hook: dict[str, Any] = {"type": "command", "command": command}
     if timeout is not None:
@@ -178,7 +184,7 @@ class Route(NamedTuple):
                 f"{shlex.quote(self.shim)} {event} {self.port} {shlex.quote(self.token_file)} --timeout {self.deadline(event)}"
                 f"{closed}{agent}"
             )
-        return f"{self.fallback} bridge {self.agent} --timeout {self.deadline(event)}{closed}"
+        return f"{self.fallback} bridge {self.agent} --timeout {self.deadline(event)}{closed}{with_event(event)}"
 
     def group(self, event: str) -> dict[str, Any]:
         if event in self.commands:
@@ -303,4 +309,4 @@ def route_layout(route: Route) -> Layout:
 
 def command_layout(command: str, timeout: int) -> Layout:
     """The Python bridge (``command``, which gives up before ``timeout``) as a command for every event."""
-    return Layout(EVENTS, lambda event: group_for(command, timeout), is_ours, f"{command}; timeout {timeout} s")
+    return Layout(EVENTS, lambda event: group_for(command + with_event(event), timeout), is_ours, f"{command}; timeout {timeout} s")

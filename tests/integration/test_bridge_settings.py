@@ -49,7 +49,9 @@ def test_install_then_uninstall_leaves_the_file_byte_identical(env: Env, tmp_pat
     assert doc["model"] == original["model"] and doc["permissions"] == original["permissions"]
     assert doc["statusLine"] == original["statusLine"]
     for event in EVENTS:
-        assert doc["hooks"][event][-1] == {"hooks": [{"type": "command", "command": BRIDGE, "timeout": 600}]}, event
+        # Each names its event: an input it cannot read is still denied where the event decides.
+        expected = {"type": "command", "command": f"{BRIDGE} --event {event}", "timeout": 600}
+        assert doc["hooks"][event][-1] == {"hooks": [expected]}, event
     assert "WorktreeCreate" not in doc["hooks"]  # a hook there would replace Claude Code's own worktrees
     # The user's own hooks are untouched and still run first in their lists.
     assert doc["hooks"]["PreToolUse"][:2] == original["hooks"]["PreToolUse"]

@@ -131,7 +131,7 @@ def test_without_a_compiler_the_python_bridge_runs_the_command_events(env: Env, 
     doc = json.loads(settings.read_text())
     (group,) = [g for g in doc["hooks"]["SessionStart"] if settings_file.is_ours(g)]
     command = group["hooks"][0]["command"]
-    assert settings_file.BRIDGE_ARGS in command and command.endswith("--timeout 588")
+    assert settings_file.BRIDGE_ARGS in command and command.endswith("--timeout 588 --event SessionStart")
     assert group["hooks"][0]["timeout"] == 600  # the agent's own, a margin above the bridge's
     done = subprocess.run(
         ["sh", "-c", command], input=json.dumps(START).encode(), capture_output=True, env=env.env, timeout=60, check=False

@@ -79,11 +79,9 @@ def test_gemini_install_then_uninstall_leaves_the_file_byte_identical(env: Env, 
     doc = json.loads(settings.read_text())
     original = json.loads(GEMINI_SETTINGS)
     assert doc["security"] == original["security"] and doc["ui"] == original["ui"]
-    ours = {
-        "matcher": "*",
-        "hooks": [{"type": "command", "name": "hookd", "command": "/opt/hookd/bin/hookd bridge gemini --timeout 28", "timeout": 30000}],
-    }
     for event in ("BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "SessionStart", "SessionEnd", "BeforeModel", "PreCompress"):
+        command = f"/opt/hookd/bin/hookd bridge gemini --timeout 28 --event {event}"
+        ours = {"matcher": "*", "hooks": [{"type": "command", "name": "hookd", "command": command, "timeout": 30000}]}
         assert doc["hooks"][event][-1] == ours, event
     assert "AfterModel" not in doc["hooks"]
     assert doc["hooks"]["BeforeTool"][0] == original["hooks"]["BeforeTool"][0]

@@ -55,7 +55,7 @@ def test_install_appends_one_hook_per_event_that_codex_parses(tmp_path: Path) ->
     # Codex clamps SessionEnd and Interrupt hooks to 3 s: the bridge gives up before that.
     assert doc["hooks"]["SessionEnd"][-1]["hooks"][0] == {
         "type": "command",
-        "command": "/opt/hookd/bin/hookd bridge codex --timeout 2",
+        "command": "/opt/hookd/bin/hookd bridge codex --event SessionEnd --timeout 2",
         "timeout": 3,
     }
     assert doc["hooks"]["PreToolUse"][-1]["hooks"][0]["timeout"] == 600

@@ -79,6 +79,8 @@ def command(options: Options, event: str = "") -> str:
         words = [shlex.quote(options.shim), event, str(options.port), shlex.quote(options.token_file), "--agent codex"]
     else:
         words = [f"{options.hookd} bridge codex"]
+        if event:
+            words.append(f"--event {event}")  # an input it cannot read is still denied where the event decides
     words.append(f"--timeout {deadline_for(event, options)}")
     if options.fail_closed:
         words.append("--fail-closed")

@@ -59,7 +59,7 @@ def gemini_layout(command: str, timeout: int) -> settings_file.Layout:
     """Every installed Gemini CLI event runs ``command``; Gemini CLI waits ``timeout`` s (written in ms)."""
 
     def group(event: str) -> dict[str, Any]:
-        hook = {"type": "command", "name": HOOK_NAME, "command": command, "timeout": timeout * 1000}
+        hook = {"type": "command", "name": HOOK_NAME, "command": command + settings_file.with_event(event), "timeout": timeout * 1000}
         return {"matcher": "*", "hooks": [hook]}
 
     how = f"command hooks running {command}; timeout {timeout * 1000} ms"
@@ -98,7 +98,7 @@ def qwen_layout(
 
     def group(event: str) -> dict[str, Any]:
         if command is not None:
-            return settings_file.group_for(command, qwen_command_timeout(timeout))
+            return settings_file.group_for(command + settings_file.with_event(event), qwen_command_timeout(timeout))
         assert route is not None
         if route.fail_closed and event == "PreToolUse":
             hook = {"type": "command", "command": route.command_for(event), "timeout": qwen_command_timeout(route.timeout)}

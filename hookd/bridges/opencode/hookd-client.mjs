@@ -2083,9 +2083,16 @@ var Client = class _Client {
     const reply = await this.call({ type: "emit", id: 0, point, payload, ...scope(options), ...options.wait ? { wait: true } : {} });
     return { observers: num(reply.observers), errors: reply.errors ?? [] };
   }
-  /** Run the decision hooks of `point` and resolve with their folded outcome; with `trace`, each hook's account in `trace`. */
+  /**
+   * Run the decision hooks of `point` and resolve with their folded outcome; with `trace`, each hook's account in `trace`.
+   * `timeout`: the seconds you will wait for the outcome; every wait of the call inside hookd (hook timeouts, an approval)
+   * ends before it, so a fail-closed guard's deny reaches you in time.
+   */
   async decide(point, payload = {}, options = {}) {
-    const reply = await this.call({ type: "decide", id: 0, point, payload, ...scope(options), ...options.trace ? { trace: true } : {} });
+    const extra = {};
+    if (options.trace) extra.trace = true;
+    if (options.timeout !== void 0 && options.timeout > 0) extra.timeout = options.timeout;
+    const reply = await this.call({ type: "decide", id: 0, point, payload, ...scope(options), ...extra });
     return outcome(reply);
   }
   /** Per hook, point and session counts and durations, over the daemon's life and the last `window` seconds. */

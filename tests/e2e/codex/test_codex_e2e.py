@@ -132,7 +132,7 @@ def codex(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore
         shimmed = shim and compiler() is not None
         command_of = tomllib.loads(config.read_text())["hooks"]["PreToolUse"][-1]["hooks"][0]["command"]
         # Each gives up 12 s before Codex's 600 s would kill it.
-        wanted = ("claude-shim PreToolUse ", " --agent codex") if shimmed else (" bridge codex", " bridge codex")
+        wanted = ("claude-shim PreToolUse ", " --agent codex") if shimmed else (" bridge codex", " bridge codex --event PreToolUse")
         wanted = (wanted[0], wanted[1] + " --timeout 588")
         assert wanted[0] in command_of and command_of.endswith(wanted[1]), command_of
         bypass = [] if trust else ["--dangerously-bypass-hook-trust"]

@@ -136,7 +136,7 @@ def test_uninstall_restores_the_settings_byte_for_byte(gemini) -> None:  # type:
     [group] = doc["hooks"]["BeforeTool"]
     # Gemini CLI waits 600 000 ms; the bridge gives up at 588 s, so Gemini CLI hears its answer.
     assert group["matcher"] == "*" and group["hooks"][0]["timeout"] == 600_000
-    assert group["hooks"][0]["command"].endswith(" bridge gemini --timeout 588")
+    assert group["hooks"][0]["command"].endswith(" bridge gemini --timeout 588 --event BeforeTool")
     gone = env.hookd("bridge", "uninstall", "gemini")
     assert gone.returncode == 0, gone.stderr
     assert settings.read_text() == original
