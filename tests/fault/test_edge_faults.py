@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 from collections.abc import Iterator
@@ -172,6 +173,74 @@ def test_no_call_through_a_python_bridge_comes_back_allowed(world: World, agent:
         done = subprocess.run(command, input=body, capture_output=True, env=world.env.env, timeout=60)
         out = _read(done.stdout)
         assert done.returncode == 2 or denied(agent, out), (done.returncode, out, done.stderr[-300:], body[:200])
+
+    check()
+
+
+_PLUGIN_DRIVER = """
+import { pathToFileURL } from "node:url";
+import { readFileSync } from "node:fs";
+const { HookdPlugin } = await import(pathToFileURL(process.argv[1]).href);
+const hooks = await HookdPlugin({ directory: "/tmp", worktree: "/tmp" });
+const text = readFileSync(0, "utf8");
+let args;
+try {
+  args = JSON.parse(text);
+} catch (err) {
+  process.stdout.write(JSON.stringify({ skipped: String(err) }) + "\\n");
+  process.exit(0);
+}
+let thrown = null;
+try {
+  await hooks["tool.execute.before"]({ tool: "bash", sessionID: "edge", callID: "c1" }, { args });
+} catch (err) {
+  thrown = String(err?.message ?? err);
+}
+process.stdout.write(JSON.stringify({ thrown }) + "\\n");
+process.exit(0);
+"""
+
+
+@pytest.fixture(scope="module")
+def plugin(world: World) -> str:
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    done = subprocess.run([*HOOKD, "bridge", "install", "opencode"], env=world.env.env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    [path] = (world.env.config / "opencode").rglob("hookd.js")
+    return str(path)
+
+
+@st.composite
+def plugin_args(draw: Any) -> bytes:
+    """opencode's tool arguments as JSON text (parsed by Node, as opencode has them): lone surrogates, deep, large."""
+    kind = draw(st.sampled_from(["json", "surrogate", "deep", "large"]))
+    if kind == "json":
+        return json.dumps(draw(_json)).encode()
+    if kind == "surrogate":
+        lone = chr(draw(st.integers(0xD800, 0xDFFF)))
+        return json.dumps({"command": f"rm -rf {lone}/", lone: draw(_text)}).encode()
+    if kind == "deep":
+        return b'{"command": "rm -rf /", "nested": ' + _deep(draw(st.integers(100, 20_000))) + b"}"
+    return json.dumps({"command": "rm -rf /", "content": "x" * draw(st.integers(FRAME - 200, 2 * FRAME))}).encode()
+
+
+def test_no_call_through_the_opencode_plugin_comes_back_allowed(world: World, plugin: str) -> None:
+    @SLOW_EXAMPLES
+    @given(plugin_args())
+    def check(args: bytes) -> None:
+        done = subprocess.run(
+            ["node", "--input-type=module", "-e", _PLUGIN_DRIVER, plugin], input=args, capture_output=True, env=world.env.env, timeout=60
+        )
+        assert done.returncode == 0, done.stderr[-500:]
+        result = json.loads(done.stdout.decode().strip().splitlines()[-1])
+        if "skipped" in result:
+            return  # Node itself cannot read it: opencode would never hold such arguments
+        assert isinstance(result["thrown"], str) and result["thrown"].startswith("Blocked by hookd"), (
+            result,
+            done.stderr[-300:],
+            args[:200],
+        )
 
     check()
 

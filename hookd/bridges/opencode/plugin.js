@@ -4,7 +4,7 @@
 // tool vocabulary (so one guard on `execute_command` covers opencode's `bash` as every other agent's shell), then
 // on tool.execute.before as opencode names it. The outcome is applied the plugin way: `output` changed in place,
 // a deny thrown as the block. Every payload names the agent: `agent: "opencode"`.
-import { Client, encodeFrame } from "__HOOKD_CLIENT__";
+import { Client, HookdError, encodeFrame } from "__HOOKD_CLIENT__";
 
 const OPTIONS = __HOOKD_OPTIONS__;
 const AGENT = "opencode";
@@ -24,13 +24,23 @@ const OBSERVED = ["chat.response", "chat.error", "chat.compression", "chat.finis
 // What `hookd tail` names a stream delta by; these arrive per token and are not forwarded one by one.
 const QUIET_BUS_EVENTS = new Set(["message.part.delta"]);
 
+// A value hookd cannot be handed (a cycle, nesting past what JSON.stringify can walk): never sent as something else.
+class Unsendable extends Error {}
+
+// JSON.stringify writes a lone UTF-16 surrogate (a model can produce one) as an escape, and only a lone one: each
+// becomes U+FFFD, as hookd reads agents' input, unless its backslash is itself escaped (then it is text).
+const LONE_SURROGATE = /(\\+)(u[dD][89a-fA-F][0-9a-fA-F]{2})/g;
+
 function plain(value) {
-  // What msgpack can carry: functions, cycles and class instances become what JSON makes of them.
+  // What msgpack can carry: functions and class instances become what JSON makes of them, lone surrogates U+FFFD.
+  let text;
   try {
-    return JSON.parse(JSON.stringify(value ?? {}, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
-  } catch {
-    return {};
+    text = JSON.stringify(value ?? {}, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+  } catch (err) {
+    throw new Unsendable(`it cannot be read (${err?.message ?? err})`);
   }
+  if (text === undefined) return {};
+  return JSON.parse(text.replace(LONE_SURROGATE, (m, slashes, code) => (slashes.length % 2 ? `${slashes.slice(1)}\\ufffd` : m)));
 }
 
 // Each distinct warning once: with hookd down, every event of every turn would say the same.
@@ -133,23 +143,33 @@ export const HookdPlugin = async (ctx) => {
     refuse(outcome);
   }
 
-  // A call larger than the daemon's frame limit cannot be sent. When a guard would have seen it, it is blocked
-  // (fail closed); when none is configured, opencode proceeds.
+  // A call that cannot be sent (larger than the daemon's frame limit, nested deeper than it can be encoded, not
+  // readable at all). When a guard would have seen it, it is blocked (fail closed); when none is configured,
+  // opencode proceeds.
+  async function unsendable(event, scope, what) {
+    const chain = await withDeadline(client.request({ type: "explain", point: event, ...scope }));
+    const guards = (chain.decision_hooks ?? []).filter((h) => h.enabled !== false && h.trusted !== false).map((h) => h.name);
+    if (guards.length) throw new Blocked(`Blocked by hookd: ${what}; the guard(s) ${guards.join(", ")} could not see it, so it is denied`);
+    warn(`${what}; no guard is configured for it, so opencode proceeds`);
+    return true;
+  }
+
   async function tooLarge(event, payload, scope) {
     const welcome = client.welcome ?? (await withDeadline(client.open()));
     let size;
+    let why = "";
     try {
       size = encodeFrame({ type: "decide", id: 1, point: event, payload, ...scope }).length - 4;
     } catch (err) {
       size = Infinity;
+      why = ` (${err?.message ?? err})`;
     }
     if (size <= welcome.limits.max_frame) return false;
-    const chain = await withDeadline(client.request({ type: "explain", point: event, ...scope }));
-    const guards = (chain.decision_hooks ?? []).filter((h) => h.enabled !== false && h.trusted !== false).map((h) => h.name);
-    const what = `the ${event} input is ${size} bytes, over hookd's frame limit of ${welcome.limits.max_frame} bytes`;
-    if (guards.length) throw new Blocked(`Blocked by hookd: ${what}; the guard(s) ${guards.join(", ")} could not see it, so it is denied`);
-    warn(`${what}; no guard is configured for it, so opencode proceeds`);
-    return true;
+    const what =
+      size === Infinity
+        ? `the ${event} input cannot be encoded for hookd${why}`
+        : `the ${event} input is ${size} bytes, over hookd's frame limit of ${welcome.limits.max_frame} bytes`;
+    return await unsendable(event, scope, what);
   }
 
   // The outcome of deciding `point` with `payload`; null when it was too large and no guard would have seen it.
@@ -159,18 +179,33 @@ export const HookdPlugin = async (ctx) => {
     return await withDeadline(client.decide(point, payload, scope));
   }
 
-  // A tool call hookd could not be asked about: blocked under failClosed, else it proceeds with a warning.
+  // A tool call hookd could not be asked about: blocked under failClosed, else it proceeds with a warning. One
+  // that hookd was asked about and answered with an error (it could not handle it) is blocked either way: only a
+  // hookd that cannot be reached at all leaves the choice to failClosed.
   function unchecked(what, err) {
     if (err instanceof Blocked) throw err;
     const why = `${what} not checked: ${err?.message ?? err}`;
-    if (OPTIONS.failClosed) throw new Blocked(`Blocked by hookd: ${why}`);
+    if (answered(err) || OPTIONS.failClosed) throw new Blocked(`Blocked by hookd: ${why}`);
     warn(`${why}; opencode proceeds`);
+  }
+
+  const UNREACHED = new Set(["not_running", "connection_lost", "untrusted_daemon"]);
+  function answered(err) {
+    return err instanceof HookdError && !UNREACHED.has(err.code);
   }
 
   async function decide(event, input, output) {
     let outcome;
     try {
-      outcome = await ask(event, payloadFor(event, input, output), where(input));
+      let payload;
+      try {
+        payload = payloadFor(event, input, output);
+      } catch (err) {
+        if (!(err instanceof Unsendable)) throw err;
+        await unsendable(event, where(input), `the ${event} input cannot be handed to hookd: ${err.message}`);
+        return;
+      }
+      outcome = await ask(event, payload, where(input));
     } catch (err) {
       if (event === "tool.execute.before") return unchecked(event, err);
       if (err instanceof Blocked) throw err;
@@ -184,12 +219,21 @@ export const HookdPlugin = async (ctx) => {
   // in opencode's argument names), then on tool.execute.before as opencode names it.
   async function beforeTool(input, output) {
     const tool = input?.tool;
-    const sent = { toolName: tool, args: plain(output?.args) };
-    if (typeof input?.sessionID === "string") sent.sessionID = input.sessionID;
-    if (typeof input?.callID === "string") sent.callID = input.callID;
-    const payload = canonical(sent, AGENT);
+    let payload;
     let outcome;
     try {
+      let args;
+      try {
+        args = plain(output?.args);
+      } catch (err) {
+        if (!(err instanceof Unsendable)) throw err;
+        await unsendable("tool.approval.pre", where(input), `the ${tool} call cannot be handed to hookd: ${err.message}`);
+        return;
+      }
+      const sent = { toolName: tool, args };
+      if (typeof input?.sessionID === "string") sent.sessionID = input.sessionID;
+      if (typeof input?.callID === "string") sent.callID = input.callID;
+      payload = canonical(sent, AGENT);
       outcome = await ask("tool.approval.pre", payload, where(input));
     } catch (err) {
       // hookd could not be asked: tool.execute.before would not be either.
