@@ -41,6 +41,8 @@ test: $(TEST_STAMP) e2e-deps lint
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check hookd client tests bench
 	$(BIN)/ruff format --check hookd client tests bench
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/mypy
 
 bench: $(TEST_STAMP)
 	@mkdir -p $(dir $(BENCH_OUT))

@@ -130,7 +130,7 @@ def noop_guard(env: dict[str, str], warm: bool = False) -> None:
 
 
 def per_event(n: int) -> str:
-    from hookd.bridges import shim
+    from hookd.agents import shim
 
     rows: list[tuple[Stats, Stats | None, str]] = []
     with sandbox() as env, tempfile.TemporaryDirectory(prefix="hookd-shim-") as tmp:

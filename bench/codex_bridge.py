@@ -43,7 +43,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=200)
     n = ap.parse_args().n
-    from hookd.bridges import shim
+    from hookd.agents import shim
 
     with sandbox() as env, tempfile.TemporaryDirectory(prefix="hookd-shim-") as tmp, daemon(env, "--no-user-hooks") as proc:
         port, _ = endpoint(env, proc.pid)

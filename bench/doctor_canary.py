@@ -37,7 +37,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--n", type=int, default=15)
     args = p.parse_args()
-    from hookd.bridges import canary
+    from hookd.agents import canary
     from tests.docs.test_samples import readme_hooks_file
 
     root = Path(tempfile.mkdtemp(prefix="hookd-canary-bench-"))

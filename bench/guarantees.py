@@ -26,14 +26,14 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from hookd_client.messages import HookSpec
 
-from hookd.engine import Engine
-from hookd.eventcodec import encoded
-from hookd.hooks import Hook, Plan
-from hookd.journal import Journal
+from hookd.core.hooks import Hook, Plan
+from hookd.engine.engine import Engine
+from hookd.events.eventcodec import encoded
+from hookd.events.journal import Journal
+from hookd.events.seqblock import BLOCK, SeqBlocks
 from hookd.runners.command import CommandRunner, Limits
 from hookd.runners.persistent import PersistentRunner
 from hookd.runners.slots import Slots
-from hookd.seqblock import BLOCK, SeqBlocks
 
 PAYLOAD = {"toolName": "execute_command", "args": {"command": "ls -la", "cwd": "/tmp/project"}}
 

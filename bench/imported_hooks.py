@@ -63,7 +63,7 @@ def main() -> None:
     args = parser.parse_args()
     from hookd_client import Client
 
-    from hookd.bridges import claude_code as cc
+    from hookd.agents.claude_code import protocol as cc
 
     stdin = json.dumps(INPUT).encode()
     with sandbox() as env:

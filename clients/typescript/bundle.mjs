@@ -1,15 +1,15 @@
 // Bundles hookd-client and its one dependency (@msgpack/msgpack) into a single ES module that imports
 // nothing but Node's own modules. hookd's opencode plugin imports it by relative path, so the plugin
 // needs no npm package at all; the bundle ships inside hookd's Python distribution
-// (hookd/bridges/opencode/hookd-client.mjs) and a test rebuilds it to check it matches these sources.
+// (hookd/agents/opencode/hookd-client.mjs) and a test rebuilds it to check it matches these sources.
 //
-//   npm run bundle              # writes hookd/bridges/opencode/hookd-client.mjs
+//   npm run bundle              # writes hookd/agents/opencode/hookd-client.mjs
 //   node bundle.mjs OUTFILE     # writes OUTFILE instead
 import { build } from "esbuild";
 import { fileURLToPath } from "node:url";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
-const outfile = process.argv[2] ?? fileURLToPath(new URL("../../hookd/bridges/opencode/hookd-client.mjs", import.meta.url));
+const outfile = process.argv[2] ?? fileURLToPath(new URL("../../hookd/agents/opencode/hookd-client.mjs", import.meta.url));
 
 await build({
   absWorkingDir: here, // the paths esbuild writes in comments are relative to it: the same bytes from any directory

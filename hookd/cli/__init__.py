@@ -1,4 +1,6 @@
-"""The `hookd` command. Each subcommand lives in its own module and imports
+"""The `hookd` command, one module per group of subcommands.
+
+Each subcommand lives in its own module and imports
 only what it needs when it runs, so that quick commands (emit, decide, the
 agent bridge) start fast."""
 
@@ -58,24 +60,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list[:2] == ["bridge", "claude-code"]:
         # The agent starts the bridge for every event: skip importing every command's parser.
-        from hookd.bridges.run import main as bridge_main
+        from hookd.agents.run import main as bridge_main
 
         return bridge_main(args_list[2:])
     if args_list[:2] == ["bridge", "qwen"]:
-        from hookd.bridges import qwen
-        from hookd.bridges.run import main as bridge_main
+        from hookd.agents.qwen import protocol as qwen
+        from hookd.agents.run import main as bridge_main
 
         return bridge_main(args_list[2:], qwen)
     if args_list[:2] == ["bridge", "codex"]:
-        from hookd.bridges.codex.run import main as codex_main
+        from hookd.agents.codex.run import main as codex_main
 
         return codex_main(args_list[2:])
     if args_list[:2] == ["bridge", "gemini"] or args_list[:3] == ["bridge", "run-hook", "gemini"]:
-        from hookd.bridges.gemini import adapter, cli
+        from hookd.agents.gemini import adapter
+        from hookd.cli import bridge_gemini as cli
 
         return cli.main(args_list[2:]) if args_list[1] == "gemini" else adapter.main(args_list[3:])
     if args_list[:3] == ["bridge", "run-hook", "claude-code"]:
-        from hookd.bridges.adapter import main as adapter_main
+        from hookd.agents.claude_code.adapter import main as adapter_main
 
         return adapter_main(args_list[3:])
     parser = build_parser()
@@ -85,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     saved = sys.stdout, sys.stderr
     if args.command != "serve":  # the daemon logs through structlog, which renders its own output
-        from .termsafe import SafeStream
+        from hookd.core.termsafe import SafeStream
 
         # Every command prints text that others wrote (payloads, hook answers, file content, daemon errors):
         # control characters in it are shown escaped, never sent to the terminal.

@@ -16,7 +16,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from .common import add_socket, error_text, exit_code_of, fail
+from hookd.cli.common import add_socket, error_text, exit_code_of, fail
 
 if TYPE_CHECKING:
     import asyncio

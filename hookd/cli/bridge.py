@@ -8,8 +8,8 @@ import shlex
 import sys
 from collections.abc import Callable
 
-from hookd.bridges import deadlines
-from hookd.bridges.run import add_options
+from hookd.agents import deadlines
+from hookd.agents.run import add_options
 
 AGENTS = ("claude-code",)
 INSTALLABLE = (*AGENTS, "opencode", "codex", "gemini", "qwen")
@@ -41,7 +41,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_options(g)
     g.set_defaults(run=run_gemini_bridge)
 
-    from . import bridge_status
+    from hookd.cli import bridge_status
 
     bridge_status.add(bridges)
 
@@ -140,7 +140,7 @@ def reported(run: Callable[[argparse.Namespace], int], action: str) -> Callable[
         import contextlib
         import io
 
-        from .common import print_json
+        from hookd.cli.common import print_json
 
         caught = io.StringIO()
         with contextlib.redirect_stdout(caught):
@@ -154,36 +154,36 @@ def reported(run: Callable[[argparse.Namespace], int], action: str) -> Callable[
 
 
 def run_bridge(args: argparse.Namespace) -> int:
-    from hookd.bridges.run import run
+    from hookd.agents.run import run
 
     return run(args)
 
 
 def run_codex(args: argparse.Namespace) -> int:
-    from hookd.bridges.codex.run import run
+    from hookd.agents.codex.run import run
 
     return run(args)
 
 
 def run_gemini_bridge(args: argparse.Namespace) -> int:
-    from hookd.bridges.gemini.cli import run_bridge as run_gemini
+    from hookd.cli.bridge_gemini import run_bridge as run_gemini
 
     return run_gemini(args)
 
 
 def run_hook(args: argparse.Namespace) -> int:
     if args.agent == "gemini":
-        from hookd.bridges.gemini.adapter import main as gemini_hook
+        from hookd.agents.gemini.adapter import main as gemini_hook
 
         return gemini_hook(args.cmd)
-    from hookd.bridges.adapter import main
+    from hookd.agents.claude_code.adapter import main
 
     matcher = ["--matcher", args.matcher] if args.matcher is not None else []
     return main([*matcher, *args.cmd])
 
 
 def _settings_path(args: argparse.Namespace) -> str:
-    from hookd.bridges import settings_file
+    from hookd.agents import settings_file
 
     return args.settings or settings_file.path_for(args.scope or "user")
 
@@ -210,9 +210,9 @@ def checked_bridge_args(args: argparse.Namespace) -> str:
 
 def route(args: argparse.Namespace, timeout: int):  # type: ignore[no-untyped-def]
     """How the installed hooks reach hookd: the daemon's HTTP endpoint, and the shim where a command is needed."""
-    from hookd.bridges import settings_file, shim
-    from hookd.httphooks import files
-    from hookd.statefiles import state_home
+    from hookd.agents import settings_file, shim
+    from hookd.config import endpoint_files as files
+    from hookd.config.statefiles import state_home
 
     state = state_home()
     token = files.token(state)
@@ -234,7 +234,7 @@ def route(args: argparse.Namespace, timeout: int):  # type: ignore[no-untyped-de
 def claude_route(args: argparse.Namespace, timeout: int):  # type: ignore[no-untyped-def]
     """The route for Claude Code: with --fail-closed on a Claude Code that ignores onFailure (or one that cannot
     be asked), PreToolUse runs the shim, which denies by itself when hookd does not answer."""
-    from hookd.bridges import claude_version
+    from hookd.agents.claude_code import version as claude_version
 
     chosen = route(args, timeout)
     if not args.fail_closed:
@@ -256,7 +256,7 @@ def forget_legacy_record() -> None:
     """Earlier versions recorded their installs for a daemon that rewrote them; nothing reads that record now."""
     import contextlib
 
-    from hookd.statefiles import state_home
+    from hookd.config.statefiles import state_home
 
     with contextlib.suppress(FileNotFoundError):
         os.unlink(os.path.join(state_home(), "claude-installs.json"))
@@ -264,22 +264,21 @@ def forget_legacy_record() -> None:
 
 def run_install(args: argparse.Namespace) -> int:
     if args.agent == "codex":
-        from hookd.bridges.codex.cli import run_install as install_codex
+        from hookd.cli.bridge_codex import run_install as install_codex
 
         return install_codex(args)
     if args.agent == "opencode":
-        from hookd.bridges.opencode.cli import run_install as install_opencode
+        from hookd.cli.bridge_opencode import run_install as install_opencode
 
         return install_opencode(args)
     if args.agent in ("gemini", "qwen"):
-        from hookd.bridges.gemini.cli import run_install as install_gemini
+        from hookd.cli.bridge_gemini import run_install as install_gemini
 
         return install_gemini(args)
-    from hookd.bridges import safe_write, settings_file, settings_install
-    from hookd.httphooks.files import EndpointFileError
-    from hookd.statefiles import state_home
-
-    from .common import fail
+    from hookd.agents import safe_write, settings_file, settings_install
+    from hookd.cli.common import fail
+    from hookd.config.endpoint_files import EndpointFileError
+    from hookd.config.statefiles import state_home
 
     path = _settings_path(args)
     try:
@@ -305,21 +304,20 @@ def run_install(args: argparse.Namespace) -> int:
 
 def run_uninstall(args: argparse.Namespace) -> int:
     if args.agent == "codex":
-        from hookd.bridges.codex.cli import run_uninstall as uninstall_codex
+        from hookd.cli.bridge_codex import run_uninstall as uninstall_codex
 
         return uninstall_codex(args)
     if args.agent == "opencode":
-        from hookd.bridges.opencode.cli import run_uninstall as uninstall_opencode
+        from hookd.cli.bridge_opencode import run_uninstall as uninstall_opencode
 
         return uninstall_opencode(args)
     if args.agent in ("gemini", "qwen"):
-        from hookd.bridges.gemini.cli import run_uninstall as uninstall_gemini
+        from hookd.cli.bridge_gemini import run_uninstall as uninstall_gemini
 
         return uninstall_gemini(args)
-    from hookd.bridges import safe_write, settings_file, settings_install
-    from hookd.statefiles import state_home
-
-    from .common import fail
+    from hookd.agents import safe_write, settings_file, settings_install
+    from hookd.cli.common import fail
+    from hookd.config.statefiles import state_home
 
     path = _settings_path(args)
     try:

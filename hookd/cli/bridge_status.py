@@ -1,6 +1,6 @@
 """`hookd bridge status`: which agents are bridged to hookd, where, how each reaches it, and what is wrong.
 
-Read from the agents' files alone (hookd/bridges/installs.py); with ``--check``, a canary tool call goes
+Read from the agents' files alone (hookd/agents/installs.py); with ``--check``, a canary tool call goes
 through each installed path as `hookd doctor` sends it.
 """
 
@@ -43,11 +43,10 @@ def _how(hooks: list[Any]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hookd.statefiles import state_home
-
-    from .common import print_json
-    from .doctor_agents import agent_checks, installed
-    from .doctor_checks import reach
+    from hookd.cli.common import print_json
+    from hookd.cli.doctor_agents import agent_checks, installed
+    from hookd.cli.doctor_checks import reach
+    from hookd.config.statefiles import state_home
 
     cwd = os.path.abspath(args.project or os.getcwd())
     rows: list[dict[str, Any]] = []

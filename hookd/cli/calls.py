@@ -7,7 +7,7 @@ import sys
 
 import msgspec
 
-from .common import USAGE, add_socket, add_target, call, connect, exit_code_of, fail, print_json, project_dir, read_payload
+from hookd.cli.common import USAGE, add_socket, add_target, call, connect, exit_code_of, fail, print_json, project_dir, read_payload
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -94,7 +94,7 @@ def run_emit(args: argparse.Namespace) -> int:
 
 def _unasked(args: argparse.Namespace, project: str | None) -> None:
     """Name the decision hooks an emit did not ask, so that it is never taken for a call they let through."""
-    from hookd.points import decision_points
+    from hookd.core.points import decision_points
 
     if args.point not in decision_points():
         return
@@ -125,7 +125,7 @@ def run_decide(args: argparse.Namespace) -> int:
     out.setdefault("decision", None)
     out.setdefault("not_run", [])
     if trace and not args.json:
-        from .tracefmt import render
+        from hookd.cli.tracefmt import render
 
         sys.stdout.write(render(args.point, out))
         return 0
@@ -148,7 +148,7 @@ def _row(e: object, verdict: str = "") -> str:
 
 def verdict(entry: object, info: object | None, payload: dict[str, object]) -> tuple[str, str]:
     """(runs | skipped | off | untrusted, why) for one hook of the chain and a payload."""
-    from hookd.matcher import Matcher, lookup
+    from hookd.core.matcher import Matcher, lookup
 
     if not getattr(entry, "enabled", True):
         return "off", "disabled"
@@ -164,9 +164,9 @@ def verdict(entry: object, info: object | None, payload: dict[str, object]) -> t
 
 
 def _missing() -> object:
-    from hookd import matcher
+    from hookd.core import matcher
 
-    return matcher._MISSING
+    return matcher.MISSING
 
 
 def _infos(listing: object, session: str | None) -> dict[tuple[str, str, str, str], object]:
@@ -194,7 +194,7 @@ def run_explain(args: argparse.Namespace) -> int:
             # Every hook the daemon holds (sessions included): the chain above names which of them apply.
             listing = client.list_hooks(None) if payload is not None else None
     except HookdError as exc:
-        from .common import error_text
+        from hookd.cli.common import error_text
 
         return fail(error_text(exc), exit_code_of(exc))
     rows: dict[str, list[tuple[object, tuple[str, str]]]] = {"decision_hooks": [], "observers": []}

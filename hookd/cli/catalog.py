@@ -24,11 +24,11 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    from hookd.points import POINTS, UnknownPoint
+    from hookd.core.points import POINTS, UnknownPoint
 
     if args.example is not None:
-        from .common import NOT_FOUND, fail
-        from .examples import example
+        from hookd.cli.common import NOT_FOUND, fail
+        from hookd.cli.examples import example
 
         try:
             sys.stdout.write(json.dumps(example(args.example), indent=2) + "\n")

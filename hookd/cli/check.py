@@ -25,7 +25,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _default_files(project: str) -> list[str]:
-    from hookd import userconfig
+    from hookd.config import userconfig
 
     return [f for f in [*userconfig.global_files(), *userconfig.project_files(project)] if os.path.exists(f)]
 
@@ -34,16 +34,16 @@ def check(files: list[str]) -> tuple[list[dict[str, Any]], list[Any]]:
     """(per-file reports, problems) for ``files``.
 
     Names must be unique across the files of one scope. Which file keeps a name two files define is
-    the daemon's rule (hookd/hooknames.py), applied to the same state: the files of each scope are
+    the daemon's rule (hookd/config/hooknames.py), applied to the same state: the files of each scope are
     loaded in the daemon's order, with the versions it last accepted (kept in the state directory),
     so `check` rejects the file the daemon rejects, with the same words. A file named here that no
     scope lists (``hookd check /tmp/draft.yaml``) is checked with the other such files of its
     directory, in name order.
     """
-    from hookd import trust, userconfig
-    from hookd.accepted import AcceptedStore
-    from hookd.hooknames import settle
-    from hookd.validator import Problem
+    from hookd.config import trust, userconfig
+    from hookd.config.accepted import AcceptedStore
+    from hookd.config.hooknames import settle
+    from hookd.config.validator import Problem
 
     store = trust.TrustStore(trust_all=trust.trust_all_from_env())
     store.load()
@@ -107,7 +107,7 @@ def check(files: list[str]) -> tuple[list[dict[str, Any]], list[Any]]:
 
 def _scope_files(scope: str, owner: str) -> list[str]:
     """The files of a scope in the daemon's load order (a project's without the global ones, as the daemon has them)."""
-    from hookd import userconfig
+    from hookd.config import userconfig
 
     if scope == "global":
         return userconfig.global_files()
@@ -117,7 +117,7 @@ def _scope_files(scope: str, owner: str) -> list[str]:
 
 def _read(path: str) -> Any:
     """The HookFile at ``path``, its problems (a list), or None when it does not exist."""
-    from hookd import userconfig
+    from hookd.config import userconfig
 
     try:
         return userconfig.read(path)
@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     valid = not problems
     if args.json:
         out = {"valid": valid, "files": reports, "problems": [p.to_dict() for p in problems]}
-        from .common import print_json
+        from hookd.cli.common import print_json
 
         print_json(out)
         return 0 if valid else 1
@@ -171,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _lines(path: str) -> list[str]:
-    from hookd import hookfile
+    from hookd.config import hookfile
 
     try:
         data = hookfile.read_bytes(path)
@@ -184,7 +184,7 @@ def snippet(lines: list[str], line: int, column: int | None) -> str:
     """The line at fault and a caret under the column, as ruff and rustc show them ("" when out of range)."""
     from wcwidth import wcwidth
 
-    from .termsafe import one_line
+    from hookd.core.termsafe import one_line
 
     if not 1 <= line <= len(lines):
         return ""

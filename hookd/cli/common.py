@@ -100,7 +100,7 @@ def read_payload(text: str | None) -> dict[str, Any]:
 
 
 def print_json(value: Any) -> None:
-    from .termsafe import json_text
+    from hookd.core.termsafe import json_text
 
     # json escapes C0 controls; json_text escapes DEL, C1 and bidi controls, so the text stays valid JSON.
     sys.stdout.write(json_text(json.dumps(msgspec.to_builtins(value), indent=2, ensure_ascii=False)) + "\n")

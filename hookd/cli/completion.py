@@ -53,14 +53,14 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def _structure() -> dict[str, dict[str, object]]:
     """command -> {help, options: {option: choices or None}}, from the parser itself."""
-    from . import build_parser
-    from .helptopics import _commands, _subparser
+    from hookd.cli import build_parser
+    from hookd.cli.helptopics import subcommand_helps, subparser
 
     parser = build_parser()
     out: dict[str, dict[str, object]] = {}
-    for name, summary in _commands(parser).items():
+    for name, summary in subcommand_helps(parser).items():
         options: dict[str, list[str] | None] = {}
-        for action in _subparser(parser, name)._actions:
+        for action in subparser(parser, name)._actions:
             for opt in action.option_strings:
                 takes = action.nargs != 0
                 options[opt] = [str(c) for c in action.choices] if action.choices and takes else ([] if takes else None)
@@ -72,11 +72,11 @@ def names(kind: str, socket: str | None = None) -> list[str]:
     if kind == "commands":
         return list(_structure())
     if kind == "points":
-        from hookd.points import POINTS
+        from hookd.core.points import POINTS
 
         return [*POINTS, "custom."]
     if kind == "topics":
-        from .helptopics import TOPICS
+        from hookd.cli.helptopics import TOPICS
 
         return list(TOPICS)
     if kind == "help":
@@ -93,7 +93,7 @@ def names(kind: str, socket: str | None = None) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .common import USAGE, fail
+    from hookd.cli.common import USAGE, fail
 
     if args.list:
         for name in names(args.list, args.socket):
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.shell is None:
         return fail("name a shell: hookd completion bash|zsh|fish", USAGE)
-    from . import completion_scripts
+    from hookd.cli import completion_scripts
 
     sys.stdout.write(getattr(completion_scripts, args.shell)(_structure()))
     return 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from .completion import OPTION_VALUES, PATH_OPTIONS, POSITIONAL
+from hookd.cli.completion import OPTION_VALUES, PATH_OPTIONS, POSITIONAL
 
 Structure = dict[str, dict[str, Any]]
 _LIST = "hookd completion --list {} 2>/dev/null"

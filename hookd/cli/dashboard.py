@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from .common import add_socket
+from hookd.cli.common import add_socket
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -31,8 +31,8 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from hookd import log
     from hookd.dashboard import service
+    from hookd.edge import log
 
     if not 0 <= args.port <= 65535:
         args.parser.error(f"--port must be 0 to 65535, not {args.port}")

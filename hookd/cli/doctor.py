@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from .common import add_socket, print_json
+from hookd.cli.common import add_socket, print_json
 
 _MARK = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
 
@@ -34,11 +34,10 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     from hookd_client.paths import default_socket_path
 
-    from hookd.statefiles import state_home
-
-    from . import doctor_agents as da
-    from . import doctor_checks as dc
-    from . import doctor_hooks as dh
+    from hookd.cli import doctor_agents as da
+    from hookd.cli import doctor_checks as dc
+    from hookd.cli import doctor_hooks as dh
+    from hookd.config.statefiles import state_home
 
     socket = args.socket or default_socket_path()
     cwd = os.path.abspath(args.project or os.getcwd())

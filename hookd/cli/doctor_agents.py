@@ -1,7 +1,7 @@
 """`hookd doctor`'s checks of the agents: for every bridge installed, a canary tool call through exactly what
 that agent would run, and every way that path would let a tool call through unguarded.
 
-The canary (hookd/bridges/canary.py) is the agent's own shell tool running ``true``: the answer must come
+The canary (hookd/agents/canary.py) is the agent's own shell tool running ``true``: the answer must come
 back in the agent's format, the daemon must have seen it as that agent's ``execute_command``, and every
 guard configured for it must have run. Then what holds when hookd is not there to answer: fail-closed, the
 Claude Code version that honours it, Codex's trust. Each problem says how to fix it.
@@ -14,7 +14,7 @@ import shlex
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from .doctor_checks import Check, Daemon
+from hookd.cli.doctor_checks import Check, Daemon
 
 # Why a guard did not run, as the event's hook results say it: each means the agent's call went unguarded.
 NOT_RUN = frozenset(
@@ -31,7 +31,7 @@ class Found(NamedTuple):
 
 def scope_flag(agent: str, path: str, cwd: str) -> str:
     """The install option that names ``path`` again (``--project``, ``--settings FILE``...)."""
-    from hookd.bridges import installs
+    from hookd.agents import installs
 
     locations = installs.locations(agent, cwd)
     names = ["", "--project", "--local"] if agent == "claude-code" else ["", "--project"]
@@ -45,7 +45,7 @@ def scope_flag(agent: str, path: str, cwd: str) -> str:
 
 def installed(cwd: str, state: str | None) -> Iterator[Found]:
     """Every bridge install the user has, with the hooks its agent runs on a tool call."""
-    from hookd.bridges import canary, installs, settings_file
+    from hookd.agents import canary, installs, settings_file
 
     claude_env = canary.settings_env(
         [settings_file.path_for("user"), *(os.path.join(cwd, settings_file.SCOPES[s]) for s in ("project", "local"))]
@@ -71,7 +71,7 @@ def agent_checks(d: Daemon, cwd: str, state: str | None) -> Iterator[Check]:
 
 
 def _checks(d: Daemon, cwd: str, f: Found) -> Iterator[Check]:
-    from hookd.bridges import canary
+    from hookd.agents import canary
 
     name = f.agent
     again = f"`hookd bridge install {f.agent} {scope_flag(f.agent, f.path, cwd)}`".replace("  ", " ").replace(" `", "`")
@@ -94,7 +94,7 @@ def _checks(d: Daemon, cwd: str, f: Found) -> Iterator[Check]:
 
 
 def _canary(d: Daemon, cwd: str, f: Found, hook: Any, again: str) -> Check:
-    from hookd.bridges import canary
+    from hookd.agents import canary
 
     name = f.agent
     how = {"http": "HTTP hook", "command": "command", "plugin": "plugin"}[hook.kind]
@@ -154,7 +154,7 @@ def _canary(d: Daemon, cwd: str, f: Found, hook: Any, again: str) -> Check:
 
 def _unanswered(d: Daemon, f: Found, hook: Any, sent: Any, where: str, again: str) -> Check:
     """A canary that hookd did not answer: whether the agent then refuses the tool call or runs it."""
-    from hookd.bridges import claude_version
+    from hookd.agents.claude_code import version as claude_version
 
     why = sent.failure or "hookd is not running"
     refused = sent.blocked
@@ -183,7 +183,7 @@ def _fix_for(sent: Any, again: str) -> str:
 
 def _holds_when_down(f: Found, again: str) -> Iterator[Check]:
     """What keeps tool calls guarded when hookd cannot answer: the agent's own handling of a failed hook."""
-    from hookd.bridges import claude_version
+    from hookd.agents.claude_code import version as claude_version
 
     if f.agent == "claude-code" and any(h.kind == "http" and h.fail_closed for h in f.hooks):
         found = claude_version.detect()
@@ -204,8 +204,8 @@ def _codex_trust(f: Found, again: str) -> Iterator[Check]:
     """Codex runs no hook it has not trusted: every hook of hookd's in config.toml needs its trusted hash."""
     import tomllib
 
-    from hookd.bridges import safe_write
-    from hookd.bridges.codex import install as codex
+    from hookd.agents import safe_write
+    from hookd.agents.codex import install as codex
 
     try:
         text = (safe_write.read(f.path) or b"").decode("utf-8")

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .doctor_checks import Check, Daemon, Status
+from hookd.cli.doctor_checks import Check, Daemon, Status
 
 # ------------------------------------------------------------------ hook files
 
@@ -56,7 +56,7 @@ def untrusted_checks(d: Daemon, cwd: str) -> Iterator[Check]:
 
 
 def _specs(source: str) -> dict[str, Any]:
-    from hookd import userconfig
+    from hookd.config import userconfig
 
     try:
         loaded = userconfig.read(source)
@@ -136,7 +136,7 @@ def _plugin_events(socket: str) -> dict[str, Any]:
 
 
 def plugin_checks(d: Daemon, cwd: str) -> Iterator[Check]:
-    from hookd.plugins import discovery
+    from hookd.config import plugin_dirs as discovery
     from hookd.plugins.venv import STAMP, venv_dir
 
     env = d.environ if d.environ is not None else dict(os.environ)
@@ -200,7 +200,7 @@ def _runnable(argv0: str, path: str) -> str | None:
 
 
 def unit_check() -> Check:
-    from hookd import units
+    from hookd.edge import units
 
     try:
         path, texts = units.installed_service()

@@ -57,7 +57,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
 
 def example(point: str) -> dict[str, Any]:
     """The sample payload of ``point`` (custom points: an empty object). Raises points.UnknownPoint."""
-    from hookd import points
+    from hookd.core import points
 
     points.lookup(point)
     return dict(EXAMPLES.get(point, {}))

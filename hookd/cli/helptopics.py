@@ -26,8 +26,8 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _hooks() -> str:
-    from hookd.hookchecks import HOOK_TYPES, MAX_TIMEOUT, ON_ERROR
-    from hookd.validator import KNOWN_KEYS, REQUIRED
+    from hookd.config.hookchecks import HOOK_TYPES, MAX_TIMEOUT, ON_ERROR
+    from hookd.config.validator import KNOWN_KEYS, REQUIRED
 
     rules = {
         "name": "a unique name in its scope (global, or one project)",
@@ -77,7 +77,7 @@ safely. Where files live: `hookd help files`."""
 
 
 def _points() -> str:
-    from hookd.points import POINTS
+    from hookd.core.points import POINTS
 
     lines = [f"  {p.name:<38} {p.kind:<9} {p.meaning}" for p in POINTS.values()]
     return (
@@ -90,7 +90,7 @@ def _points() -> str:
 
 
 def _match() -> str:
-    from hookd import matcher
+    from hookd.core import matcher
 
     doc = (matcher.__doc__ or "").split("\n\n", 1)[-1].strip()
     return f"""match: run a hook only for the payloads it cares about, decided before any process starts.
@@ -106,7 +106,7 @@ Test it (-p DIR: with that project's hooks too):
 
 
 def _files() -> str:
-    from hookd import userconfig
+    from hookd.config import userconfig
 
     glob_files = "\n".join(f"  {f}" for f in userconfig.global_main_files())
     proj = "\n".join(f"  <project>/{f}" for f in userconfig.PROJECT_FILES)
@@ -148,11 +148,11 @@ ALIASES = {"yaml": "hooks", "format": "hooks", "hooks.yaml": "hooks", "config": 
 
 
 def run(args: argparse.Namespace) -> int:
-    from . import build_parser
-    from .common import NOT_FOUND, fail, print_json
+    from hookd.cli import build_parser
+    from hookd.cli.common import NOT_FOUND, fail, print_json
 
     parser = build_parser()
-    commands = _commands(parser)
+    commands = subcommand_helps(parser)
     topic = ALIASES.get(args.topic or "", args.topic)
     if topic is None:
         if args.json:
@@ -165,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     if topic in TOPICS:
         text = TOPICS[topic][1]()
     elif topic in commands:
-        text = _subparser(parser, topic).format_help().rstrip()
+        text = subparser(parser, topic).format_help().rstrip()
     else:
         import difflib
 
@@ -183,9 +183,9 @@ def _sub_action(parser: argparse.ArgumentParser) -> argparse._SubParsersAction: 
     return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
 
 
-def _commands(parser: argparse.ArgumentParser) -> dict[str, str]:
+def subcommand_helps(parser: argparse.ArgumentParser) -> dict[str, str]:
     return {c.dest: c.help or "" for c in _sub_action(parser)._choices_actions}
 
 
-def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+def subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
     return _sub_action(parser).choices[name]

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from .common import add_socket, call, connect, error_text, exit_code_of, fail, print_json
+from hookd.cli.common import add_socket, call, connect, error_text, exit_code_of, fail, print_json
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -114,7 +114,7 @@ def run_toggle(args: argparse.Namespace) -> int:
 
 def _offline(args: argparse.Namespace) -> list[tuple[str, str]]:
     """Trust without a daemon: the same record, written here; a daemon reads it when it starts."""
-    from hookd import trust, userconfig
+    from hookd.config import trust, userconfig
 
     store = trust.TrustStore()
     error = store.load()

@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-from .common import fail
+from hookd.cli.common import fail
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -44,13 +44,13 @@ def plugin_root_of(settings: str) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     if args.agent == "codex":
-        from hookd.bridges.codex.import_cli import run as import_codex
+        from hookd.cli.import_codex import run as import_codex
 
         return import_codex(args)
     import yaml
 
-    from hookd.bridges import import_move
-    from hookd.bridges.importer import convert
+    from hookd.agents import import_move
+    from hookd.agents.importer import convert
 
     if args.undo:
         try:
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         plugin_root = os.path.abspath(args.plugin_root) if args.plugin_root else plugin_root_of(args.settings)
         result = convert(settings, os.path.basename(args.settings), plugin_root=plugin_root)
     else:
-        from hookd.bridges.gemini.importer import convert_for
+        from hookd.agents.gemini.importer import convert_for
 
         result, how = convert_for(args.agent, settings, os.path.basename(args.settings))
     lines = [f"# hookd hooks imported from {os.path.abspath(args.settings)} by `hookd import {args.agent}`.", how]
@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
 def report(args: argparse.Namespace, what: dict[str, object]) -> int:
     """With --json, what an import (or its undo) did, as one JSON object on stdout."""
     if args.json:
-        from .common import print_json
+        from hookd.cli.common import print_json
 
         print_json({"agent": args.agent, **what})
     return 0

@@ -13,7 +13,7 @@ import argparse
 import os
 import sys
 
-from .common import ERROR, USAGE, fail, print_json
+from hookd.cli.common import ERROR, USAGE, fail, print_json
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -47,7 +47,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _target(is_global: bool, project: str | None) -> str:
-    from hookd import userconfig
+    from hookd.config import userconfig
 
     if is_global:
         return userconfig.global_main_files()[1]
@@ -55,7 +55,7 @@ def _target(is_global: bool, project: str | None) -> str:
 
 
 def run_init(args: argparse.Namespace) -> int:
-    from .template import TEMPLATE
+    from hookd.cli.template import TEMPLATE
 
     if args.stdout:
         sys.stdout.write(TEMPLATE)
@@ -110,7 +110,7 @@ def _editor() -> list[str]:
 
 
 def _problems(text: str, path: str) -> list[object]:
-    from hookd import userconfig
+    from hookd.config import userconfig
 
     try:
         userconfig.validate(text, path)
@@ -138,8 +138,8 @@ def run_edit(args: argparse.Namespace) -> int:
     import subprocess
     import tempfile
 
-    from .check import snippet
-    from .template import TEMPLATE
+    from hookd.cli.check import snippet
+    from hookd.cli.template import TEMPLATE
 
     path = os.path.abspath(args.file) if args.file else _target(not args.project, args.project)
     if os.path.isdir(path):

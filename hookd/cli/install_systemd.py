@@ -27,8 +27,8 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from hookd import units
     from hookd.cli.common import fail, print_json
+    from hookd.edge import units
 
     if args.print_only and args.json:
         print_json({"units": {name: units.render(name) for name in units.UNITS}})

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from .common import add_json, add_socket
+from hookd.cli.common import add_json, add_socket
 
 
 def daemon_view(socket: str | None) -> dict[str, Any] | None:
@@ -50,9 +50,9 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from hookd import trust
-    from hookd.plugins import discovery
-    from hookd.plugins.trust import project_plugins_trusted
+    from hookd.config import plugin_dirs as discovery
+    from hookd.config import trust
+    from hookd.config.plugin_trust import project_plugins_trusted
 
     store = trust.TrustStore(trust_all=trust.trust_all_from_env())
     error = store.load()
@@ -75,7 +75,7 @@ def run_list(args: argparse.Namespace) -> int:
             {"scope": scope, "directory": d, "files": files, "may_run": may_run, "why": why, "daemon": live.get(d) if live else None}
         )
     if args.json:
-        from .common import print_json
+        from hookd.cli.common import print_json
 
         print_json({"daemon_running": live is not None, "looked_in": [d for _, d in places], "plugins": rows})
         return 0

@@ -13,7 +13,7 @@ DIFFERS = 1
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from .common import add_json, add_socket
+    from hookd.cli.common import add_json, add_socket
 
     p = sub.add_parser(
         "replay",
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     from hookd_client import messages as m
     from hookd_client.api import expect
 
-    from .common import USAGE, connect, error_text, exit_code_of, fail, print_json
+    from hookd.cli.common import USAGE, connect, error_text, exit_code_of, fail, print_json
 
     try:
         with connect(args) as client:

@@ -225,7 +225,7 @@ def problems(args: argparse.Namespace) -> list[str]:
 
 def http_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """The HTTP hook endpoint's options; None when it is off. Raises ValueError for a bad port."""
-    from hookd.httphooks.server import Options
+    from hookd.edge.http.server import Options
 
     value = str(args.http_port).strip().lower()
     if value in ("off", "no", "none"):
@@ -239,9 +239,9 @@ def http_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 
 def run(args: argparse.Namespace) -> int:
-    from hookd import log
-    from hookd.service import serve
-    from hookd.settings import Settings
+    from hookd.core.settings import Settings
+    from hookd.edge import log
+    from hookd.edge.service import serve
 
     wrong = problems(args)
     try:

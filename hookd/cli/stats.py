@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from .common import add_socket, call, print_json
+from hookd.cli.common import add_socket, call, print_json
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

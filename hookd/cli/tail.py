@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .common import UNREACHABLE, USAGE, add_socket, fail
+from hookd.cli.common import UNREACHABLE, USAGE, add_socket, fail
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -75,9 +75,8 @@ class Printer:
     def __init__(self, as_json: bool, colour: bool, flush: bool, fit: bool = False) -> None:
         import msgspec
 
-        from hookd import tailfmt
-
-        from . import termsafe
+        from hookd.cli import tailfmt
+        from hookd.core import termsafe
 
         self.fmt = tailfmt
         self.termsafe = termsafe
@@ -124,7 +123,7 @@ class Printer:
 
 def _journal_history(path: str, since_seq: int | None, since_time: float | None, match: Matcher) -> tuple[list[Any], int | None]:
     """Matching journal events and the journal's newest seq (where the daemon takes over)."""
-    from hookd import journal
+    from hookd.events import journal
 
     last = journal.last_event(path)
     if last is None:
@@ -147,10 +146,10 @@ def run(args: argparse.Namespace) -> int:
     from hookd_client.messages import Live
     from hookd_client.stream import parse_since
 
-    from hookd import journal
+    from hookd.events import journal
 
     if args.team:
-        from hookd.team.tail import run_team
+        from hookd.cli.tail_team import run_team
 
         return run_team(args)
     try:
@@ -186,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
         sub.open()
     except HookdError as exc:
         if exc.code != "not_running":
-            from .common import error_text, exit_code_of
+            from hookd.cli.common import error_text, exit_code_of
 
             return fail(error_text(exc), exit_code_of(exc))
         not_running = exc.message

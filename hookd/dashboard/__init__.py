@@ -1,4 +1,4 @@
-"""`hookd dashboard`: a local web page that shows what hooks do and answers approvals.
+"""`hookd dashboard`: a local web page that shows what hooks do and answers approvals, a client of the daemon.
 
 A separate process, a client of the daemon like any other (hookd_client): it subscribes to the
 event stream (with history), asks for status and stats, and is an approver. It serves one page

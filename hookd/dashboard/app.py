@@ -19,9 +19,9 @@ from typing import Any
 import msgspec
 from hookd_client import HookdError
 
-from . import access
-from .http import Response
-from .link import Link
+from hookd.dashboard import access
+from hookd.dashboard.http import Response
+from hookd.dashboard.link import Link
 
 _STATIC = {"app.js": "text/javascript; charset=utf-8", "style.css": "text/css; charset=utf-8"}
 _KEEPALIVE = 15.0  # seconds between comments on an idle stream, so a page that went away is noticed

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import h11
 import structlog
 
-from . import access
+from hookd.dashboard import access
 
 log = structlog.get_logger("hookd.dashboard")
 

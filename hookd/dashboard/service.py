@@ -13,9 +13,9 @@ from typing import TextIO
 
 import structlog
 
-from .app import App
-from .http import HOST, Limits, Server
-from .link import Link
+from hookd.dashboard.app import App
+from hookd.dashboard.http import HOST, Limits, Server
+from hookd.dashboard.link import Link
 
 log = structlog.get_logger("hookd.dashboard")
 

@@ -1,6 +1,6 @@
 """One plugin directory's host process, as the runner of that directory's hooks.
 
-A host is a worker of the shared worker manager (hookd/workers.py): the worker
+A host is a worker of the shared worker manager (hookd/runners/workers.py): the worker
 starts it, restarts it with backoff when it dies, kills it when a call is
 abandoned, and marks it failed after repeated failures. A changed file makes a
 new HostHandle, so a failed host waits for an edit.
@@ -28,16 +28,16 @@ import msgspec
 import structlog
 from hookd_client.messages import Decision, HookError, HookRef, NotRunReason, Scope
 
-from .. import intake
-from ..chain import HookNotRun, once
-from ..registry import CallContext, Hook
-from ..runners.command import HookFailure
-from ..workers import Worker
-from . import snapshot, venv
-from .host import BOOT, CONFIG_ENV, DESCRIBE
+from hookd.core import intake
+from hookd.core.chain import HookNotRun, once
+from hookd.core.registry import CallContext, Hook
+from hookd.plugins import snapshot, venv
+from hookd.plugins.host import BOOT, CONFIG_ENV, DESCRIBE
+from hookd.runners.command import HookFailure
+from hookd.runners.workers import Worker
 
 if TYPE_CHECKING:
-    from .manager import PluginManager
+    from hookd.plugins.manager import PluginManager
 
 log = structlog.get_logger("hookd.plugins")
 

@@ -25,18 +25,19 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from .. import intake, points
-from ..registry import Hook
-from ..runners.command import HookFailure
-from . import discovery, snapshot, venv
-from .hosthandle import HostHandle, Unloaded
-from .state import DirState, ScopeState
-from .trust import judging
+from hookd.config import plugin_dirs as discovery
+from hookd.config.plugin_trust import judging
+from hookd.core import intake, points
+from hookd.core.registry import Hook
+from hookd.plugins import snapshot, venv
+from hookd.plugins.hosthandle import HostHandle, Unloaded
+from hookd.plugins.state import DirState, ScopeState
+from hookd.runners.command import HookFailure
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from .manager import PluginManager
+    from hookd.plugins.manager import PluginManager
 
 log = structlog.get_logger("hookd.plugins")
 

@@ -28,16 +28,17 @@ import msgspec
 import structlog
 from hookd_client.messages import PluginInfo, Scope
 
-from .. import intake
-from ..registry import Registry
-from ..runners.command import ProcessGroups
-from ..trust import Verdict
-from ..workers import WorkerLimits
-from . import discovery, snapshot
-from .hosthandle import HostHandle, PluginDecision
-from .loading import Loader
-from .state import DirState, ScopeState
-from .trust import judging
+from hookd.config import plugin_dirs as discovery
+from hookd.config.plugin_trust import judging
+from hookd.core import intake
+from hookd.core.hooks import Verdict
+from hookd.core.registry import Registry
+from hookd.plugins import snapshot
+from hookd.plugins.hosthandle import HostHandle, PluginDecision
+from hookd.plugins.loading import Loader
+from hookd.plugins.state import DirState, ScopeState
+from hookd.runners.command import ProcessGroups
+from hookd.runners.workers import WorkerLimits
 
 __all__ = ["FIRST_LOAD_WAIT", "HostHandle", "PluginDecision", "PluginManager"]
 

@@ -22,8 +22,8 @@ import shutil
 import stat
 from dataclasses import dataclass, field
 
-from ..statefiles import state_home
-from . import discovery
+from hookd.config import plugin_dirs as discovery
+from hookd.config.statefiles import state_home
 
 MAX_FILE_BYTES = 4 << 20
 MAX_TOTAL_BYTES = 32 << 20

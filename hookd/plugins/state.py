@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 from hookd_client.messages import Scope
 
-from . import discovery
-from .hosthandle import HostHandle, Unloaded
+from hookd.config import plugin_dirs as discovery
+from hookd.plugins.hosthandle import HostHandle, Unloaded
 
 
 @dataclass(slots=True, eq=False)

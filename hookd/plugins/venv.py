@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 import structlog
 
-from ..statefiles import state_home
+from hookd.config.statefiles import state_home
 
 log = structlog.get_logger("hookd.plugins.venv")
 

@@ -15,10 +15,10 @@ from typing import Any, Protocol
 
 from hookd_client import messages as m
 
-from .. import intake
-from ..chain import HookNotRun
-from ..registry import CallContext, Hook
-from .command import HookFailure
+from hookd.core import intake
+from hookd.core.chain import HookNotRun
+from hookd.core.registry import CallContext, Hook
+from hookd.runners.command import HookFailure
 
 
 class Peer(Protocol):

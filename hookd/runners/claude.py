@@ -3,7 +3,7 @@
 No wrapper process: the daemon starts the hook's own command, as Claude Code would, through the
 same process slots, containment and output caps as every command hook (hookd/runners/command.py):
 
-- stdin: Claude Code's hook input, rebuilt from the payload (hookd/bridges/claude_hooks.py);
+- stdin: Claude Code's hook input, rebuilt from the payload (hookd/agents/claude_code/hooks.py);
 - environment: the agent's, as the bridge forwarded it (the payload's ``agentEnv``, over hookd's
   own, which stands alone when a call carries none), plus ``CLAUDE_PROJECT_DIR``, the hook's ``env`` (an imported plugin's
   ``CLAUDE_PLUGIN_ROOT``) and the ``HOOKD_*`` variables;
@@ -21,15 +21,15 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 from hookd_client.messages import Decision
 
-from .. import intake, trace
-from ..bridges import claude_hooks
-from ..bridges.claude_code import AGENT_ENV, agent_env
-from ..chain import HookNotRun
-from .slots import Shed
+from hookd.agents.claude_code import hooks as claude_hooks
+from hookd.agents.claude_code.protocol import AGENT_ENV, agent_env
+from hookd.core import intake, trace
+from hookd.core.chain import HookNotRun
+from hookd.runners.slots import Shed
 
 if TYPE_CHECKING:
-    from ..registry import CallContext, Hook
-    from .command import CommandRunner
+    from hookd.core.registry import CallContext, Hook
+    from hookd.runners.command import CommandRunner
 
 _json = msgspec.json.Encoder()
 
@@ -73,7 +73,7 @@ def working_dir(hook: Hook, data: dict[str, Any], ctx: CallContext) -> str:
 
 
 async def call(runner: CommandRunner, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Decision | None:
-    from .command import HookFailure, _tail
+    from hookd.runners.command import HookFailure, output_tail
 
     spec = hook.spec
     assert spec is not None, "a command hook always has a spec"
@@ -93,7 +93,7 @@ async def call(runner: CommandRunner, hook: Hook, payload: dict[str, Any], ctx: 
     try:
         answer = claude_hooks.answer(event, code, out, err)
     except claude_hooks.NotADecision as exc:
-        detail = f"; stderr: {_tail(stderr)}" if stderr.strip() and code != 0 else ""
+        detail = f"; stderr: {output_tail(stderr)}" if stderr.strip() and code != 0 else ""
         raise HookFailure("error", f"{exc}{detail}") from None
     if not decision or answer is None:
         return None
@@ -101,4 +101,4 @@ async def call(runner: CommandRunner, hook: Hook, payload: dict[str, Any], ctx: 
         intake.check(answer, "the answer")
         return msgspec.convert(answer, Decision)
     except (intake.Unfit, msgspec.ValidationError) as exc:
-        raise HookFailure("error", f"the answer cannot be carried: {exc}: {_tail(stdout, 300)}") from None
+        raise HookFailure("error", f"the answer cannot be carried: {exc}: {output_tail(stdout, 300)}") from None

@@ -2,7 +2,7 @@
 
 The payload goes in as JSON on stdin; a decision hook answers one JSON
 HookDecision on stdout, or ``null`` (or nothing at all) to abstain. The answer
-passes the intake check (hookd/intake.py): one the wire cannot carry is a hook
+passes the intake check (hookd/core/intake.py): one the wire cannot carry is a hook
 error naming what was wrong, so the hook's on_error applies. The process runs
 in its own process group and carries a run mark (hookd/runners/contain.py), so
 a timeout, or the daemon stopping, kills everything it started (TERM to the
@@ -27,12 +27,12 @@ import structlog
 from hookd_client.messages import Decision
 from hookd_client.messages.base import decision_from
 
-from .. import intake, trace
-from ..chain import HookNotRun
-from ..hookhints import exit_status_hint
-from ..registry import CallContext, Hook
-from . import claude, contain, spawn
-from .slots import Shed, Slots
+from hookd.config.hookhints import exit_status_hint
+from hookd.core import intake, trace
+from hookd.core.chain import HookNotRun
+from hookd.core.registry import CallContext, Hook
+from hookd.runners import claude, contain, spawn
+from hookd.runners.slots import Shed, Slots
 
 log = structlog.get_logger("hookd.hooks")
 
@@ -67,7 +67,7 @@ class Limits:
     observer_queue: int = 256
 
 
-def _tail(data: bytes, limit: int = 2000) -> str:
+def output_tail(data: bytes, limit: int = 2000) -> str:
     text = data.decode("utf-8", "replace").strip()
     return text if len(text) <= limit else "..." + text[-limit:]
 
@@ -91,7 +91,7 @@ def answer_of(stdout: bytes, what: str = "stdout") -> Decision | None:
     try:
         value = _any.decode(stdout)
     except msgspec.DecodeError as exc:
-        raise HookFailure("error", f"{what} is not valid JSON ({exc}): {_tail(stdout, 300)}") from None
+        raise HookFailure("error", f"{what} is not valid JSON ({exc}): {output_tail(stdout, 300)}") from None
     except RecursionError:
         raise HookFailure("error", f"{what}: nested deeper than {intake.MAX_DEPTH} levels") from None
     if value is None:
@@ -103,7 +103,7 @@ def answer_of(stdout: bytes, what: str = "stdout") -> Decision | None:
     try:
         return decision_from(value)
     except ValueError as exc:
-        raise HookFailure("error", f"{what} is not a HookDecision: {exc}: {_tail(stdout, 300)}") from None
+        raise HookFailure("error", f"{what} is not a HookDecision: {exc}: {output_tail(stdout, 300)}") from None
 
 
 class ProcessGroups:
@@ -250,15 +250,15 @@ class CommandRunner:
             raise HookNotRun("shed", f"observer shed: {exc}") from None
         trace.output(stdout, stderr)
         if code != 0:
-            detail = f"; stderr: {_tail(stderr)}" if stderr.strip() else ""
+            detail = f"; stderr: {output_tail(stderr)}" if stderr.strip() else ""
             hint = exit_status_hint(spec.command, code, decision)
             if decision and stdout.strip():
                 # Say so: a guard that printed a deny and then failed must not read as having denied.
-                hint += f" (what it printed was not taken as its answer: {_tail(stdout, 200)})"
+                hint += f" (what it printed was not taken as its answer: {output_tail(stdout, 200)})"
             raise HookFailure("error", f"{spec.command} exited with status {code}{hint}{detail}")
         if stderr.strip():
             # A working hook's diagnostics belong in the daemon's log, not in the outcome.
-            log.info("hook stderr", hook=hook.name, scope=hook.scope, source=hook.source, point=ctx.point, stderr=_tail(stderr))
+            log.info("hook stderr", hook=hook.name, scope=hook.scope, source=hook.source, point=ctx.point, stderr=output_tail(stderr))
         if not decision:
             return None
         return answer_of(stdout)

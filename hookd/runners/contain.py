@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator
 
 import structlog
 
-from .cgroups import RunGroups
+from hookd.runners.cgroups import RunGroups
 
 log = structlog.get_logger("hookd.contain")
 

@@ -14,11 +14,11 @@ reaches a retired hook without a lease is refused (``not_loaded``) rather
 than starting a worker nobody would stop. A worker that gave up after
 repeated crashes refuses calls with ``worker_failed`` and its last error.
 
-A replay (hookd/replay.py) never uses the warm worker, whose environment was fixed when it
+A replay (hookd/daemon/replay.py) never uses the warm worker, whose environment was fixed when it
 started: it gets a worker of its own for the hook, started with ``HOOKD_REPLAY=1`` in its
 environment, and stopped when the replay ends (:meth:`PersistentRunner.end_replay`).
 
-Every answer passes the intake check (hookd/intake.py): one the wire cannot
+Every answer passes the intake check (hookd/core/intake.py): one the wire cannot
 carry is a hook error naming what was wrong.
 """
 
@@ -33,11 +33,11 @@ import msgspec
 from hookd_client.messages import Decision
 from hookd_client.messages.base import decision_from
 
-from .. import intake
-from ..chain import HookNotRun, once
-from ..registry import CallContext, Hook
-from ..workers import Worker, WorkerFailed, WorkerLimits, WorkerPool
-from .command import CommandRunner, HookFailure
+from hookd.core import intake
+from hookd.core.chain import HookNotRun, once
+from hookd.core.registry import CallContext, Hook
+from hookd.runners.command import CommandRunner, HookFailure
+from hookd.runners.workers import Worker, WorkerFailed, WorkerLimits, WorkerPool
 
 _spec_bytes = msgspec.json.Encoder().encode
 _ANSWER_FIELDS = frozenset(("id", "decision", "error"))  # the worker protocol's answer object

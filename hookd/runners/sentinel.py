@@ -17,8 +17,8 @@ import signal
 import sys
 import time
 
-from .cgroups import kill_tree
-from .contain import members
+from hookd.runners.cgroups import kill_tree
+from hookd.runners.contain import members
 
 
 def sweep(token: str) -> int:

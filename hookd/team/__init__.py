@@ -1,7 +1,8 @@
-"""hookd for a team: events exported to a NATS JetStream stream, organisation guards from a
-JetStream key-value bucket, and the team's stream followed by `hookd tail --team`.
-See docs/team.md."""
+"""hookd for a team: events exported to NATS JetStream and OpenTelemetry, and organisation guards from a key-value bucket.
 
-from .team import Team, is_managed
+The team's stream is followed by `hookd tail --team` (hookd/cli/tail_team.py). See docs/team.md.
+"""
+
+from hookd.team.team import Team, is_managed
 
 __all__ = ["Team", "is_managed"]

@@ -1,5 +1,5 @@
 import sys
 
-from .admin import main
+from hookd.team.admin import main
 
 sys.exit(main())

@@ -13,9 +13,9 @@ import asyncio
 import sys
 from typing import Any
 
-from . import settings as team_settings
-from .exporter import stream_config
-from .managed import check
+from hookd.team import settings as team_settings
+from hookd.team.exporter import stream_config
+from hookd.team.managed import check
 
 BUCKET_HISTORY = 16  # revisions of each key the bucket keeps, for audits of what was in force
 

@@ -29,10 +29,10 @@ from typing import Any
 
 import structlog
 
-from ..statefiles import StateFileError, read_json, write_json
-from .link import Link
-from .outbox import Line, Outbox
-from .settings import TeamSettings, subject_token
+from hookd.config.statefiles import StateFileError, read_json, write_json
+from hookd.team.link import Link
+from hookd.team.outbox import Line, Outbox
+from hookd.team.settings import TeamSettings, subject_token
 
 log = structlog.get_logger("hookd.team")
 

@@ -35,7 +35,7 @@ from typing import IO, Any
 
 import structlog
 
-from .settings import Credentials, OtelSettings, TeamSettings
+from hookd.team.settings import Credentials, OtelSettings, TeamSettings
 
 log = structlog.get_logger("hookd.team")
 
@@ -98,7 +98,7 @@ class Reporter:
             self.write(status)
 
 
-def _lock(state_dir: str, name: str = "export.lock") -> int:
+def hold_lock(state_dir: str, name: str = "export.lock") -> int:
     """The record's lock, held for the process's life: an exporter left by a killed daemon finishes first."""
     directory = os.path.join(state_dir, "team")
     os.makedirs(directory, mode=0o700, exist_ok=True)
@@ -164,8 +164,8 @@ def _exit_anyway(after: float) -> None:
 
 
 async def serve(config: dict[str, Any], reporter: Reporter) -> None:
-    from .exporter import Exporter
-    from .link import Link
+    from hookd.team.exporter import Exporter
+    from hookd.team.link import Link
 
     settings = settings_from_json(config["settings"])
     link = Link(settings, name=f"hookd export {settings.host}/{settings.user}")
@@ -194,7 +194,7 @@ async def serve(config: dict[str, Any], reporter: Reporter) -> None:
         raise exc
 
 
-def _forward_logs(reporter: Reporter) -> None:
+def forward_logs(reporter: Reporter) -> None:
     """The exporter's log entries go to the daemon, which logs them its way (level, format, log file)."""
 
     def forward(logger: Any, name: str, event_dict: Any) -> Any:
@@ -217,8 +217,8 @@ def main() -> int:
     if not config:
         return 0  # the daemon went before it said what to export
     reporter = Reporter(sys.stdout.buffer)
-    _forward_logs(reporter)
-    _lock(config["state_dir"])
+    forward_logs(reporter)
+    hold_lock(config["state_dir"])
     try:
         import uvloop
 

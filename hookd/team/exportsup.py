@@ -22,8 +22,8 @@ from typing import Any
 import structlog
 from hookd_client import messages as m
 
-from .exportproc import settings_to_json
-from .settings import TeamSettings
+from hookd.team.exportproc import settings_to_json
+from hookd.team.settings import TeamSettings
 
 log = structlog.get_logger("hookd.team")
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import structlog
 
-from .link import Link
-from .managed import ManagedGuards
+from hookd.team.link import Link
+from hookd.team.managed import ManagedGuards
 
 log = structlog.get_logger("hookd.team")
 

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import structlog
 
-from .settings import TeamSettings
+from hookd.team.settings import TeamSettings
 
 log = structlog.get_logger("hookd.team")
 

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from hookd_client import messages as m
 
-from .. import userconfig
-from ..statefiles import StateFileError, read_json, write_json
+from hookd.config import userconfig
+from hookd.config.statefiles import StateFileError, read_json, write_json
 
 if TYPE_CHECKING:
-    from ..daemon import Daemon
+    from hookd.team.host import TeamHost
 
 log = structlog.get_logger("hookd.team")
 
@@ -72,7 +72,7 @@ def source_of(key: str, revision: int) -> str:
 class ManagedGuards:
     """The managed hooks in force, what was refused, and the record on disk."""
 
-    def __init__(self, daemon: Daemon, path: str, bucket: str | None) -> None:
+    def __init__(self, daemon: TeamHost, path: str, bucket: str | None) -> None:
         self.d = daemon
         self.path = path
         self.bucket = bucket

@@ -28,9 +28,9 @@ from typing import Any
 import msgspec
 import structlog
 
-from ..statefiles import StateFileError, read_json, write_json
-from .exportproc import NICE, Reporter, _forward_logs, _lock, settings_from_json
-from .outbox import Outbox
+from hookd.config.statefiles import StateFileError, read_json, write_json
+from hookd.team.exportproc import NICE, Reporter, forward_logs, hold_lock, settings_from_json
+from hookd.team.outbox import Outbox
 
 log = structlog.get_logger("hookd.team")
 
@@ -46,7 +46,7 @@ class OtelExporter:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         from opentelemetry.sdk.trace.export import SpanExportResult
 
-        from .otelspans import SpanBuilder
+        from hookd.team.otelspans import SpanBuilder
 
         settings = settings_from_json(config["settings"])
         assert settings.otel is not None
@@ -175,11 +175,11 @@ def main() -> int:
     if not config:
         return 0
     reporter = Reporter(sys.stdout.buffer)
-    _forward_logs(reporter)
+    forward_logs(reporter)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     threading.Thread(target=_watch_stdin, args=(stop,), daemon=True, name="stdin").start()
-    _lock(config["state_dir"], "otel.lock")
+    hold_lock(config["state_dir"], "otel.lock")
     try:
         exporter = OtelExporter(config, reporter, stop)
     except ImportError as exc:

@@ -19,7 +19,7 @@ from typing import IO
 
 import msgspec
 
-from .. import journal_files
+from hookd.events import journal_files
 
 
 class _Head(msgspec.Struct):

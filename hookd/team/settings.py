@@ -18,7 +18,7 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..userconfig import config_home
+from hookd.config.userconfig import config_home
 
 DEFAULT_STREAM = "HOOKD"
 DEFAULT_BUCKET = "hookd-guards"

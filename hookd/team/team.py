@@ -19,22 +19,22 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from hookd_client import messages as m
 
-from .. import journal_files
-from ..statefiles import state_home
-from . import settings as team_settings
-from .managed import MANAGED_SCOPES, ManagedGuards, record_path
+from hookd.config.statefiles import state_home
+from hookd.events import journal_files
+from hookd.team import settings as team_settings
+from hookd.team.managed import MANAGED_SCOPES, ManagedGuards, record_path
 
 if TYPE_CHECKING:
-    from ..daemon import Daemon
-    from .exportsup import ExportSupervisor
-    from .guards import GuardWatch
-    from .link import Link
+    from hookd.team.exportsup import ExportSupervisor
+    from hookd.team.guards import GuardWatch
+    from hookd.team.host import TeamHost
+    from hookd.team.link import Link
 
 log = structlog.get_logger("hookd.team")
 
 
 class Team:
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: TeamHost) -> None:
         self.d = daemon
         self.error = ""
         self.settings: team_settings.TeamSettings | None = None
@@ -69,15 +69,15 @@ class Team:
         except RuntimeError:
             return  # not serving
         if self.guards is not None and s.guards:
-            from .guards import GuardWatch
-            from .link import Link
+            from hookd.team.guards import GuardWatch
+            from hookd.team.link import Link
 
             self.link = Link(s, name=f"hookd {s.host}/{s.user}")
 
             self.watch = GuardWatch(self.guards, self.link)
             self._spawn(self.watch.run(), "watching the team's guards")
         if s.export or s.otel is not None:
-            from .exportsup import ExportSupervisor
+            from hookd.team.exportsup import ExportSupervisor
 
             settings = self.d.settings
             if not settings.journal:

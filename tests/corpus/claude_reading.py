@@ -1,6 +1,6 @@
 """What Claude Code does with a command hook's result, written from its hooks reference for the tests.
 
-Deliberately separate from hookd's own reading (hookd/bridges/claude_hooks.py): the corpus test reads a
+Deliberately separate from hookd's own reading (hookd/agents/claude_code/hooks.py): the corpus test reads a
 hook's raw result (run as Claude Code runs it) and the bridge's answer (the same hook through hookd)
 with this one function and compares the effects, so a misreading on hookd's side shows as a mismatch.
 """

@@ -7,7 +7,7 @@ import re
 from hookd_client import messages as m
 from hookd_client.framing import Codec
 
-from hookd import points
+from hookd.core import points
 
 from .samples import ROOT
 

@@ -57,7 +57,7 @@ class World:
 
 
 def _shim(env: Env) -> str | None:
-    from hookd.bridges import shim
+    from hookd.agents import shim
 
     built = shim.build(env.root / "shim")
     return built.path

@@ -127,7 +127,7 @@ def test_a_hung_daemon_is_given_up_on_by_the_bridge_s_own_deadline(env: Env, dae
 
 
 def test_the_shim_tells_hookd_how_long_it_waits(env: Env, daemon_factory, tmp_path: Path) -> None:
-    from hookd.bridges import shim
+    from hookd.agents import shim
 
     built = shim.build(tmp_path / "shim")
     if built.path is None:

@@ -126,7 +126,7 @@ def test_the_installed_shim_answers_in_codex_format(env: Env, daemon_factory, tm
     import subprocess
     import tomllib
 
-    from hookd.bridges.shim import compiler
+    from hookd.agents.shim import compiler
 
     if compiler() is None:
         pytest.skip("no C compiler: install uses the Python bridge, covered above")

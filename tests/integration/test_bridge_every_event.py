@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from hookd.bridges import settings_file
+from hookd.agents import settings_file
 
 from ..conftest import Env
 from .httphooks import endpoint, status_and_body

@@ -7,7 +7,7 @@ import json
 import stat
 from pathlib import Path
 
-from hookd.bridges import settings_file
+from hookd.agents import settings_file
 
 from ..conftest import Env
 

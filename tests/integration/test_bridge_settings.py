@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hookd.bridges.settings_file import EVENTS
+from hookd.agents.settings_file import EVENTS
 
 from ..conftest import Env, write_script
 

@@ -9,7 +9,7 @@ from typing import Any
 from hookd_client import Event
 from hookd_client import messages as m
 
-from hookd import points
+from hookd.core import points
 
 from ..conftest import write_script
 

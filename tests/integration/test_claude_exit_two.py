@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hookd.bridges import settings_file, shim
+from hookd.agents import settings_file, shim
 
 from ..conftest import HOOKD, Env, write_script
 from .httphooks import endpoint, status_and_body

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from hookd.bridges import settings_file, shim
+from hookd.agents import settings_file, shim
 
 from ..conftest import Env, write_script
 from .httphooks import endpoint

@@ -12,8 +12,8 @@ import sys
 import yaml
 from hookd_client import Client
 
-from hookd import points
-from hookd.validator import validate
+from hookd.config.validator import validate
+from hookd.core import points
 
 from ..conftest import HOOKD, write_script
 

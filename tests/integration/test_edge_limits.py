@@ -13,7 +13,7 @@ from hookd_client import AsyncClient, Client
 from hookd_client import messages as m
 from hookd_client.framing import reply_codec
 
-from hookd.server import bind_socket
+from hookd.edge.server import bind_socket
 
 from .test_edge_replies import Raw
 

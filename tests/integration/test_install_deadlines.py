@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from hookd.bridges import settings_file
-from hookd.bridges.codex.install import SHORT_EVENTS
-from hookd.bridges.gemini.install import QWEN_SECONDS_LIMIT
-from hookd.bridges.run import SESSION_END_TIMEOUT
+from hookd.agents import settings_file
+from hookd.agents.codex.install import SHORT_EVENTS
+from hookd.agents.gemini.install import QWEN_SECONDS_LIMIT
+from hookd.agents.run import SESSION_END_TIMEOUT
 
 from ..conftest import Env
 
@@ -82,7 +82,7 @@ def test_claude_code(env: Env, tmp_path: Path, timeout: str, how: tuple[str, ...
 @pytest.mark.parametrize("timeout", TIMEOUTS)
 @pytest.mark.parametrize("how", [(), ("--fail-closed",), ("--no-shim", "--fail-closed"), ("--command", "hookd")])
 def test_qwen_code(env: Env, tmp_path: Path, timeout: str, how: tuple[str, ...]) -> None:
-    from hookd.bridges.gemini.install import QWEN_INSTALLED
+    from hookd.agents.gemini.install import QWEN_INSTALLED
 
     settings = tmp_path / "settings.json"
     install(env, "qwen", "--settings", str(settings), "--timeout", timeout, *how)
@@ -92,7 +92,7 @@ def test_qwen_code(env: Env, tmp_path: Path, timeout: str, how: tuple[str, ...])
 @pytest.mark.parametrize("timeout", TIMEOUTS)
 @pytest.mark.parametrize("how", [(), ("--fail-closed",), ("--command", "hookd")])
 def test_gemini_cli(env: Env, tmp_path: Path, timeout: str, how: tuple[str, ...]) -> None:
-    from hookd.bridges.gemini.protocol import INSTALLED_EVENTS
+    from hookd.agents.gemini.protocol import INSTALLED_EVENTS
 
     settings = tmp_path / "settings.json"
     install(env, "gemini", "--settings", str(settings), "--timeout", timeout, *how)
@@ -104,7 +104,7 @@ def test_gemini_cli(env: Env, tmp_path: Path, timeout: str, how: tuple[str, ...]
 @pytest.mark.parametrize("timeout", TIMEOUTS)
 @pytest.mark.parametrize("how", [(), ("--fail-closed",), ("--no-shim",), ("--command", "hookd")])
 def test_codex(env: Env, tmp_path: Path, timeout: str, how: tuple[str, ...]) -> None:
-    from hookd.bridges.codex.mapping import INSTALLED_EVENTS
+    from hookd.agents.codex.protocol import INSTALLED_EVENTS
 
     config = tmp_path / "config.toml"
     install(env, "codex", "--settings", str(config), "--timeout", timeout, "--no-trust", "--accept-untrusted", *how)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from hookd.bridges import installs, settings_file
-from hookd.statefiles import state_home
+from hookd.agents import installs, settings_file
+from hookd.config.statefiles import state_home
 
 from ..conftest import HOOKD, Env
 
@@ -48,7 +48,7 @@ def test_an_earlier_versions_narrowed_install_is_named(tmp_path: Path) -> None:
     [('from "hookd-client"', False, "does not exist"), ('from "./hookd-client.mjs"', False, "is missing beside the plugin")],
 )
 def test_an_opencode_plugin_that_cannot_load_is_named(tmp_path: Path, imports: str, beside: bool, problem: str) -> None:
-    from hookd.bridges.opencode import install as opencode
+    from hookd.agents.opencode import install as opencode
 
     plugin = tmp_path / opencode.FILE_NAME
     plugin.write_text(f"{opencode.MARK}\n// created by install: []\nimport {{ Client }} {imports};\n")

@@ -19,7 +19,7 @@ import msgspec
 import pytest
 from hookd_client import Client, Event, Gap
 
-from hookd import journal_files
+from hookd.events import journal_files
 
 from ..conftest import HOOKD, Env, wait_for_socket
 

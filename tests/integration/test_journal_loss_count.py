@@ -14,7 +14,7 @@ from typing import Any
 
 from hookd_client import Client, ConnectionLost, Event, Gap
 
-from hookd import journal_files
+from hookd.events import journal_files
 
 from ..conftest import Env
 from .test_journal_faults import limited, start_limited

@@ -1,7 +1,7 @@
 """Two hook files of a scope that define one hook name: a restart leaves the same guards in force.
 
 Real daemons on real sockets, real drop-in files written one by one in every order, real restarts
-and real `hookd check` runs. Which file keeps a name is hookd/hooknames.py's rule: the file whose
+and real `hookd check` runs. Which file keeps a name is hookd/config/hooknames.py's rule: the file whose
 hook of that name is in force, else the one whose last accepted version defines it, else the first
 in load order. Every wait is a poll with a hang guard.
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from hookd.problems import Problem
+from hookd.config.problems import Problem
 
 from ..conftest import DaemonProcess, Env, make_env
 from .test_user_config import wait_until

@@ -1,4 +1,4 @@
-"""The hookd-client bundle shipped for the opencode plugin (hookd/bridges/opencode/hookd-client.mjs) is exactly
+"""The hookd-client bundle shipped for the opencode plugin (hookd/agents/opencode/hookd-client.mjs) is exactly
 what `npm run bundle` in clients/typescript makes from the sources today: rebuilt here, compared byte for byte.
 It needs npm (to install esbuild); without npm the test is skipped, and says so."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hookd.bridges.opencode import install as plugin
+from hookd.agents.opencode import install as plugin
 
 PACKAGE = Path(__file__).resolve().parents[2] / "clients" / "typescript"
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from hookd_client import Client
 
-from hookd.sdnotify import Notifier
-from hookd.server import bind_socket
-from hookd.service import Service
-from hookd.settings import Settings
+from hookd.core.settings import Settings
+from hookd.edge.sdnotify import Notifier
+from hookd.edge.server import bind_socket
+from hookd.edge.service import Service
 
 from ..conftest import make_env
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from hookd_client import Client, Event
 
-from hookd.handlers.calls import _SESSION_IDS
+from hookd.daemon.handlers.calls import _SESSION_IDS
 
 from ..conftest import write_script
 

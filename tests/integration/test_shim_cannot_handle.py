@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from hookd.bridges import claude_code as cc
-from hookd.bridges import shim
-from hookd.bridges.codex import mapping as codex
-from hookd.bridges.gemini import protocol as gemini
+from hookd.agents import shim
+from hookd.agents.claude_code import protocol as cc
+from hookd.agents.codex import protocol as codex
+from hookd.agents.gemini import protocol as gemini
 
 from ..conftest import HOOKD, Env
 from .httphooks import endpoint

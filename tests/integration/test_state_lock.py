@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import subprocess
 
-from hookd.service import EXIT_STATE_LOCKED
-from hookd.statelock import holder, is_held
+from hookd.edge.service import EXIT_STATE_LOCKED
+from hookd.edge.statelock import holder, is_held
 
 from ..conftest import HOOKD, Env
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from hookd_client import Client
 from hookd_client.messages import Event
 
-from hookd import journal_files
+from hookd.events import journal_files
 
 from ..conftest import Env, write_script
 

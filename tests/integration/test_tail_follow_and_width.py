@@ -16,7 +16,7 @@ import threading
 
 from hookd_client import Client
 
-from hookd import tailfmt
+from hookd.cli import tailfmt
 
 from ..conftest import HOOKD
 

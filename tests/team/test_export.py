@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hookd import journal_files
+from hookd.events import journal_files
 from tests.conftest import DaemonProcess
 
 from .conftest import NatsServer, init_team, make_team_env, stream_messages

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hookd.activation import ActivationError, adopt, listen_fds
+from hookd.edge.activation import ActivationError, adopt, listen_fds
 
 
 def _env(**kw: str) -> dict[str, str]:

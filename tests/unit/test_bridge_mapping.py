@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hookd import points
-from hookd.bridges import claude_code as cc
-from hookd.bridges import claude_hooks as ch
-from hookd.bridges import run
+from hookd.agents import run
+from hookd.agents.claude_code import hooks as ch
+from hookd.agents.claude_code import protocol as cc
+from hookd.core import points
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),

@@ -9,7 +9,7 @@ import tempfile
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hookd.bridges import settings_file, settings_install
+from hookd.agents import settings_file, settings_install
 
 scalars = st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=8)
 values = st.recursive(

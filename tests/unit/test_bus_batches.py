@@ -10,8 +10,8 @@ from typing import Any
 from hookd_client import messages as m
 from hookd_client.framing import FrameDecoder, reply_codec
 
-from hookd.bus import PASS_SPACING, Bus
-from hookd.subscriber import WRITE_CHUNK
+from hookd.events.bus import PASS_SPACING, Bus
+from hookd.events.subscriber import WRITE_CHUNK
 
 
 class Transport:

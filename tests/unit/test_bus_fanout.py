@@ -17,11 +17,11 @@ from hookd_client import messages as m
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hookd import journal_files
-from hookd.bus import Bus
-from hookd.bus_setup import make_bus
-from hookd.eventcodec import UNENCODABLE
-from hookd.settings import Settings
+from hookd.core.settings import Settings
+from hookd.events import journal_files
+from hookd.events.bus import Bus
+from hookd.events.bus_setup import make_bus
+from hookd.events.eventcodec import UNENCODABLE
 
 from .stream_peers import Conn, Reader
 

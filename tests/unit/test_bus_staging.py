@@ -11,10 +11,10 @@ from typing import Any
 from hookd_client import messages as m
 from hookd_client.framing import FrameDecoder, reply_codec
 
-from hookd import bus as bus_module
-from hookd import journal as journal_module
-from hookd.bus import DISPATCH_DELAY, STAGED_BYTES, Bus
-from hookd.journal import Journal, read
+from hookd.events import bus as bus_module
+from hookd.events import journal as journal_module
+from hookd.events.bus import DISPATCH_DELAY, STAGED_BYTES, Bus
+from hookd.events.journal import Journal, read
 
 
 class Transport:

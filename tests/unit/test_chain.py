@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from hookd_client.messages import Decision
 
-from hookd.chain import ChainState
-from hookd.engine import Engine
-from hookd.registry import CallContext, Hook, Plan
+from hookd.core.chain import ChainState
+from hookd.core.registry import CallContext, Hook, Plan
+from hookd.engine.engine import Engine
 from hookd.runners.command import HookFailure
 
 CTX = CallContext("tool.approval.pre", "s1", None)

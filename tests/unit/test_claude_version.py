@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hookd.bridges import claude_version as cv
+from hookd.agents.claude_code import version as cv
 
 
 @pytest.mark.parametrize(

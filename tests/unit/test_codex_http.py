@@ -3,7 +3,7 @@ Claude Code at /claude-code/EVENT; anything else is still refused."""
 
 from __future__ import annotations
 
-from hookd.httphooks import checks
+from hookd.edge.http import checks
 
 TOKEN = b"s3cret"
 HOSTS = checks.hosts(4242)

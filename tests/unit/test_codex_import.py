@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hookd.bridges.codex import importer
+from hookd.agents.codex import importer
 
 CONFIG = """\
 model = "gpt-5.5"
@@ -101,7 +101,7 @@ def test_imported_hooks_are_turned_off_in_codex_and_undo_gives_the_bytes_back(tm
     # The existing trust record got the line under its header; the hash is kept.
     assert state[f"{path}:pre_tool_use:0:0"]["trusted_hash"] == "sha256:00"
     assert path.read_text().startswith(text.split("[hooks.state.")[0])
-    from hookd.bridges import import_move
+    from hookd.agents import import_move
 
     import_move.undo(str(path))
     assert path.read_text() == text and not Path(saved).exists()

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hookd.bridges.codex import install
-from hookd.bridges.codex.mapping import INSTALLED_EVENTS
+from hookd.agents.codex import install
+from hookd.agents.codex.protocol import INSTALLED_EVENTS
 
 OPTIONS = install.Options("/opt/hookd/bin/hookd")
 USER_CONFIG = """\

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hookd.bridges.claude_code import AGENT_ENV, Verdict
-from hookd.bridges.claude_hooks import hook_input
-from hookd.bridges.codex import mapping
+from hookd.agents.claude_code.hooks import hook_input
+from hookd.agents.claude_code.protocol import AGENT_ENV, Verdict
+from hookd.agents.codex import protocol as mapping
 
 SESSION = "01a230d9-68a5-72a3-b617-45f2e2d99c20"
 TURN = "01a230d9-68b7-7222-8a47-a7fc06d3e5d3"

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from hookd_client.messages import Decision, HookSpec
 
-from hookd.engine import Engine
-from hookd.registry import CallContext, Hook, Plan
+from hookd.core.registry import CallContext, Hook, Plan
+from hookd.engine.engine import Engine
 from hookd.runners.command import CommandRunner, HookFailure, Limits
 
 from ..conftest import write_script
@@ -155,7 +155,7 @@ def test_null_on_stdout_abstains_even_with_on_error_deny(tmp_path):
     h = make_hook(s)
     h.on_error = "deny"
     assert invoke(h) is None
-    from hookd.chain import ChainState
+    from hookd.core.chain import ChainState
 
     async def chain() -> ChainState:
         try:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hookd.bridges import deadlines
+from hookd.agents import deadlines
 
 
 @given(st.integers(deadlines.MIN_TIMEOUT, deadlines.MAX_TIMEOUT))

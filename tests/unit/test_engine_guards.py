@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from hookd_client.messages import Decision, HookRef
 
-from hookd.chain import HookNotRun
-from hookd.engine import Engine
-from hookd.registry import CallContext, Hook, Plan
+from hookd.core.chain import HookNotRun
+from hookd.core.registry import CallContext, Hook, Plan
+from hookd.engine.engine import Engine
 
 CTX = CallContext("tool.approval.pre", "s1", None)
 

@@ -13,10 +13,11 @@ from hookd_client.stream import parse_duration, parse_since
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hookd import journal, tailfmt
-from hookd.bus import Bus, Filter
-from hookd.eventcodec import event_frame
-from hookd.history import RECORD_OVERHEAD
+from hookd.cli import tailfmt
+from hookd.events import journal
+from hookd.events.bus import Bus, Filter
+from hookd.events.eventcodec import event_frame
+from hookd.events.history import RECORD_OVERHEAD
 
 
 def rec(seq: int, point: str = "tool.execute.after", session: str | None = "s1", project: str | None = None, when: float = 0.0):  # type: ignore[no-untyped-def]

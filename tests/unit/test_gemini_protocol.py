@@ -9,9 +9,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hookd import points
-from hookd.bridges.claude_code import Verdict
-from hookd.bridges.gemini import hooks, protocol
+from hookd.agents.claude_code.protocol import Verdict
+from hookd.agents.gemini import hooks, protocol
+from hookd.core import points
 
 # The reference's base input schema plus BeforeTool's fields, as Gemini CLI 0.61 writes them.
 BEFORE_TOOL = {

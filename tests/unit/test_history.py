@@ -14,9 +14,9 @@ from hookd_client.messages import Event
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hookd import history as history_module
-from hookd.eventcodec import UNENCODABLE, encode_pass
-from hookd.history import RECORD_OVERHEAD, History, records
+from hookd.events import history as history_module
+from hookd.events.eventcodec import UNENCODABLE, encode_pass
+from hookd.events.history import RECORD_OVERHEAD, History, records
 
 _KINDS = [("emit", "tool.execute.after"), ("emit", "custom.x"), ("internal", "hookd.daemon.started"), ("internal", UNENCODABLE)]
 # (time, kind and point, session, project, payload): markers among ordinary events.

@@ -10,11 +10,11 @@ import msgspec
 import pytest
 from hookd_client.messages import Decision, HookSpec
 
-from hookd.chain import ChainState, Failed, HookNotRun, Skipped, merge_agent
-from hookd.engine import Engine
-from hookd.registry import CallContext, Hook, Plan, Registry
+from hookd.config.validator import ConfigInvalid, validate
+from hookd.core.chain import ChainState, Failed, HookNotRun, Skipped, merge_agent
+from hookd.core.registry import CallContext, Hook, Plan, Registry
+from hookd.engine.engine import Engine
 from hookd.runners.command import HookFailure
-from hookd.validator import ConfigInvalid, validate
 
 CTX = CallContext("tool.approval.pre", "s1", None)
 

@@ -7,7 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hookd.httphooks import checks
+from hookd.edge.http import checks
 
 TOKEN = b"T" * 43
 HOSTS = checks.hosts(4242)

@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hookd.httphooks import decode
+from hookd.agents import decode
 
 
 def reference(value: Any) -> Any:

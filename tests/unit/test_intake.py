@@ -8,7 +8,7 @@ import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hookd import intake
+from hookd.core import intake
 
 
 @given(st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF)))

@@ -14,9 +14,9 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from hookd import journal_lines
-from hookd.eventcodec import encoded
-from hookd.journal import BATCH, CHUNK, Journal, files, read
+from hookd.events import journal_lines
+from hookd.events.eventcodec import encoded
+from hookd.events.journal import BATCH, CHUNK, Journal, files, read
 
 PAYLOAD = {"toolName": "read_file", "args": {"path": "/tmp/project/README.md"}}
 

@@ -8,12 +8,12 @@ import os
 import time
 from pathlib import Path
 
-from hookd import journal_files
-from hookd.bus_setup import make_bus
-from hookd.eventcodec import event_frame
-from hookd.journal import Journal
-from hookd.seqblock import BLOCK, SeqBlocks
-from hookd.settings import Settings
+from hookd.core.settings import Settings
+from hookd.events import journal_files
+from hookd.events.bus_setup import make_bus
+from hookd.events.eventcodec import event_frame
+from hookd.events.journal import Journal
+from hookd.events.seqblock import BLOCK, SeqBlocks
 
 
 def frame(seq: int, payload: dict) -> bytes:  # type: ignore[type-arg]

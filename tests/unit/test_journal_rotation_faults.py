@@ -13,10 +13,10 @@ from typing import Any
 
 from hookd_client.messages import Event
 
-import hookd.journal as journal_module
-from hookd import journal_files
-from hookd.journal import Journal
-from hookd.journal_lines import lines
+import hookd.events.journal as journal_module
+from hookd.events import journal_files
+from hookd.events.journal import Journal
+from hookd.events.journal_lines import lines
 
 
 def batch(first: int, count: int) -> tuple[bytes, list[int], int]:

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from hookd import journal_files
-from hookd.bus import Bus
-from hookd.bus_setup import make_bus
-from hookd.eventcodec import event_frame
-from hookd.journal import Journal
-from hookd.settings import Settings
+from hookd.core.settings import Settings
+from hookd.events import journal_files
+from hookd.events.bus import Bus
+from hookd.events.bus_setup import make_bus
+from hookd.events.eventcodec import event_frame
+from hookd.events.journal import Journal
 
 HANG_GUARD = 30.0  # seconds; only so a bug cannot hang the suite
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hookd.matcher import Matcher, compile_match
+from hookd.core.matcher import Matcher, compile_match
 
 
 def test_no_match_means_no_filter():

@@ -1,5 +1,5 @@
-"""The opencode plugin's tool vocabulary (JavaScript, hookd/bridges/opencode/vocabulary.js) gives the answers of
-hookd/vocabulary.py on the same inputs: a tool call put into hookd's names, and a guard's rewrite folded back
+"""The opencode plugin's tool vocabulary (JavaScript, hookd/agents/opencode/vocabulary.js) gives the answers of
+hookd/core/vocabulary.py on the same inputs: a tool call put into hookd's names, and a guard's rewrite folded back
 into the agent's. The JavaScript runs under Node over the table install writes into the plugin."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hookd import vocabulary
-from hookd.bridges.opencode import install as plugin
+from hookd.agents.opencode import install as plugin
+from hookd.core import vocabulary
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 

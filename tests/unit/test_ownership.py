@@ -1,12 +1,12 @@
-"""Session ownership bookkeeping and grace timers (hookd/sessions.py), on a real event loop."""
+"""Session ownership bookkeeping and grace timers (hookd/daemon/sessions.py), on a real event loop."""
 
 from __future__ import annotations
 
 import asyncio
 
-from hookd.registry import Hook
+from hookd.core.registry import Hook
+from hookd.daemon.sessions import Ownership
 from hookd.runners.callback import CallbackRunner, Invocations
-from hookd.sessions import Ownership
 
 
 class Conn:

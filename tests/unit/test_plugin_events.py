@@ -12,7 +12,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hookd import points
+from hookd.core import points
 from hookd.plugins import events
 from hookd.plugins.host import Host, PluginContext
 

@@ -11,10 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hookd import intake
-from hookd.plugins import discovery, snapshot, venv
-from hookd.plugins.trust import judging, project_plugins_trusted
-from hookd.trust import TrustStore
+from hookd.config import plugin_dirs as discovery
+from hookd.config.plugin_trust import judging, project_plugins_trusted
+from hookd.config.trust import TrustStore
+from hookd.core import intake
+from hookd.plugins import snapshot, venv
 
 
 def write(path: Path, text: str = "") -> Path:

@@ -7,13 +7,13 @@ import os
 import time
 from pathlib import Path
 
-from hookd.chain import HookNotRun
+from hookd.core.chain import HookNotRun
+from hookd.core.hooks import Verdict
+from hookd.core.registry import CallContext, Hook, Registry
 from hookd.plugins import snapshot
 from hookd.plugins.hosthandle import HostHandle, Unloaded
 from hookd.plugins.manager import PluginManager
-from hookd.registry import CallContext, Hook, Registry
 from hookd.runners.command import ProcessGroups
-from hookd.trust import Verdict
 
 SOURCE = "def P(ctx):\n    return {'shell.env': lambda i, o: o['env'].update(PID=str(__import__('os').getpid()))}\n"
 

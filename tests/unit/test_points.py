@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from hookd import points
+from hookd.core import points
 
 SEED_000 = [
     "tool.execute.before",

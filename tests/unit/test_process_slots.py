@@ -11,8 +11,8 @@ from hookd_client.messages import HookSpec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hookd.chain import HookNotRun
-from hookd.registry import CallContext, Hook
+from hookd.core.chain import HookNotRun
+from hookd.core.registry import CallContext, Hook
 from hookd.runners.command import CommandRunner, Limits
 from hookd.runners.slots import Shed, Slots
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookd.registry import Hook, Registry
+from hookd.core.registry import Hook, Registry
 
 
 async def _noop(*_: Any) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hookd.registry import Hook, Registry
-from hookd.trust import TrustStore
+from hookd.config.trust import TrustStore
+from hookd.core.registry import Hook, Registry
 
 
 async def _never(hook, payload, ctx):  # pragma: no cover - the registry never runs hooks
@@ -84,7 +84,7 @@ def test_recorded_toggles_apply_to_hooks_loaded_later():
 
 
 def test_trust_is_asked_when_a_call_is_planned_and_follows_the_record(tmp_path, store):
-    from hookd import trust
+    from hookd.config import trust
 
     project = tmp_path / "p"
     path = project / ".hookd" / "hooks.yaml"

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from hookd_client import messages as m
 
-from hookd import history
-from hookd.bus import Bus, BusError
+from hookd.events import history
+from hookd.events.bus import Bus, BusError
 
 from .stream_peers import Conn, Reader
 

@@ -7,10 +7,10 @@ from hookd_client import messages as m
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hookd.chain import ChainState
 from hookd.cli.replay import seq_range
-from hookd.eventcodec import UNENCODABLE
-from hookd.replay import Selection, compare, decides
+from hookd.core.chain import ChainState
+from hookd.daemon.replay import Selection, compare, decides
+from hookd.events.eventcodec import UNENCODABLE
 
 GUARD = m.HookRef("guard", "global", "/h.yaml")
 OTHER = m.HookRef("other", "project", "/p/.hookd/hooks.yaml")

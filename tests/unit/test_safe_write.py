@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hookd.bridges import safe_write
+from hookd.agents import safe_write
 
 
 def add(key: str, value: object):  # type: ignore[no-untyped-def]

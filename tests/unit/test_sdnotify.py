@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from hookd.sdnotify import Notifier, Watchdog, watchdog_interval
+from hookd.edge.sdnotify import Notifier, Watchdog, watchdog_interval
 
 
 def _receiver(kind: str, tmp_path: Path) -> tuple[socket.socket, str]:

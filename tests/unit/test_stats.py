@@ -9,7 +9,7 @@ from hookd_client.messages import HookRef, HookRun
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hookd.stats import BATCH, SLICES, Stats, Tally, bucket, bucket_value
+from hookd.events.stats import BATCH, SLICES, Stats, Tally, bucket, bucket_value
 
 REF = HookRef("guard", "global", "/x/hooks.yaml")
 anything = st.floats(allow_nan=True, allow_infinity=True)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from wcwidth import wcswidth
 
-from hookd import tailfmt
+from hookd.cli import tailfmt
 
 _OURS = re.compile("|".join(re.escape(c) for c in sorted({*tailfmt.COLOURS, tailfmt.RESET}, key=len, reverse=True)))
 # Hostile text: controls and escape sequences, wide (CJK, emoji) and zero-width (combining, ZWJ) characters.

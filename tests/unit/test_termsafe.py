@@ -9,8 +9,8 @@ from hookd_client.messages import Event, HookRef
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hookd import tailfmt
-from hookd.cli import termsafe
+from hookd.cli import tailfmt
+from hookd.core import termsafe
 
 
 def _controls(text: str) -> list[str]:

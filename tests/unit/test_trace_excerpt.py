@@ -7,8 +7,8 @@ from hookd_client.messages.observe import TRACE_EXCERPT
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hookd.intake import safe_text
-from hookd.trace import Capture, excerpt, output
+from hookd.core.intake import safe_text
+from hookd.core.trace import Capture, excerpt, output
 
 
 @given(st.binary(max_size=3 * TRACE_EXCERPT) | st.text(max_size=2 * TRACE_EXCERPT))
@@ -28,7 +28,7 @@ def test_any_output_becomes_bounded_encodable_text(data: bytes | str) -> None:
 
 
 def test_output_is_kept_only_while_a_capture_is_set() -> None:
-    from hookd.trace import CAPTURE
+    from hookd.core.trace import CAPTURE
 
     output(b"ignored", b"")  # no traced call: nothing kept, nothing raised
     capture = Capture()

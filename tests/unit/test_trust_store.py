@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from hookd import trust
+from hookd.config import trust
 
 
 @pytest.fixture

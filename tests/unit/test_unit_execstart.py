@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hookd import units
+from hookd.edge import units
 
 
 def test_exec_start_of_a_rendered_unit_is_the_command_that_was_rendered() -> None:

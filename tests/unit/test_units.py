@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hookd_client.paths import default_socket_path
 
-from hookd import units
+from hookd.edge import units
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 needs_analyze = pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hookd.userconfig import ConfigInvalid, Problem, parse
-from hookd.validator import KNOWN_KEYS
+from hookd.config.userconfig import ConfigInvalid, Problem, parse
+from hookd.config.validator import KNOWN_KEYS
 
 GOOD = """\
 hooks:

@@ -9,14 +9,14 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from hookd import vocabulary
-from hookd.bridges import claude_code as cc
-from hookd.bridges import claude_hooks as ch
-from hookd.bridges import qwen
-from hookd.bridges.codex import mapping as codex
-from hookd.bridges.gemini import protocol as gemini
-from hookd.chain import ChainState
-from hookd.matcher import Matcher
+from hookd.agents.claude_code import hooks as ch
+from hookd.agents.claude_code import protocol as cc
+from hookd.agents.codex import protocol as codex
+from hookd.agents.gemini import protocol as gemini
+from hookd.agents.qwen import protocol as qwen
+from hookd.core import vocabulary
+from hookd.core.chain import ChainState
+from hookd.core.matcher import Matcher
 
 # The shell tool of each bridged agent, as its hook input names it, and its own argument shape.
 SHELL = {
@@ -162,4 +162,4 @@ def test_docs_show_the_table_the_bridges_use() -> None:
     from pathlib import Path
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "bridges.md").read_text()
-    assert vocabulary.markdown_table() in doc, "docs/bridges.md's tool table differs from hookd/vocabulary.py: paste markdown_table()"
+    assert vocabulary.markdown_table() in doc, "docs/bridges.md's tool table differs from hookd/core/vocabulary.py: paste markdown_table()"

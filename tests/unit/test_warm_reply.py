@@ -1,4 +1,4 @@
-"""The reply future of a warm decide (hookd/warmchain.py): the connection's callback runs as it is
+"""The reply future of a warm decide (hookd/engine/warm.py): the connection's callback runs as it is
 resolved, in the same pass of the loop; a task awaiting it is woken the usual way, never stepped
 from inside whatever resolved it; a failing callback does not stop the others."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from hookd.warmchain import _Reply
+from hookd.engine.warm import _Reply
 
 
 def test_a_plain_callback_runs_as_the_reply_is_resolved() -> None:
@@ -80,8 +80,8 @@ def test_whatever_the_call_makes_of_its_chain_the_reply_is_resolved() -> None:
     # never a call left without a reply.
     from hookd_client import messages as m
 
-    from hookd.chain import ChainState
-    from hookd.warmchain import _settle
+    from hookd.core.chain import ChainState
+    from hookd.engine.warm import _settle
 
     async def later() -> m.Reply:
         await asyncio.sleep(0)

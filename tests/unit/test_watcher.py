@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from hookd.watcher import FileWatcher
+from hookd.config.watcher import FileWatcher
 
 
 def make(tmp_path):
@@ -75,7 +75,7 @@ def test_replace_by_rename_is_seen(tmp_path):
 
 
 def test_what_the_loader_read_is_not_reported_again(tmp_path):
-    from hookd.watcher import content_hash, signature
+    from hookd.config.watcher import content_hash, signature
 
     f = tmp_path / "hooks.yaml"
     f.write_text("one")

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from hookd_client.messages import HookSpec
 
-from hookd.chain import HookNotRun
-from hookd.registry import CallContext, Hook
+from hookd.core.chain import HookNotRun
+from hookd.core.registry import CallContext, Hook
 from hookd.runners.command import CommandRunner, HookFailure
 from hookd.runners.persistent import PersistentRunner
-from hookd.workers import WorkerLimits
+from hookd.runners.workers import WorkerLimits
 
 from ..conftest import write_script
 from ..processes import alive, gone_soon
@@ -147,14 +147,14 @@ def test_a_worker_answer_the_wire_cannot_carry_is_a_hook_error(tmp_path: Path, a
 
 
 def test_a_warm_decide_holds_its_worker_until_its_chain_ends_however_it_ends(tmp_path: Path) -> None:
-    # The engine's fast path for one warm hook (hookd/warmchain.py) takes its hold itself: one
+    # The engine's fast path for one warm hook (hookd/engine/warm.py) takes its hold itself: one
     # while the worker has the call, none once it answered, failed, or was never sent.
     from hookd_client.messages import Outcome
 
-    from hookd.chain import ChainState
-    from hookd.engine import Engine
-    from hookd.hooks import Plan
-    from hookd.warmchain import decide_warm
+    from hookd.core.chain import ChainState
+    from hookd.core.hooks import Plan
+    from hookd.engine.engine import Engine
+    from hookd.engine.warm import decide_warm
 
     async def main() -> list[ChainState]:
         runner = PersistentRunner(CommandRunner())
@@ -191,9 +191,9 @@ def test_a_warm_decide_holds_its_worker_until_its_chain_ends_however_it_ends(tmp
 def test_a_warm_decide_is_answered_even_when_letting_its_worker_go_fails(tmp_path: Path) -> None:
     from hookd_client.messages import Outcome
 
-    from hookd.engine import Engine
-    from hookd.hooks import Plan
-    from hookd.warmchain import decide_warm
+    from hookd.core.hooks import Plan
+    from hookd.engine.engine import Engine
+    from hookd.engine.warm import decide_warm
 
     async def main() -> object:
         runner = PersistentRunner(CommandRunner())

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from hookd.workers import Worker, WorkerFailure, _Slots
+from hookd.runners.workers import Worker, WorkerFailure, _Slots
 
 from ..conftest import write_script
 from ..processes import gone_soon

@@ -13,7 +13,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hookd.workers import Worker, WorkerLimits, _Process
+from hookd.runners.worker_process import WorkerRun
+from hookd.runners.workers import Worker, WorkerLimits
 
 CAP = 200
 
@@ -33,7 +34,7 @@ lines = st.lists(st.one_of(answer, answer, bad, st.just(("blank", 0, b"   "))), 
 def feed(items: list[tuple[str, int, bytes]], cuts: list[int]) -> tuple[set[int], bool, str]:
     async def main() -> tuple[set[int], bool, str]:
         worker = Worker("stream", ["unused"], limits=WorkerLimits(line_cap=CAP))
-        proc = _Process(worker)
+        proc = WorkerRun(worker)
         futures = {i: asyncio.get_running_loop().create_future() for i in range(1, 21)}
         proc.pending.update(futures)
         stream = b"".join(line + b"\n" for _, _, line in items)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from hookd.runners.command import ProcessGroups
-from hookd.workers import Worker, WorkerFailure, WorkerLimits, WorkerPool
+from hookd.runners.workers import Worker, WorkerFailure, WorkerLimits, WorkerPool
 
 from ..conftest import write_script
 from ..processes import alive, gone_soon
@@ -239,7 +239,7 @@ def test_pool_keep_only_stops_the_others(tmp_path: Path) -> None:
 def test_the_runner_names_each_hooks_worker_state(tmp_path: Path) -> None:
     from hookd_client.messages import HookSpec
 
-    from hookd.registry import CallContext, Hook
+    from hookd.core.registry import CallContext, Hook
     from hookd.runners.command import CommandRunner, HookFailure
     from hookd.runners.persistent import PersistentRunner
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from hookd.bridges.shim import compiler
+from hookd.agents.shim import compiler
 from tests.conftest import Env, write_script
 from tests.e2e.guards import install_guards
 from tests.e2e.session_guard import REASON, node_session_guard

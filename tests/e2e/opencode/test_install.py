@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from hookd import vocabulary
-from hookd.bridges.opencode import install as plugin
+from hookd.agents.opencode import install as plugin
+from hookd.core import vocabulary
 from tests.conftest import Env
 
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed: install checks the plugin loads under it")

@@ -1,0 +1,339 @@
+"""A canary tool call, sent through exactly what an agent would run to reach hookd.
+
+For ``hookd doctor`` and ``hookd bridge status --check``: for one installed bridge, the hook the agent
+runs on its tool-call event (``PreToolUse``, Gemini CLI's ``BeforeTool``, opencode's
+``tool.execute.before``) is read from the agent's own file and run as the agent would run it: the HTTP
+hook's URL with its headers expanded from the agent's environment (the settings' ``env`` over the
+process's, as Claude Code and Qwen Code do), the command line through ``sh -c`` as written, the opencode
+plugin loaded by Node and called with opencode's ``(input, output)``. The call is the agent's own shell
+tool running ``true``, in a session of its own (``hookd-canary-<nonce>``), so the daemon's event for it
+can be found and its guards' results read (:func:`seen`).
+
+What comes back is what the agent would get: an answer in its format, or how the path failed. Nothing
+here decides whether that is good: ``hookd doctor`` does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from hookd.agents import safe_write, settings_file
+
+COMMAND = "true"  # what the canary's tool call would run, were it run: nothing
+SESSION_PREFIX = "hookd-canary-"
+TIMEOUT = 10.0  # seconds a canary may take before its path counts as hung
+# The event each agent sends before a tool runs, and its shell tool's name and input.
+TOOL_EVENT = {
+    "claude-code": "PreToolUse",
+    "qwen": "PreToolUse",
+    "codex": "PreToolUse",
+    "gemini": "BeforeTool",
+    "opencode": "tool.execute.before",
+}
+SHELL = {
+    "claude-code": ("Bash", {"command": COMMAND, "description": "hookd doctor canary"}),
+    "qwen": ("run_shell_command", {"command": COMMAND, "description": "hookd doctor canary"}),
+    "codex": ("Bash", {"command": COMMAND}),
+    "gemini": ("run_shell_command", {"command": COMMAND, "description": "hookd doctor canary"}),
+    "opencode": ("bash", {"command": COMMAND, "description": "hookd doctor canary"}),
+}
+_VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+class Hook(NamedTuple):
+    """One hook an agent runs on its tool-call event: ``kind`` http, command or plugin."""
+
+    agent: str
+    source: str  # the file it was read from
+    kind: str
+    target: str  # the URL, the command line, or the plugin file
+    headers: dict[str, str] = {}
+    allowed_env: tuple[str, ...] | None = None  # the variables an HTTP hook may expand (None: all)
+    env: dict[str, str] = {}  # the agent's own environment additions (settings' ``env``)
+    fail_closed: bool = False
+
+
+class Sent(NamedTuple):
+    """What the agent got back from one hook: ``answer`` in its format (None: nothing said), or ``failure``."""
+
+    hook: Hook
+    session: str
+    ms: float
+    answer: Any = None
+    blocked: bool = False  # the answer stops the tool call
+    failure: str = ""  # how the path failed (unreachable, refused, not in the agent's format...)
+    status: int | None = None  # HTTP status, or the command's exit code
+
+
+def session() -> str:
+    return SESSION_PREFIX + secrets.token_hex(6)
+
+
+def hook_input(agent: str, session_id: str, cwd: str) -> dict[str, Any]:
+    """The agent's own hook input for a tool call running ``true``."""
+    name, args = SHELL[agent]
+    data: dict[str, Any] = {
+        "session_id": session_id,
+        "transcript_path": "",
+        "cwd": cwd,
+        "hook_event_name": TOOL_EVENT[agent],
+        "tool_name": name,
+        "tool_input": dict(args),
+    }
+    if agent == "codex":
+        data.update(turn_id="hookd-canary", model="hookd-canary", permission_mode="default", tool_use_id="hookd-canary")
+    elif agent in ("claude-code", "qwen"):
+        data.update(permission_mode="default", tool_use_id="hookd-canary")
+    elif agent == "gemini":
+        data["timestamp"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return data
+
+
+# ------------------------------------------------------------------ reading
+
+
+def settings_env(paths: list[str]) -> dict[str, str]:
+    """The ``env`` of the agent's settings files, later files over earlier ones (user, project, local)."""
+    env: dict[str, str] = {}
+    for path in paths:
+        try:
+            doc = settings_file.parse(safe_write.read(path), path)
+        except (settings_file.SettingsError, OSError):
+            continue
+        block = doc.get("env")
+        if isinstance(block, dict):
+            env.update((k, v) for k, v in block.items() if isinstance(k, str) and isinstance(v, str))
+    return env
+
+
+def hooks_in_settings(agent: str, path: str, env: Mapping[str, str]) -> list[Hook]:
+    """The bridge's hooks on the agent's tool-call event in a JSON settings file (Claude Code, Qwen Code, Gemini CLI)."""
+    from hookd.agents.gemini import install as gemini
+
+    try:
+        doc = settings_file.parse(safe_write.read(path), path)
+    except (settings_file.SettingsError, OSError):
+        return []
+    ours = gemini.is_gemini_ours if agent == "gemini" else settings_file.is_ours
+    found = []
+    for group in doc.get("hooks", {}).get(TOOL_EVENT[agent], []):
+        if not ours(group):
+            continue
+        for hook in group.get("hooks", []):
+            if hook.get("type") == "http":
+                allowed = hook.get("allowedEnvVars")
+                found.append(
+                    Hook(
+                        agent,
+                        path,
+                        "http",
+                        str(hook.get("url", "")),
+                        {str(k): str(v) for k, v in (hook.get("headers") or {}).items()},
+                        tuple(allowed) if isinstance(allowed, list) else None,
+                        dict(env),
+                        hook.get("onFailure") == "block",
+                    )
+                )
+            elif hook.get("type") == "command":
+                command = str(hook.get("command", ""))
+                found.append(Hook(agent, path, "command", command, env=dict(env), fail_closed="--fail-closed" in command))
+    return found
+
+
+def hooks_in_codex(path: str) -> list[Hook]:
+    """The bridge's PreToolUse commands in Codex's config.toml."""
+    import tomllib
+
+    from hookd.agents.codex import install as codex
+
+    try:
+        text = (safe_write.read(path) or b"").decode("utf-8")
+        doc = tomllib.loads(text)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return []
+    found = []
+    for group in doc.get("hooks", {}).get("PreToolUse", []):
+        for hook in group.get("hooks", []) if isinstance(group, dict) else []:
+            command = hook.get("command") if isinstance(hook, dict) else None
+            if isinstance(command, str) and codex.is_ours_command(command):
+                found.append(Hook("codex", path, "command", command, fail_closed="--fail-closed" in command))
+    return found
+
+
+def hooks_of(agent: str, path: str, env: Mapping[str, str] | None = None) -> list[Hook]:
+    if agent == "codex":
+        return hooks_in_codex(path)
+    if agent == "opencode":
+        text = Path(path).read_text(encoding="utf-8", errors="replace") if os.path.isfile(path) else ""
+        return [Hook("opencode", path, "plugin", path, fail_closed='"failClosed":true' in text.replace(" ", ""))]
+    return hooks_in_settings(agent, path, env or {})
+
+
+# ------------------------------------------------------------------ sending
+
+
+def expand(text: str, env: Mapping[str, str], allowed: tuple[str, ...] | None) -> str:
+    """``$NAME`` / ``${NAME}`` as the agent expands an HTTP hook's header: only allowed names, else empty."""
+
+    def value(m: re.Match[str]) -> str:
+        name = m.group(1) or m.group(2)
+        return env.get(name, "") if allowed is None or name in allowed else ""
+
+    return _VAR.sub(value, text)
+
+
+def send(hook: Hook, session_id: str, cwd: str, environ: Mapping[str, str] | None = None) -> Sent:
+    """Run ``hook`` as the agent would, with the canary's tool call. Never raises."""
+    env = {**(os.environ if environ is None else environ), **hook.env}
+    started = time.perf_counter()
+    try:
+        if hook.kind == "http":
+            sent = _http(hook, session_id, cwd, env)
+        elif hook.kind == "command":
+            sent = _command(hook, session_id, cwd, env)
+        else:
+            sent = _plugin(hook, session_id, cwd, env)
+    except Exception as exc:  # a canary reports; it never takes doctor down
+        sent = Sent(hook, session_id, 0.0, failure=f"{type(exc).__name__}: {exc}")
+    return sent._replace(ms=round((time.perf_counter() - started) * 1000, 1))
+
+
+def _http(hook: Hook, session_id: str, cwd: str, env: Mapping[str, str]) -> Sent:
+    import http.client
+    import urllib.parse
+
+    url = urllib.parse.urlsplit(hook.target)
+    body = json.dumps(hook_input(hook.agent, session_id, cwd)).encode()
+    headers = {k: expand(v, env, hook.allowed_env) for k, v in hook.headers.items()}
+    headers["Content-Type"] = "application/json"
+    conn = http.client.HTTPConnection(url.hostname or "127.0.0.1", url.port or 80, timeout=TIMEOUT)
+    try:
+        conn.request("POST", url.path + (f"?{url.query}" if url.query else ""), body, headers)
+        response = conn.getresponse()
+        data = response.read()
+    except OSError as exc:
+        return Sent(hook, session_id, 0.0, failure=f"no answer from {hook.target}: {exc}")
+    finally:
+        conn.close()
+    if response.status != 200:
+        text = data.decode("utf-8", "replace").strip()[:300]
+        return Sent(hook, session_id, 0.0, status=response.status, failure=f"{hook.target} answered {response.status}: {text}")
+    return _answer(hook, session_id, data, 200)
+
+
+def _command(hook: Hook, session_id: str, cwd: str, env: Mapping[str, str]) -> Sent:
+    data = json.dumps(hook_input(hook.agent, session_id, cwd)).encode()
+    try:
+        done = subprocess.run(["/bin/sh", "-c", hook.target], input=data, capture_output=True, env=dict(env), cwd=cwd, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return Sent(hook, session_id, 0.0, failure=f"the command did not end within {TIMEOUT:g} s: {hook.target}")
+    if done.returncode == 2:
+        return Sent(hook, session_id, 0.0, status=2, blocked=True, answer=done.stderr.decode("utf-8", "replace").strip())
+    if done.returncode != 0:
+        err = done.stderr.decode("utf-8", "replace").strip()[-300:]
+        return Sent(hook, session_id, 0.0, status=done.returncode, failure=f"the command exited {done.returncode}: {err}")
+    sent = _answer(hook, session_id, done.stdout, 0)
+    if "hookd bridge:" in done.stderr.decode("utf-8", "replace") and "the agent proceeds" in done.stderr.decode("utf-8", "replace"):
+        line = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1]
+        return sent._replace(failure=line)
+    return sent
+
+
+_DRIVER = """
+import { pathToFileURL } from "node:url";
+const [file, session, cwd, input] = process.argv.slice(1);
+const { HookdPlugin } = await import(pathToFileURL(file).href);
+const hooks = await HookdPlugin({ directory: cwd, worktree: cwd });
+const output = { args: JSON.parse(input) };
+let thrown = null;
+try {
+  await hooks["tool.execute.before"]({ tool: "bash", sessionID: session, callID: "hookd-canary" }, output);
+} catch (err) {
+  thrown = String(err?.message ?? err);
+}
+process.stdout.write(JSON.stringify({ output, thrown }) + "\\n");
+process.exit(0);
+"""
+
+
+def _plugin(hook: Hook, session_id: str, cwd: str, env: Mapping[str, str]) -> Sent:
+    node = shutil.which("node", path=env.get("PATH"))
+    if node is None:
+        return Sent(
+            hook, session_id, 0.0, failure="node is not on PATH: the plugin cannot be loaded to check it (opencode brings its own runtime)"
+        )
+    args = json.dumps(SHELL["opencode"][1])
+    try:
+        done = subprocess.run(
+            [node, "--input-type=module", "-e", _DRIVER, hook.target, session_id, cwd, args],
+            capture_output=True,
+            env=dict(env),
+            cwd=cwd,
+            timeout=TIMEOUT,
+        )
+    except subprocess.TimeoutExpired:
+        return Sent(hook, session_id, 0.0, failure=f"the plugin did not answer within {TIMEOUT:g} s")
+    if done.returncode != 0:
+        err = done.stderr.decode("utf-8", "replace").strip()[-400:]
+        return Sent(hook, session_id, 0.0, status=done.returncode, failure=f"the plugin did not load under Node: {err}")
+    try:
+        result = json.loads(done.stdout.decode("utf-8", "replace").strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return Sent(hook, session_id, 0.0, failure=f"the plugin's driver printed no result: {done.stdout[:200]!r}")
+    thrown = result.get("thrown")
+    warned = done.stderr.decode("utf-8", "replace").strip()
+    sent = Sent(hook, session_id, 0.0, answer=result, blocked=isinstance(thrown, str))
+    if not thrown and "opencode proceeds" in warned:
+        return sent._replace(failure=warned.splitlines()[-1])
+    return sent
+
+
+def _answer(hook: Hook, session_id: str, data: bytes, status: int) -> Sent:
+    text = data.decode("utf-8", "replace").strip()
+    if not text:
+        return Sent(hook, session_id, 0.0, status=status)
+    try:
+        answer = json.loads(text)
+    except ValueError:
+        return Sent(hook, session_id, 0.0, status=status, failure=f"the answer is not JSON: {text[:200]!r}")
+    if not isinstance(answer, dict):
+        return Sent(hook, session_id, 0.0, status=status, failure=f"the answer is not a JSON object: {text[:200]!r}")
+    return Sent(hook, session_id, 0.0, answer, blocked(hook.agent, answer), status=status)
+
+
+def blocked(agent: str, answer: Mapping[str, Any]) -> bool:
+    """Whether an answer in ``agent``'s format stops the tool call."""
+    if agent == "gemini":
+        return answer.get("decision") in ("deny", "block")
+    specific = answer.get("hookSpecificOutput")
+    return isinstance(specific, dict) and specific.get("permissionDecision") == "deny"
+
+
+# ------------------------------------------------------------------ the daemon's side
+
+
+def seen(socket: str | None, session_id: str, timeout: float = 5.0) -> Any:
+    """The daemon's decide event for the canary's session (its ``hooks`` say what each guard did), or None."""
+    from hookd_client import Client, HookdError
+    from hookd_client.messages import Event
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with Client(socket, name="hookd-doctor", timeout=timeout) as client:
+                for item in client.subscribe(["tool.approval.pre"], sessions=[session_id], since="10m", follow=False):
+                    if isinstance(item, Event) and item.kind == "decide":
+                        return item
+        except (HookdError, OSError):
+            return None
+        time.sleep(0.05)  # its event is staged as its reply goes out: look again
+    return None

@@ -1,0 +1,199 @@
+"""`hookd import codex FILE`: the command hooks of a Codex config.toml (or hooks.json) as hookd YAML hooks.
+
+Codex's hooks have Claude Code's shape (`hooks.EVENT` -> matcher groups -> handlers), so each command hook
+becomes one hookd command hook with ``format: claude-code``: the daemon runs the hook's own command itself,
+with the agent's hook input on stdin (the Codex bridge sends Codex's fields, `turn_id` and `model` included, so
+the hook gets exactly what Codex would give it), its exit code 2 + stderr or its JSON read as the block, on the
+point the Codex bridge maps the event to. The decision hooks of one file form one group combined
+``strictest``: Codex starts every matching hook at once and any deny wins.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from typing import Any
+
+from hookd.agents import import_move
+from hookd.agents.codex.install import SHORT_EVENTS, is_ours_command
+from hookd.agents.codex.protocol import MATCHER_FIELDS, ROUTES, UNMAPPED_PREFIX
+from hookd.agents.importer import MAX_TIMEOUT, Imported, match_pattern, shell_words, slug
+from hookd.core import points
+
+GROUP = "codex"
+DEFAULT_TIMEOUT = 600  # Codex's default for a command hook, in seconds
+
+
+class ImportFileError(ValueError):
+    """The file cannot be read as Codex hooks; the message says why."""
+
+
+def load(data: bytes, name: str) -> dict[str, Any]:
+    """The hooks document of a config.toml, or of a hooks.json (same shape, JSON)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ImportFileError(f"{name} is not UTF-8: {exc}") from None
+    try:
+        doc = json.loads(text) if name.endswith(".json") else tomllib.loads(text)
+    except (ValueError, tomllib.TOMLDecodeError) as exc:
+        raise ImportFileError(f"{name} is not valid {'JSON' if name.endswith('.json') else 'TOML'}: {exc}") from None
+    if not isinstance(doc, dict):
+        raise ImportFileError(f"{name} must hold an object")
+    return doc
+
+
+def point_for(event: str) -> tuple[str, str]:
+    point, decides = ROUTES.get(event, (UNMAPPED_PREFIX + event, False))
+    kind = "decision" if decides and points.lookup(point).kind == "decision" else "observer"
+    return point, kind
+
+
+def is_ours(group: Any) -> bool:
+    handlers = group.get("hooks") if isinstance(group, dict) else None
+    return (
+        isinstance(handlers, list)
+        and len(handlers) == 1
+        and isinstance(handlers[0], dict)
+        and is_ours_command(str(handlers[0].get("command", "")))
+    )
+
+
+def convert(doc: Mapping[str, Any], source: str) -> Imported:
+    """The hookd hooks for every command hook in ``doc``; other handler types are listed in notes."""
+    result = Imported()
+    hooks = doc.get("hooks")
+    if not isinstance(hooks, dict):
+        result.notes.append(f"{source} has no hooks table; nothing to import")
+        return result
+    counts: dict[str, int] = {}
+    shell = shell_words()
+    for event, groups in hooks.items():
+        if event == "state":
+            continue  # Codex's own trust records, not hooks
+        if not isinstance(groups, list):
+            result.notes.append(f"{event}: not a list of matcher groups; skipped")
+            continue
+        point, kind = point_for(event)
+        for gi, group in enumerate(groups):
+            if not isinstance(group, dict) or is_ours(group):
+                continue
+            matcher = group.get("matcher")
+            matcher = matcher if isinstance(matcher, str) and matcher not in ("", "*") else None
+            for hi, handler in enumerate(group.get("hooks") or []):
+                if not isinstance(handler, dict) or handler.get("type") != "command" or not isinstance(handler.get("command"), str):
+                    htype = handler.get("type") if isinstance(handler, dict) else type(handler).__name__
+                    result.notes.append(f"{event}: a {htype!r} handler was not imported and stays in {source}; Codex runs it")
+                    continue
+                counts[event] = counts.get(event, 0) + 1
+                hook = _hook(f"codex-{slug(event)}-{counts[event]}", event, point, kind, matcher, handler, source, shell)
+                result.hooks.append(hook)
+                result.taken.append((event, gi, hi))
+                if kind == "observer" and ROUTES.get(event, ("", False))[1]:
+                    result.notes.append(
+                        f"{hook['name']}: {point} is an observer point in hookd's catalog, so this {event} hook can observe but not block"
+                    )
+    return result
+
+
+def _hook(
+    name: str, event: str, point: str, kind: str, matcher: str | None, handler: Mapping[str, Any], source: str, shell: str
+) -> dict[str, Any]:
+    command: str = handler["command"]
+    observer = kind == "observer" or handler.get("async") is True
+    described = event + (f" matcher {matcher!r}" if matcher else "")
+    hook: dict[str, Any] = {
+        "name": name,
+        "description": f"imported from {source}: {described}: {command}",
+        "point": point,
+        "type": "observer" if observer else "decision",
+        "format": "claude-code",
+        # Codex runs a command hook's `command` through the shell.
+        "command": shell,
+        "args": ["-c", command],
+    }
+    if not observer:
+        hook["group"], hook["combine"] = GROUP, "strictest"
+    field = MATCHER_FIELDS.get(event)
+    if matcher is not None and field:
+        hook["match"] = {"toolName" if field == "tool_name" else _camel(field): match_pattern(matcher)}
+    timeout = handler.get("timeout")
+    seconds = timeout if isinstance(timeout, int) and not isinstance(timeout, bool) and timeout > 0 else DEFAULT_TIMEOUT
+    hook["timeout"] = min(seconds, SHORT_EVENTS.get(event, MAX_TIMEOUT), MAX_TIMEOUT)
+    hook["enabled"] = True
+    return hook
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(p[:1].upper() + p[1:] for p in rest)
+
+
+def _snake(event: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in event).lstrip("_")
+
+
+def disable_in_toml(text: str, path: str, taken: list[tuple[str, int, int]]) -> tuple[str, list[tuple[str, int, int]], list[str]]:
+    """``text`` (a config.toml) with Codex's own switch off for each imported hook: `[hooks.state."KEY"]
+    enabled = false`, as Codex's /hooks writes it when a person disables a hook. The user's bytes are kept:
+    new records are appended in one block; a hook that already has a record gets the line under its header.
+    Returns (new text, the hooks now disabled, notes)."""
+    state = tomllib.loads(text).get("hooks", {}).get("state", {})
+    state = state if isinstance(state, dict) else {}
+    source = os.path.abspath(path)
+    appended: list[str] = []
+    done: list[tuple[str, int, int]] = []
+    notes: list[str] = []
+    for event, gi, hi in taken:
+        key = f"{source}:{_snake(event)}:{gi}:{hi}"
+        header = f"[hooks.state.{json.dumps(key)}]\n"
+        record = state.get(key)
+        if record is None:
+            appended.append(header + "enabled = false\n")
+        elif isinstance(record, dict) and record.get("enabled") is False:
+            pass  # already off in Codex
+        elif isinstance(record, dict) and "enabled" not in record and text.count(header) == 1:
+            at = text.index(header) + len(header)
+            text = text[:at] + "enabled = false\n" + text[at:]
+        else:
+            notes.append(
+                f"{event} hook {gi}:{hi}: its state in {path} could not be changed; disable it in Codex's /hooks, or it runs twice"
+            )
+            continue
+        done.append((event, gi, hi))
+    if appended:
+        sep = "" if not text else "\n" if text.endswith("\n") else "\n\n"
+        text += sep + DISABLED_NOTE + "\n".join(appended)
+    return text, done, notes
+
+
+DISABLED_NOTE = "# Imported into hookd by `hookd import codex`: Codex no longer runs these (`hookd import codex --undo` restores).\n"
+
+
+def move_toml(
+    path: str, original: bytes, taken: list[tuple[str, int, int]], written: str | None, written_text: str
+) -> tuple[str, list[str]]:
+    """Turn the imported hooks off in the config.toml (Codex's `enabled = false`), keeping its original bytes
+    beside it for `--undo` (the same files `hookd import claude-code` keeps). Returns (saved copy, notes)."""
+    saved = path + import_move.SAVED
+    if os.path.lexists(saved):
+        raise import_move.MoveError(
+            f"{saved} exists: an earlier import from this file was not undone; run `hookd import codex --undo {path}` first"
+        )
+    new, done, notes = disable_in_toml(original.decode("utf-8"), path, taken)
+    off = tomllib.loads(new).get("hooks", {}).get("state", {})
+    for event, gi, hi in done:
+        if off.get(f"{os.path.abspath(path)}:{_snake(event)}:{gi}:{hi}", {}).get("enabled") is not False:
+            raise import_move.MoveError(f"could not turn the imported {event} hook off in {path}; nothing was changed")
+    mode = os.stat(path).st_mode & 0o7777
+    data = new.encode("utf-8")
+    import_move._write(saved, original, mode & 0o600 or 0o600)
+    record = {"settings": os.path.abspath(path), "moved_sha256": hashlib.sha256(data).hexdigest()}
+    if written is not None:
+        record |= {"hooks_file": os.path.abspath(written), "hooks_sha256": hashlib.sha256(written_text.encode("utf-8")).hexdigest()}
+    import_move._write(path + import_move.RECORD, json.dumps(record, indent=2).encode("utf-8") + b"\n", 0o600)
+    import_move._write(os.path.realpath(path), data, mode)
+    return saved, notes

@@ -1,0 +1,176 @@
+"""Codex's hook protocol mapped onto hookd points, as pure functions.
+
+Codex (`@openai/codex`) copied Claude Code's command hooks with its own rules: the same JSON on stdin plus
+`turn_id` and `model`, but a stricter answer. Every output object is parsed with unknown fields refused, and
+some values Claude Code accepts are errors in Codex ("unsupported permissionDecision:allow" without
+`updatedInput`, `ask` on PreToolUse, `continue`/`stopReason`/`suppressOutput` on PreToolUse and
+PermissionRequest, `updatedInput` on PermissionRequest, a block without a non-empty reason). A hook answer
+Codex rejects is a failed hook, and Codex proceeds, so ``render`` only ever writes what Codex accepts for
+the event. docs/bridges.md has the table and the references.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hookd.agents.claude_code.protocol import AGENT_ENV, Call, Verdict, payload_of
+from hookd.agents.claude_code.protocol import BadInput as cc_BadInput
+from hookd.core import vocabulary
+
+AGENT = "codex"
+UNMAPPED_PREFIX = "custom.codex."
+
+# Codex event -> (hookd point, whether the bridge asks for a decision).
+ROUTES: dict[str, tuple[str, bool]] = {
+    "PreToolUse": ("tool.approval.pre", True),
+    "PermissionRequest": ("permission.ask", True),
+    "PostToolUse": ("tool.execute.after", True),
+    "UserPromptSubmit": ("chat.message", True),
+    "Stop": ("agent.turn.stop", True),
+    "SubagentStart": ("agent.subagent.spawn.before", True),
+    "SubagentStop": ("agent.subagent.complete", True),
+    "SessionStart": ("agent.turn.start", True),
+    "SessionEnd": ("chat.finished", False),
+    "PreCompact": ("experimental.session.compacting", True),
+    "PostCompact": (UNMAPPED_PREFIX + "PostCompact", False),
+    "Interrupt": (UNMAPPED_PREFIX + "Interrupt", False),
+}
+SESSION_START = "SessionStart"
+SESSION_END = "SessionEnd"
+INSTALLED_EVENTS: tuple[str, ...] = tuple(ROUTES)
+# Which input field each event's `matcher` filters (Codex matches tools, the session start's source,
+# compaction's trigger and the subagent's type; UserPromptSubmit and Stop ignore matchers).
+MATCHER_FIELDS = {
+    **dict.fromkeys(("PreToolUse", "PermissionRequest", "PostToolUse"), "tool_name"),
+    "SessionStart": "source",
+    "PreCompact": "trigger",
+    "PostCompact": "trigger",
+    "SubagentStart": "agent_type",
+    "SubagentStop": "agent_type",
+}
+# Events whose answer may carry `hookSpecificOutput` (with `additionalContext`, and the event's decision).
+CONTEXT_EVENTS = frozenset({"PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart", "SubagentStart"})
+# Events blocked by a top-level `decision: "block"` with a non-empty `reason`.
+TOP_LEVEL_BLOCK = frozenset({"PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop"})
+# Events where Codex refuses `continue`, `stopReason` and `suppressOutput`.
+NO_FLOW_FIELDS = frozenset({"PreToolUse", "PermissionRequest"})
+MCP_PREFIX = "mcp__"
+
+
+# The agent's stdin is not a hook input object (the same error as Claude Code's, so the HTTP endpoint reports both alike).
+BadInput = cc_BadInput
+
+
+def route(hook_input: Any, environ: Mapping[str, str]) -> Call:
+    """The hookd call for one Codex hook input. Raises BadInput.
+
+    The payload has the event's own fields in camelCase (`tool_input` -> `args`, `tool_response` ->
+    `output`, `turn_id` -> `turnId`, ...) and under `hookInput` the fields every event carries, as for
+    Claude Code, so a hook written for either agent reads the same payload; `agentEnv` is the environment
+    Codex started the bridge with. Codex has no project variable: the project is the input's `cwd`."""
+    if not isinstance(hook_input, dict):
+        raise BadInput(f"hook input must be a JSON object, got {type(hook_input).__name__}")
+    event = hook_input.get("hook_event_name")
+    if not isinstance(event, str) or not event:
+        raise BadInput("hook input has no hook_event_name")
+    session = hook_input.get("session_id")
+    session = session if isinstance(session, str) and session else None
+    project = hook_input.get("cwd")
+    project = project if isinstance(project, str) and project.startswith("/") else None
+    point, decide = ROUTES.get(event, (UNMAPPED_PREFIX + event, False))
+    payload = vocabulary.canonical(payload_of(hook_input), AGENT)
+    # The environment Codex gave its hook: hooks imported from Codex (`format: claude-code`) run with it.
+    env = {k: v for k, v in environ.items() if isinstance(k, str) and isinstance(v, str)}
+    if env:
+        payload[AGENT_ENV] = env
+    return Call(
+        event,
+        point,
+        decide,
+        payload,
+        session,
+        project,
+        attach=event == SESSION_START and session is not None,
+        dispose=event == SESSION_END and session is not None,
+    )
+
+
+def _why(v: Verdict, what: str) -> str:
+    reason = (v.reason or "").strip()
+    if reason:
+        return reason
+    by = f" {v.decided_by!r}" if v.decided_by else ""
+    return f"{what} by hookd hook{by}"
+
+
+def render(event: str, verdict: Verdict | None, tool_name: str | None = None) -> dict[str, Any] | None:
+    """Codex's output JSON for ``verdict``; None when there is nothing to say (exit 0, no stdout).
+
+    ``tool_name`` (the input's) tells an MCP tool, whose output Codex lets a PostToolUse hook replace."""
+    if verdict is None:
+        return None
+    v = verdict
+    agent = v.agent_output if isinstance(v.agent_output, dict) else {}
+    out: dict[str, Any] = {}
+    specific: dict[str, Any] = {}
+    notes: list[str] = []
+    context = v.injection if event in CONTEXT_EVENTS and v.injection else None
+    if event == "PreToolUse":
+        if v.decision == "deny":
+            specific.update(permissionDecision="deny", permissionDecisionReason=_why(v, "denied"))
+        elif v.decision == "ask":
+            # Codex's PreToolUse cannot ask (it is an error there); a guard that wants a person is not an allow.
+            reason = _why(v, "approval asked")
+            specific.update(
+                permissionDecision="deny",
+                permissionDecisionReason=f"{reason} (a hookd hook asked for approval, which a Codex PreToolUse hook cannot ask for)",
+            )
+        elif v.decision == "allow" and isinstance(v.modified_input, dict):
+            # Codex takes a rewrite only with an allow, and refuses an allow without one.
+            specific.update(permissionDecision="allow", updatedInput=v.modified_input)
+    elif event == "PermissionRequest":
+        if v.decision == "allow":
+            specific["decision"] = {"behavior": "allow"}
+        elif v.decision == "deny":
+            specific["decision"] = {"behavior": "deny", "message": _why(v, "denied")}
+    elif event in TOP_LEVEL_BLOCK and v.decision == "deny":
+        out.update(decision="block", reason=_why(v, "blocked"))
+    elif event == "PreCompact" and v.decision == "deny":
+        # Codex's PreCompact reads no decision; `continue: false` stops the turn instead of compacting.
+        out.update({"continue": False, "stopReason": _why(v, "compaction stopped")})
+    elif event == "SubagentStart" and v.decision == "deny":
+        notes.append(f"hookd: {_why(v, 'denied')} (Codex cannot block SubagentStart)")
+    if event == "PostToolUse" and v.modified_output is not None:
+        if (tool_name or "").startswith(MCP_PREFIX):
+            specific["updatedMCPToolOutput"] = v.modified_output
+        else:
+            notes.append(
+                f"hookd: Codex replaces only an MCP tool's output; the rewrite of {tool_name or 'the tool'}'s output was not applied"
+            )
+    if context:
+        specific["additionalContext"] = context
+    if specific and (event in CONTEXT_EVENTS or event == "PermissionRequest"):
+        out["hookSpecificOutput"] = {"hookEventName": event, **specific}
+    if event not in NO_FLOW_FIELDS:
+        if agent.get("continue") is False:
+            out["continue"] = False
+            if isinstance(agent.get("stopReason"), str):
+                out["stopReason"] = agent["stopReason"]
+        if agent.get("suppressOutput") is True and event != "PostToolUse":
+            out["suppressOutput"] = True
+    messages = [m for m in (agent.get("systemMessage"),) if isinstance(m, str) and m]
+    messages += notes
+    messages += [f"hookd: hook {e}" for e in v.errors]
+    messages += list(v.not_run)
+    if messages:
+        # Shown to the user: a guard that did not run must never pass for one that allowed.
+        out["systemMessage"] = "\n".join(messages)
+    return out or None
+
+
+def fail_closed(event: str | None, why: str) -> dict[str, Any] | None:
+    """The answer under --fail-closed when hookd cannot be asked: deny tool calls, leave the rest alone."""
+    if event != "PreToolUse":
+        return None
+    return {"hookSpecificOutput": {"hookEventName": event, "permissionDecision": "deny", "permissionDecisionReason": why}}

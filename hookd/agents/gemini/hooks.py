@@ -1,0 +1,106 @@
+"""Gemini CLI's hook contract, from the hook's side: what a hook written for Gemini CLI is given and
+what its answer means, as pure functions (``adapter.py`` does the process work).
+
+Read from Gemini CLI's hooks reference and its hook runner (packages/core/src/hooks/hookRunner.ts):
+the text read is stdout, or stderr when stdout is empty; a JSON object there (or a JSON string holding
+one) is the answer whatever the exit code; other text is ``allow`` + ``systemMessage`` on exit 0,
+the same prefixed ``Warning:`` on exit 1, and ``deny`` with the text as reason on any other code.
+Gemini CLI combines a BeforeTool's hooks so that any deny wins and ``allow`` is what nobody objecting
+means: an ``allow`` here abstains, so it never ends hookd's chain before the guards after it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from hookd.agents.claude_code import hooks as claude_hooks
+from hookd.agents.claude_code.protocol import AGENT_ENV
+from hookd.agents.gemini.protocol import BLOCKING, ROUTES
+
+POINT_EVENTS = {point: event for event, (point, _) in ROUTES.items()}
+UNIVERSAL = ("continue", "stopReason", "suppressOutput", "systemMessage")
+# hookSpecificOutput fields with a HookDecision equivalent; the others travel in agentOutput.specific.
+_MAPPED_SPECIFIC = frozenset({"hookEventName", "tool_input", "additionalContext"})
+
+
+def hook_input(payload: Mapping[str, Any], point: str, event: str, session: str, project: str, cwd: str) -> dict[str, Any]:
+    """Gemini CLI's hook input for a hookd call on ``point``, for a hook configured on ``event``.
+
+    The fields come back as the bridge sent them (the chain's current ``args`` included, so an earlier
+    hook's rewrite is seen); a call from another agent gets Gemini CLI's event name and common fields."""
+    data = claude_hooks.hook_input(payload, point, session, project, cwd)
+    data["hook_event_name"] = event or POINT_EVENTS.get(point) or data.get("hook_event_name", "")
+    data.setdefault("transcript_path", "")
+    return data
+
+
+def read(code: int, stdout: str, stderr: str) -> dict[str, Any] | None:
+    """The hook's output object as Gemini CLI reads it; None when it printed nothing."""
+    text = stdout.strip() or stderr.strip()
+    if not text:
+        return None
+    try:
+        value = json.loads(text)
+        if isinstance(value, str):
+            value = json.loads(value)
+        if isinstance(value, dict):
+            return value
+    except ValueError:
+        pass
+    if code == 0:
+        return {"decision": "allow", "systemMessage": text}
+    if code == 1:
+        return {"decision": "allow", "systemMessage": f"Warning: {text}"}
+    return {"decision": "deny", "reason": text}
+
+
+def answer(event: str, code: int, stdout: str, stderr: str, args: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+    """Seed 000's HookDecision (as JSON data) for a Gemini CLI hook's result; None abstains.
+
+    ``args``: the tool's current arguments, which a BeforeTool ``tool_input`` is merged over."""
+    obj = read(code, stdout, stderr)
+    if obj is None:
+        return None
+    out: dict[str, Any] = {}
+    decision = obj.get("decision")
+    if decision in ("deny", "block") and event in BLOCKING:  # elsewhere Gemini CLI ignores it
+        out["decision"] = "deny"
+        why = obj.get("stopReason") or obj.get("reason")
+        out["reason"] = why if isinstance(why, str) and why else "No reason provided"
+    elif decision == "ask" and event == "BeforeTool":
+        out["decision"] = "ask"
+        if isinstance(obj.get("reason"), str) and obj["reason"]:
+            out["reason"] = obj["reason"]
+    specific = obj.get("hookSpecificOutput")
+    specific = specific if isinstance(specific, dict) else {}
+    if event == "BeforeTool" and isinstance(specific.get("tool_input"), dict):
+        out["modifiedInput"] = {**(args or {}), **specific["tool_input"]}
+    context = specific.get("additionalContext")
+    if isinstance(context, str) and context:
+        out["injection"] = context
+    agent: dict[str, Any] = {k: obj[k] for k in UNIVERSAL if k in obj}
+    if agent.get("continue") is not False:
+        agent.pop("continue", None)
+        agent.pop("stopReason", None)
+    if agent.get("suppressOutput") is not True:
+        agent.pop("suppressOutput", None)
+    extra = {k: v for k, v in specific.items() if k not in _MAPPED_SPECIFIC}
+    if extra:
+        agent["specific"] = extra
+    if agent:
+        out["agentOutput"] = agent
+    return out or None
+
+
+def environment(base: Mapping[str, str], payload: Mapping[str, Any], data: Mapping[str, Any]) -> dict[str, str]:
+    """What Gemini CLI gives a hook: the agent's environment (as forwarded), GEMINI_PROJECT_DIR and
+    GEMINI_CWD (the input's cwd), GEMINI_SESSION_ID, and CLAUDE_PROJECT_DIR for compatibility."""
+    env = dict(base)
+    forwarded = payload.get(AGENT_ENV)
+    if isinstance(forwarded, dict):
+        env.update((k, v) for k, v in forwarded.items() if isinstance(k, str) and isinstance(v, str))
+    cwd = str(data.get("cwd") or "")
+    env.update(GEMINI_PROJECT_DIR=cwd, GEMINI_CWD=cwd, GEMINI_SESSION_ID=str(data.get("session_id") or ""), CLAUDE_PROJECT_DIR=cwd)
+    return env

@@ -1,0 +1,1 @@
+"""Qwen Code: Claude Code's hook protocol under its own name and tools."""

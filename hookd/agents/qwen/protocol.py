@@ -1,0 +1,22 @@
+"""Qwen Code's hook protocol: Claude Code's events, input and answers, under its own name and tools.
+
+Qwen Code kept Claude Code's hook format, so the Claude Code mapping serves it; what differs is
+that its calls name ``qwen`` as their agent and its tools (``run_shell_command``, ``edit``, ...) are
+put into hookd's vocabulary with Qwen Code's table. The HTTP endpoint answers it on ``/qwen/EVENT``
+and the Python bridge runs as ``hookd bridge qwen``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hookd.agents.claude_code.protocol import Call
+from hookd.agents.claude_code.protocol import route as _claude_route
+
+AGENT = "qwen"
+
+
+def route(hook_input: Any, environ: Mapping[str, str], carry_env: bool = True) -> Call:
+    """The hookd call for one Qwen Code hook input, as Claude Code's, naming Qwen Code. Raises BadInput."""
+    return _claude_route(hook_input, environ, carry_env, agent=AGENT)

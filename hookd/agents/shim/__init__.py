@@ -1,0 +1,120 @@
+"""The compiled shim for the Claude Code events that take only command hooks.
+
+``build`` compiles shim.c with the machine's C compiler into the user's data
+directory; ``hookd bridge install`` calls it and, where no compiler exists,
+falls back to the Python bridge (`hookd bridge claude-code`).
+
+The denies the shim gives when a running hookd's answer cannot be used are made here, at build
+time, from each agent's mapping (``denies_header``): for every event that decides, the output the
+agent reads for a deny, exactly as hookd would render it, with a mark where the reason goes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import NamedTuple
+
+SOURCE = Path(__file__).resolve().parent / "shim.c"
+NAME = "claude-shim"
+DENIES = "shim_denies.h"
+_MARK = "\x01"  # where the reason goes, in the JSON the shim prints (JSON escapes it as \u0001)
+
+
+class Built(NamedTuple):
+    path: str | None  # None: not built, ``why`` says why
+    why: str = ""
+
+
+def data_dir(environ: dict[str, str] | None = None) -> Path:
+    """``$XDG_DATA_HOME/hookd``, else ``~/.local/share/hookd``."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "hookd"
+
+
+def compiler(environ: dict[str, str] | None = None) -> list[str] | None:
+    """$CC (a command line), else cc, else gcc or clang; None when there is none."""
+    env = os.environ if environ is None else environ
+    wanted = shlex.split(env.get("CC", "")) or ["cc"]
+    for candidate in (wanted, ["gcc"], ["clang"]):
+        found = shutil.which(candidate[0])
+        if found:
+            return [found, *candidate[1:]]
+    return None
+
+
+def _c_string(text: bytes) -> str:
+    """A C string literal for ``text``: printable ASCII as is, every other byte in octal."""
+    out = []
+    for byte in text:
+        char = chr(byte)
+        if char in '"\\':
+            out.append("\\" + char)
+        elif 0x20 <= byte < 0x7F and char != "?":  # no '?': it could start a trigraph
+            out.append(char)
+        else:
+            out.append(f"\\{byte:03o}")
+    return '"' + "".join(out) + '"'
+
+
+def denies_header() -> str:
+    """C source of the shim's deny table: for each agent the shim serves and each event that decides
+    (``ROUTES[event][1]``), what the agent reads as a deny (its JSON, or exit status 2 and the reason
+    on stderr where it blocks that event only so), rendered by the agent's own mapping."""
+    import msgspec
+
+    from hookd.agents.claude_code import protocol as claude
+    from hookd.agents.codex import protocol as codex
+
+    rows = []
+    for agent, proto in (("claude-code", claude), ("codex", codex)):
+        for event, (_, decides) in proto.ROUTES.items():
+            if not decides:
+                continue
+            verdict = claude.Verdict("deny", _MARK)
+            exit2 = getattr(proto, "exit_status", lambda *_: (0, ""))(event, verdict)[0] == 2
+            # Where the event has no field for a deny, the user is told in systemMessage.
+            out = proto.render(event, verdict) or proto.render(event, claude.Verdict(not_run=(_MARK,)))
+            text = msgspec.json.encode(out).replace(b"\\u0001", _MARK.encode())
+            rows.append(f"    {{{_c_string(agent.encode())}, {_c_string(event.encode())}, {int(exit2)}, {_c_string(text)}}},")
+    return "/* Made by hookd/agents/shim/__init__.py from the agents' mappings; do not edit. */\n" + (
+        "static const struct deny denies[] = {\n" + "\n".join(rows) + "\n};\n"
+    )
+
+
+def build(directory: Path | None = None, cc: list[str] | None = None) -> Built:
+    """Compile the shim; the binary is replaced atomically, so an agent never runs a half-written one."""
+    cc = cc or compiler()
+    if cc is None:
+        return Built(None, "no C compiler found (set CC, or install cc)")
+    target_dir = directory or data_dir()
+    target_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    target = target_dir / NAME
+    fd, tmp = tempfile.mkstemp(prefix=f".{NAME}.", dir=target_dir)
+    os.close(fd)
+    try:
+        with tempfile.TemporaryDirectory(prefix="hookd-shim-") as include:
+            Path(include, DENIES).write_text(denies_header())
+            # Linked statically where the C library allows it: no dynamic loader at each exec, about
+            # three times faster to start (bench/claude.md); else as the compiler links by default.
+            for flags in (["-static"], []):
+                argv = [*cc, "-O2", *flags, "-I", include, "-o", tmp, str(SOURCE)]
+                done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+                if done.returncode == 0:
+                    break
+            else:
+                return Built(None, f"{cc[0]} failed: {done.stderr.strip()[:500]}")
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, target)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Built(None, f"cannot build the shim: {exc}")
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+    return Built(str(target))

@@ -1,0 +1,90 @@
+"""`hookd bridge gemini` and `hookd bridge install|uninstall gemini|qwen`."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+
+
+def main(argv: Sequence[str]) -> int:
+    """One Gemini CLI hook event: the Claude Code bridge's machinery with Gemini CLI's mapping."""
+    from hookd.agents import run
+    from hookd.agents.gemini import protocol
+
+    opts = run.parse(argv)
+    if opts is None:
+        p = run.parser()
+        p.prog = "hookd bridge gemini"
+        p.description = "Read a Gemini CLI hook input on stdin, run the matching hookd point, and print Gemini CLI's hook output."
+        ns = p.parse_args(argv)
+        opts = run.Options(ns.timeout, ns.fail_closed, ns.socket, ns.event)
+    return run.run(opts, protocol)
+
+
+def run_bridge(args: argparse.Namespace) -> int:
+    from hookd.agents import run
+    from hookd.agents.gemini import protocol
+
+    return run.run(args, protocol)
+
+
+def _path(args: argparse.Namespace) -> str:
+    from hookd.agents.gemini import install
+
+    return args.settings or install.path_for(args.agent, args.scope or "user")
+
+
+def run_install(args: argparse.Namespace) -> int:
+    from hookd.agents import deadlines, safe_write, settings_file, settings_install
+    from hookd.agents.gemini import install
+    from hookd.cli.bridge import checked_bridge_args, checked_timeout, route
+    from hookd.cli.common import fail
+    from hookd.config.endpoint_files import EndpointFileError
+    from hookd.config.statefiles import state_home
+
+    name = "Gemini CLI" if args.agent == "gemini" else "Qwen Code"
+    try:
+        timeout = checked_timeout(args, name)
+        extra = checked_bridge_args(args)
+        path = _path(args)
+        if args.agent == "gemini":
+            hookd = args.command or settings_file.default_hookd()
+            layout = install.gemini_layout(install.gemini_command(hookd, timeout, args.fail_closed, extra), timeout)
+            result = settings_install.install(path, layout, state=state_home())
+        elif args.command is not None:
+            extra = " ".join(x for x in (extra, "--fail-closed" if args.fail_closed else "") if x)
+            command = settings_file.bridge_command(args.command, extra, timeout, agent="qwen")
+            result = settings_install.install(path, install.qwen_layout(None, command, timeout), state=state_home())
+        else:
+            r = route(args, timeout)._replace(agent="qwen")
+            result = settings_install.install(path, install.qwen_layout(r), state=state_home(), token=r.token)
+            if os.path.abspath(path) != install.path_for("qwen", "user"):
+                sys.stderr.write(
+                    f"hookd: WARNING: {path} now holds your hookd secret (HOOKD_BRIDGE_TOKEN), which lets anyone who reads "
+                    "it call your hooks; Qwen Code has no settings file that stays out of a repository, so do not commit "
+                    "this one, or install with --user instead\n"
+                )
+    except (deadlines.TimeoutRefused, settings_file.SettingsError, EndpointFileError, safe_write.Busy, OSError) as exc:
+        return fail(str(exc))
+    sys.stdout.write(result + "\n")
+    return 0
+
+
+def run_uninstall(args: argparse.Namespace) -> int:
+    from hookd.agents import safe_write, settings_file, settings_install
+    from hookd.agents.gemini import install
+    from hookd.cli.common import fail
+    from hookd.config.statefiles import state_home
+
+    ours = install.is_gemini_ours if args.agent == "gemini" else settings_file.is_ours
+    try:
+        result = settings_install.uninstall(_path(args), ours, state=state_home())
+    except (settings_file.SettingsError, safe_write.Busy, OSError) as exc:
+        return fail(str(exc))
+    sys.stdout.write(result + "\n")
+    return 0

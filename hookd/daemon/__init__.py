@@ -1,0 +1,1 @@
+"""The daemon: requests into replies, with no sockets; the shared state and one module per feature."""

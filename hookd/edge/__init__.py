@@ -1,0 +1,1 @@
+"""The daemon's edge: the socket, connections, limits, the HTTP endpoint, the service manager."""

@@ -1,0 +1,71 @@
+"""The house as documented is the house in the tree.
+
+README.md's layout table and docs/architecture.md's layer table list hookd's folders in the
+order of the import contract's layers (pyproject.toml, `lint-imports`), each described by the
+first paragraph of its package docstring; `hookd/` holds folders only; and no module imports
+another module's private name.
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HOOKD = ROOT / "hookd"
+DATA_FOLDERS = {"systemd"}  # the units shipped for `hookd install-systemd`: data, not code
+
+
+def layers() -> list[list[str]]:
+    """The layers contract's layers, lowest first, each a list of packages."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    (contract,) = [c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers"]
+    return [[p.strip() for p in layer.split("|")] for layer in reversed(contract["layers"])]
+
+
+def summary(package: str) -> str:
+    init = ROOT.joinpath(*package.split(".")) / "__init__.py"
+    doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+    return " ".join(doc.split("\n\n")[0].split())
+
+
+def rows() -> list[str]:
+    return [f"| `{p.replace('.', '/')}/` | {summary(p)} |" for layer in layers() for p in layer]
+
+
+def table_rows(doc: Path) -> list[str]:
+    return [line for line in doc.read_text(encoding="utf-8").splitlines() if line.startswith("| `hookd/")]
+
+
+def test_hookd_holds_only_its_layer_folders() -> None:
+    loose = sorted(p.name for p in HOOKD.iterdir() if p.is_file() and p.name not in {"__init__.py", "__main__.py"})
+    assert loose == [], f"modules loose in hookd/: {loose}; each belongs in a layer folder (docs/architecture.md)"
+    folders = {p.name for p in HOOKD.iterdir() if p.is_dir() and p.name != "__pycache__"} - DATA_FOLDERS
+    in_layers = {p.split(".")[1] for layer in layers() for p in layer}
+    assert folders == in_layers, f"folders outside the layers contract: {sorted(folders - in_layers)}"
+
+
+def test_readme_layout_is_the_tree() -> None:
+    expected = rows()
+    assert table_rows(ROOT / "README.md") == expected, "README.md's layout table, from the tree:\n" + "\n".join(expected)
+
+
+def test_architecture_layers_are_the_tree() -> None:
+    expected = rows()
+    assert table_rows(ROOT / "docs" / "architecture.md") == expected, "docs/architecture.md's layers, from the tree:\n" + "\n".join(
+        expected
+    )
+
+
+def test_no_module_imports_another_modules_private_name() -> None:
+    found = []
+    for path in sorted(HOOKD.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "hookd":
+                found += [
+                    f"{path.relative_to(ROOT)}: {node.module}.{a.name}"
+                    for a in node.names
+                    if a.name.startswith("_") and not a.name.startswith("__")
+                ]
+    assert found == [], "private names imported across modules (make them public, or keep the use inside the module):\n" + "\n".join(found)
