@@ -79,7 +79,10 @@ def _lenient(body: bytes, error: msgspec.DecodeError | None) -> Any:
     if error is not None:
         raise Undecodable(f"not valid JSON: {error}") from None
     # Deeper than msgspec follows: only the top level is decoded, and the call cannot be handed on.
-    top, depth = decode_lenient.top_level(fixed, MAX_NESTING)
+    try:
+        top, depth = decode_lenient.top_level(fixed, MAX_NESTING)
+    except decode_lenient.NotJSON as exc:
+        raise Undecodable(str(exc)) from None
     raise Unfit(f"its input is nested more than {MAX_NESTING} levels deep ({depth}), deeper than hookd can hand its hooks", top)
 
 

@@ -28,6 +28,10 @@ _OPENS = re.compile(rb"[\[{][\[{ \t\n\r]*")
 _CLOSES = re.compile(rb"[\]}][\]} \t\n\r]*")
 
 
+class NotJSON(ValueError):
+    """Not even the top level of the body reads as JSON. ``str()`` says what is wrong."""
+
+
 class _Bad(ValueError):
     pass
 
@@ -53,13 +57,11 @@ def repaired(body: bytes) -> bytes:
 
 def top_level(body: bytes, limit: int) -> tuple[Any, int]:
     """(the top-level object with its too-deep values replaced by a note, how deep the body nests at
-    least). Raises decode.Undecodable when even that cannot be read."""
-    from hookd.agents.decode import Undecodable
-
+    least). Raises NotJSON when even that cannot be read."""
     try:
         return _top_level(body, limit)
     except _Bad as exc:
-        raise Undecodable(f"not valid JSON: {exc}") from None
+        raise NotJSON(f"not valid JSON: {exc}") from None
 
 
 def _top_level(data: bytes, limit: int) -> tuple[Any, int]:

@@ -25,7 +25,7 @@ def _path(args: argparse.Namespace) -> str:
 def options_for(args: argparse.Namespace) -> install.Options:
     """What to install: the shim and the daemon's HTTP endpoint (as for Claude Code's command-only events),
     else, with --command or --no-shim or without a C compiler, the Python bridge. Raises TimeoutRefused."""
-    from hookd.cli.bridge import checked_bridge_args, checked_timeout, route
+    from hookd.cli.bridge_route import checked_bridge_args, checked_timeout, route
 
     timeout = checked_timeout(args, "Codex")
     fail_closed = bool(getattr(args, "fail_closed", False))

@@ -42,7 +42,7 @@ def _path(args: argparse.Namespace) -> str:
 def run_install(args: argparse.Namespace) -> int:
     from hookd.agents import deadlines, safe_write, settings_file, settings_install
     from hookd.agents.gemini import install
-    from hookd.cli.bridge import checked_bridge_args, checked_timeout, route
+    from hookd.cli.bridge_route import checked_bridge_args, checked_timeout, route
     from hookd.cli.common import fail
     from hookd.config.endpoint_files import EndpointFileError
     from hookd.config.statefiles import state_home

@@ -13,21 +13,6 @@ import sys
 
 SHELLS = ("bash", "zsh", "fish")
 # Which positional argument of a command takes what.
-POSITIONAL = {
-    "emit": "points",
-    "decide": "points",
-    "explain": "points",
-    "enable": "hooks",
-    "disable": "hooks",
-    "help": "help",
-    "completion": "shells",
-    "check": "files",
-    "edit": "files",
-    "trust": "files",
-    "untrust": "files",
-}
-OPTION_VALUES = {"--point": "points", "--example": "points"}
-PATH_OPTIONS = ("--socket", "--journal", "--log-file", "--project", "-p")
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

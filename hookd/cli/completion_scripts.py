@@ -10,9 +10,27 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from hookd.cli.completion import OPTION_VALUES, PATH_OPTIONS, POSITIONAL
-
 Structure = dict[str, dict[str, Any]]
+POSITIONAL = {
+    "emit": "points",
+    "decide": "points",
+    "explain": "points",
+    "enable": "hooks",
+    "disable": "hooks",
+    "help": "help",
+    "completion": "shells",
+    "check": "files",
+    "edit": "files",
+    "trust": "files",
+    "untrust": "files",
+}
+
+
+OPTION_VALUES = {"--point": "points", "--example": "points"}
+
+
+PATH_OPTIONS = ("--socket", "--journal", "--log-file", "--project", "-p")
+
 _LIST = "hookd completion --list {} 2>/dev/null"
 
 

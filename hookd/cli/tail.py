@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import argparse
 import collections
-import fnmatch
 import os
 import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from hookd.cli.common import UNREACHABLE, USAGE, add_socket, fail
+from hookd.cli.tail_output import Matcher, Printer
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -51,74 +51,6 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--team", action="store_true", help="follow the team's stream (every machine's events) instead (docs/team.md)")
     add_socket(p)
     p.set_defaults(run=run)
-
-
-class Matcher:
-    """The subscription filter, applied to journal lines on this side."""
-
-    def __init__(self, points: list[str], sessions: list[str], projects: list[str]) -> None:
-        self.points = points
-        self.sessions = set(sessions)
-        self.projects = {os.path.normpath(p) for p in projects}
-
-    def __call__(self, ev: Any) -> bool:
-        if self.points and not any(fnmatch.fnmatchcase(ev.point, g) for g in self.points):
-            return False
-        if self.sessions and ev.session not in self.sessions:
-            return False
-        return not self.projects or ev.project in self.projects
-
-
-class Printer:
-    """Writes events, gaps and markers; remembers the newest seq written, where a reconnect resumes."""
-
-    def __init__(self, as_json: bool, colour: bool, flush: bool, fit: bool = False) -> None:
-        import msgspec
-
-        from hookd.cli import tailfmt
-        from hookd.core import termsafe
-
-        self.fmt = tailfmt
-        self.termsafe = termsafe
-        # tailfmt cleans every field taken from the event; the stream filter would also escape our colours.
-        self.out = termsafe.unfiltered(sys.stdout)
-        self.as_json = as_json
-        self.colour = colour
-        self.flush = flush
-        self.fit = fit  # cut lines to the terminal's width (asked again per line: the window may be resized)
-        self.encode = msgspec.json.Encoder().encode
-        self.last_seq: int | None = None
-
-    def width(self) -> int | None:
-        import shutil
-
-        return max(1, shutil.get_terminal_size().columns) if self.fit else None
-
-    def __call__(self, item: Any) -> None:
-        from hookd_client.messages import Gap
-
-        self.last_seq = max(self.last_seq or 0, item.last if isinstance(item, Gap) else item.seq)
-        if self.as_json:
-            text = self.termsafe.json_text(self.encode(item).decode())
-        elif isinstance(item, Gap):
-            text = self.fmt.gap_line(item, self.colour, self.width())
-        else:
-            text = self.fmt.line(item, self.colour, width=self.width())
-        self._write(text)
-
-    def marker(self, text: str, after: int | None) -> None:
-        """A line about the stream itself, as journalctl's ``-- Boot ... --``; in JSON, {"type": "marker"}."""
-        import json
-
-        if self.as_json:
-            self._write(json.dumps({"type": "marker", "text": text, "after_seq": after}))
-        else:
-            self._write(self.fmt.marker_line(text, self.colour, self.width()))
-
-    def _write(self, text: str) -> None:
-        self.out.write(text + "\n")
-        if self.flush:
-            self.out.flush()
 
 
 def _journal_history(path: str, since_seq: int | None, since_time: float | None, match: Matcher) -> tuple[list[Any], int | None]:

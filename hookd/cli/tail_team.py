@@ -27,7 +27,7 @@ def run_team(args: argparse.Namespace) -> int:
     from hookd_client.stream import parse_since
 
     from hookd.cli.common import fail
-    from hookd.cli.tail import Matcher, Printer
+    from hookd.cli.tail_output import Matcher, Printer
 
     try:
         s = team_settings.load()

@@ -22,6 +22,15 @@ class Verdict:
     reason: str
 
 
+class HookFailure(Exception):
+    """A hook failed in a way the chain reports: ``code`` is ``error`` or ``timeout``. Every runner raises it."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
 ALWAYS = Verdict(True, "the user's own file: always trusted")
 
 

@@ -142,7 +142,7 @@ class Approvals:
         reason = f"{verb} by {who.name} ({who.client or 'client'}, pid {who.pid})" + (f": {text}" if text else "")
         approval = m.Approval(req.offer, req.decision, reason, who, False, self._waited(waiting))
         self._close(waiting, approval)
-        event = {"offer": req.offer, "decision": req.decision, "reason": reason, "approver": who.name, "client": who.client}
+        event: dict[str, Any] = {"offer": req.offer, "decision": req.decision, "reason": reason, "approver": who.name, "client": who.client}
         event.update(pid=who.pid, waited=approval.waited)
         self._publish("hookd.approval.answered", event, waiting.offer.session, waiting.offer.project)
         return m.ApprovalAnswered(req.id, req.offer, req.decision)

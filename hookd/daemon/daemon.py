@@ -23,6 +23,7 @@ from hookd_client import messages as m
 from hookd import __version__
 from hookd.config import plugin_trust, projects, toggles, trust, userconfig
 from hookd.config.watcher import FileWatcher
+from hookd.core.hooks import Verdict
 from hookd.core.matcher import compile_match
 from hookd.core.registry import CallContext, Hook, Registry
 from hookd.core.settings import Settings
@@ -31,7 +32,7 @@ from hookd.daemon.handlers.admin import Admin
 from hookd.daemon.handlers.approvals import ApprovalsFeature
 from hookd.daemon.handlers.calls import Calls
 from hookd.daemon.handlers.catalog import CatalogFeature
-from hookd.daemon.handlers.common import Handler, RequestError, Result
+from hookd.daemon.handlers.common import Handler, Peer, RequestError, Result
 from hookd.daemon.handlers.configuration import Configuration
 from hookd.daemon.handlers.files import HookFiles
 from hookd.daemon.handlers.replay import ReplayFeature
@@ -262,12 +263,12 @@ class Daemon:
         if self.persistent.owns_any(removed) or (reloaded and self.persistent.owns_any(reloaded)):
             self.persistent.prune(self.registry.all_hooks(), reset=reloaded or ())
 
-    def _plugins_trusted(self, directory: str) -> trust.Verdict:
+    def _plugins_trusted(self, directory: str) -> Verdict:
         return plugin_trust.project_plugins_trusted(self.trust, directory)
 
     # --------------------------------------------------------------- dispatch
 
-    def handle(self, conn: Any, request: m.Request) -> Result:
+    def handle(self, conn: Peer, request: m.Request) -> Result:
         self.calls += 1
         handler = self._handlers.get(type(request))
         if handler is None:

@@ -25,10 +25,10 @@ from typing import Any
 from hookd_client import messages as m
 
 from hookd.core.chain import ChainState, HookNotRun
+from hookd.core.hooks import HookFailure
 from hookd.core.registry import CallContext, Hook, Plan
 from hookd.engine.engine import Engine
 from hookd.events import eventcodec
-from hookd.runners.command import HookFailure
 
 
 class Recorder(Engine):
@@ -112,6 +112,7 @@ def compare(ev: m.Event, state: ChainState, answers: list[m.HookAnswer]) -> m.Re
         if a != b
     ]
     hooks: list[m.HookRef] = []
+    candidates: tuple[m.HookRef | None, ...]
     if "decision" in changed or "decided_by" in changed:
         candidates = (then.decided_by, now.decided_by)
     elif changed:

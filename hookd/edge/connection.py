@@ -27,7 +27,7 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 from hookd_client import messages as m
@@ -41,7 +41,6 @@ from hookd.edge.wire import bad_invoke_result, encode_degraded, hello, invoke_re
 
 if TYPE_CHECKING:
     from hookd.daemon.daemon import Daemon
-    from hookd.edge.server import Hub
 
 log = structlog.get_logger("hookd.server")
 
@@ -50,6 +49,17 @@ log = structlog.get_logger("hookd.server")
 _HOLDING = (m.AttachSession, m.AttachHooks, m.Register, m.Subscribe)
 _NO_HEADER = bytes(HEADER.size)
 _pack_header = HEADER.pack_into
+
+
+class Hub(Protocol):
+    """The set of open connections a connection belongs to (hookd/edge/server.py): the limits they
+    live within, and the bytes of partial frames they hold, bounded in total."""
+
+    limits: EdgeLimits
+
+    def gone(self, conn: Connection) -> None: ...
+
+    def hold(self, conn: Connection, held: int) -> None: ...
 
 
 class Connection(asyncio.Protocol):

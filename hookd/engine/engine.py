@@ -20,10 +20,9 @@ import structlog
 from hookd_client.messages import Decision, HookError, HookRun, NotRun, TraceEntry
 
 from hookd.core.chain import Answer, ChainState, Failed, HookNotRun, Skipped
-from hookd.core.hooks import OutOfTime, hook_timeout
+from hookd.core.hooks import HookFailure, OutOfTime, hook_timeout
 from hookd.core.registry import CallContext, Hook, Plan
 from hookd.core.trace import CAPTURE, Capture, Tracer, entry_of, unmatched
-from hookd.runners.command import HookFailure
 from hookd.runners.persistent import PersistentRunner
 
 if TYPE_CHECKING:

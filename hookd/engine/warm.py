@@ -26,9 +26,8 @@ import structlog
 from hookd_client.messages import HookRun, Reply
 
 from hookd.core.chain import ChainState
-from hookd.core.hooks import OutOfTime, hook_timeout
+from hookd.core.hooks import HookFailure, OutOfTime, hook_timeout
 from hookd.core.registry import CallContext, Hook, Plan
-from hookd.runners.command import HookFailure
 from hookd.runners.persistent import PersistentRunner, decision_of
 from hookd.runners.workers import WorkerFailure
 

@@ -26,11 +26,11 @@ from hookd_client.framing import HEADER_SIZE
 
 from hookd.events.eventcodec import encode_pass, frame
 from hookd.events.eventcodec import with_outcome as _with_outcome
-from hookd.events.history import History, records
+from hookd.events.history import History, records, replay
 from hookd.events.journal import BATCH_DELAY, Journal
 from hookd.events.journal_reports import Reports
 from hookd.events.seqblock import SeqBlocks
-from hookd.events.subscriber import Filter, Record, Selection, Subscriber, replay
+from hookd.events.subscriber import Filter, Record, Selection, Subscriber
 
 __all__ = ["Bus", "BusError", "Filter", "Record"]
 

@@ -16,16 +16,18 @@ between the loop's other work (subscriber.py), never a whole ring at once.
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from collections.abc import Iterator
 from itertools import chain, islice
 
 import msgspec
+from hookd_client import messages as m
 from hookd_client.framing import HEADER
 from hookd_client.messages import Event
 
-from hookd.events.eventcodec import UNENCODABLE
-from hookd.events.subscriber import Record
+from hookd.events.eventcodec import UNENCODABLE, encode
+from hookd.events.subscriber import Filter, Record, Subscriber
 
 __all__ = ["PAUSE_EVERY", "RECORD_OVERHEAD", "History", "records"]
 
@@ -165,3 +167,32 @@ class History:
         than it (the clock may have stepped back: what came after that one counts), oldest first;
         read back lazily from a snapshot, a None after every PAUSE_EVERY bodies read."""
         return _back_to(list(self._ring), cutoff)
+
+
+def replay(sub: Subscriber, ring: History, first_seq: int, req: m.Subscribe) -> None:
+    """What the subscription asked for from the history ring (since a seq or an age), filtered:
+    a snapshot taken now, read back lazily as the subscriber writes it."""
+    oldest = ring.oldest()
+    if oldest is None:
+        return
+    flt = sub.filter
+    if req.since_seq is not None:
+        start = max(req.since_seq, first_seq)
+        if start < oldest:
+            # Evicted from memory during this daemon's life: say so (the journal has them).
+            sub.replayed(encode(m.Gap(oldest - start, start, oldest - 1, "history")))
+        if flt.everything:  # nothing to select by: the bodies go as they are
+            sub.backlog = iter(ring.bodies_since_seq(req.since_seq))
+            return
+        sub.backlog = _selected(ring.since_seq(req.since_seq), flt)
+    elif req.since_age is not None:
+        sub.backlog = _selected(ring.since_time(time.time() - req.since_age), flt)
+
+
+def _selected(records: Iterator[Record | None], flt: Filter) -> Iterator[bytes | None]:
+    """The bodies of the records ``flt`` selects; the pauses pass through."""
+    for rec in records:
+        if rec is None:
+            yield None
+        elif flt(rec):
+            yield rec[5]

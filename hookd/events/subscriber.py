@@ -17,21 +17,15 @@ import asyncio
 import fnmatch
 import os
 import re
-import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import structlog
 from hookd_client import messages as m
 
-from hookd.events.eventcodec import encode
 from hookd.events.eventcodec import frame as make_frame
 from hookd.events.eventcodec import pack as _pack
-
-if TYPE_CHECKING:
-    from hookd.events.bus import Bus
-    from hookd.events.history import History
 
 log = structlog.get_logger("hookd.bus")
 
@@ -91,6 +85,12 @@ class Selection:
             if start < len(records):
                 chunks.append((b"".join([r[5] for r in records[start:]]), len(records)))
         return chunks
+
+
+class Bus(Protocol):
+    """Where a subscriber reports what happens to it (hookd/events/bus.py): as internal events."""
+
+    def internal(self, point: str, payload: dict[str, Any], session: str | None = None, project: str | None = None) -> None: ...
 
 
 class Subscriber:
@@ -328,32 +328,3 @@ class Subscriber:
         self.replay.clear()
         self.queue.clear()
         self._out = []
-
-
-def replay(sub: Subscriber, ring: History, first_seq: int, req: m.Subscribe) -> None:
-    """What the subscription asked for from the history ring (since a seq or an age), filtered:
-    a snapshot taken now, read back lazily as the subscriber writes it."""
-    oldest = ring.oldest()
-    if oldest is None:
-        return
-    flt = sub.filter
-    if req.since_seq is not None:
-        start = max(req.since_seq, first_seq)
-        if start < oldest:
-            # Evicted from memory during this daemon's life: say so (the journal has them).
-            sub.replayed(encode(m.Gap(oldest - start, start, oldest - 1, "history")))
-        if flt.everything:  # nothing to select by: the bodies go as they are
-            sub.backlog = iter(ring.bodies_since_seq(req.since_seq))
-            return
-        sub.backlog = _selected(ring.since_seq(req.since_seq), flt)
-    elif req.since_age is not None:
-        sub.backlog = _selected(ring.since_time(time.time() - req.since_age), flt)
-
-
-def _selected(records: Iterator[Record | None], flt: Filter) -> Iterator[bytes | None]:
-    """The bodies of the records ``flt`` selects; the pauses pass through."""
-    for rec in records:
-        if rec is None:
-            yield None
-        elif flt(rec):
-            yield rec[5]

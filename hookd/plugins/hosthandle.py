@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 import structlog
@@ -30,14 +30,15 @@ from hookd_client.messages import Decision, HookError, HookRef, NotRunReason, Sc
 
 from hookd.core import intake
 from hookd.core.chain import HookNotRun, once
+from hookd.core.hooks import HookFailure
 from hookd.core.registry import CallContext, Hook
 from hookd.plugins import snapshot, venv
 from hookd.plugins.host import BOOT, CONFIG_ENV, DESCRIBE
-from hookd.runners.command import HookFailure
 from hookd.runners.workers import Worker
 
 if TYPE_CHECKING:
-    from hookd.plugins.manager import PluginManager
+    from hookd.runners.command import ProcessGroups
+    from hookd.runners.workers import WorkerLimits
 
 log = structlog.get_logger("hookd.plugins")
 
@@ -62,13 +63,31 @@ class Unloaded:
         raise HookNotRun(self.reason, self.message or f"the plugins of {intake.safe_text(self.directory)} are not loaded yet")
 
 
+class HostOwner(Protocol):
+    """What a host asks of the plugin manager that runs it (hookd/plugins/manager.py): the daemon's
+    socket and environment, process groups and limits, a place for background work, and where its
+    failures are reported."""
+
+    socket: str
+    environ: dict[str, str]
+    groups: ProcessGroups
+    limits: WorkerLimits
+    load_timeout: float
+
+    def config_json(self, host: HostHandle) -> str: ...
+
+    def spawn(self, work: Awaitable[Any]) -> asyncio.Task[Any]: ...
+
+    def report(self, host: HostHandle, kind: str, point: str, handler: str, message: str) -> None: ...
+
+
 @dataclass(slots=True, eq=False)
 class HostHandle:
     directory: str
     scope: Scope
     owner: str
     python: str | None
-    manager: PluginManager
+    manager: HostOwner
     copy: snapshot.Copy
     handlers: dict[str, list[str]] = field(default_factory=dict)
     worker: Worker | None = None

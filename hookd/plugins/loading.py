@@ -21,23 +21,24 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 
 from hookd.config import plugin_dirs as discovery
 from hookd.config.plugin_trust import judging
 from hookd.core import intake, points
+from hookd.core.hooks import HookFailure
 from hookd.core.registry import Hook
 from hookd.plugins import snapshot, venv
 from hookd.plugins.hosthandle import HostHandle, Unloaded
 from hookd.plugins.state import DirState, ScopeState
-from hookd.runners.command import HookFailure
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from hookd.plugins.manager import PluginManager
+    from hookd.core.hooks import Verdict
+    from hookd.core.registry import Registry
 
 log = structlog.get_logger("hookd.plugins")
 
@@ -53,8 +54,24 @@ def decision_events(names: set[str] | list[str]) -> set[str]:
     return out
 
 
+class LoadOwner(Protocol):
+    """What loading a directory asks of the plugin manager (hookd/plugins/manager.py): the registry its
+    hooks go into, the trust gate, the environment and timeout, and where happenings are reported."""
+
+    registry: Registry
+    environ: dict[str, str]
+    hook_timeout: float
+    trusted: Callable[[str], Verdict]  # a project plugin directory -> may it run
+
+    def problem(self, state: ScopeState, directory: str, kind: str, message: str) -> None: ...
+
+    def publish_fit(self, point: str, payload: dict[str, Any], project: str | None) -> None: ...
+
+    def report(self, host: HostHandle, kind: str, point: str, handler: str, message: str) -> None: ...
+
+
 class Loader:
-    def __init__(self, manager: PluginManager) -> None:
+    def __init__(self, manager: LoadOwner) -> None:
         self.m = manager
 
     # ------------------------------------------------------------ steps

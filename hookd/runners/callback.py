@@ -17,8 +17,8 @@ from hookd_client import messages as m
 
 from hookd.core import intake
 from hookd.core.chain import HookNotRun
+from hookd.core.hooks import HookFailure
 from hookd.core.registry import CallContext, Hook
-from hookd.runners.command import HookFailure
 
 
 class Peer(Protocol):

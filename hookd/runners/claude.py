@@ -16,7 +16,7 @@ same process slots, containment and output caps as every command hook (hookd/run
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 from hookd_client.messages import Decision
@@ -25,16 +25,30 @@ from hookd.agents.claude_code import hooks as claude_hooks
 from hookd.agents.claude_code.protocol import AGENT_ENV, agent_env
 from hookd.core import intake, trace
 from hookd.core.chain import HookNotRun
+from hookd.core.hooks import HookFailure
+from hookd.runners.output import output_tail
 from hookd.runners.slots import Shed
 
 if TYPE_CHECKING:
     from hookd.core.registry import CallContext, Hook
-    from hookd.runners.command import CommandRunner
 
 _json = msgspec.json.Encoder()
 
 
-def environment(runner: CommandRunner, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> dict[str, str]:
+class Spawner(Protocol):
+    """What a hook written for Claude Code is run with: the command runner's spawn, its environment
+    and its count of shed observer calls (hookd/runners/command.py)."""
+
+    base_env: dict[str, str]
+
+    async def run(
+        self, argv: list[str], stdin: bytes, env: dict[str, str], cwd: str, *, decision: bool = True
+    ) -> tuple[bytes, bytes, int]: ...
+
+    def shed(self, hook: Hook, ctx: CallContext) -> None: ...
+
+
+def environment(runner: Spawner, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> dict[str, str]:
     # The agent's variables over hookd's own: a bridge may forward only the variables hooks read
     # (PATH, HOME, CLAUDE_*...), and the rest (locale, terminal) is the same user's session anyway.
     env = dict(runner.base_env)
@@ -72,9 +86,7 @@ def working_dir(hook: Hook, data: dict[str, Any], ctx: CallContext) -> str:
     return os.path.normpath(os.path.join(base, os.path.expanduser(own))) if own else base
 
 
-async def call(runner: CommandRunner, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Decision | None:
-    from hookd.runners.command import HookFailure, output_tail
-
+async def call(runner: Spawner, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Decision | None:
     spec = hook.spec
     assert spec is not None, "a command hook always has a spec"
     decision = hook.type == "decision"
@@ -86,7 +98,7 @@ async def call(runner: CommandRunner, hook: Hook, payload: dict[str, Any], ctx: 
             [spec.command, *spec.args], _json.encode(data), env, working_dir(hook, data, ctx), decision=decision
         )
     except Shed as exc:
-        runner._shed(hook, ctx)
+        runner.shed(hook, ctx)
         raise HookNotRun("shed", f"observer shed: {exc}") from None
     trace.output(stdout, stderr)
     out, err = stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace")

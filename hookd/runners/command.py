@@ -30,8 +30,10 @@ from hookd_client.messages.base import decision_from
 from hookd.config.hookhints import exit_status_hint
 from hookd.core import intake, trace
 from hookd.core.chain import HookNotRun
+from hookd.core.hooks import HookFailure
 from hookd.core.registry import CallContext, Hook
 from hookd.runners import claude, contain, spawn
+from hookd.runners.output import output_tail
 from hookd.runners.slots import Shed, Slots
 
 log = structlog.get_logger("hookd.hooks")
@@ -41,15 +43,6 @@ SHED_REPORT_INTERVAL = 1.0  # sheds of one hook within this many seconds are rep
 _CHUNK = 64 * 1024
 _json = msgspec.json.Encoder()
 _any = msgspec.json.Decoder()
-
-
-class HookFailure(Exception):
-    """A hook failed in a way the chain reports: ``code`` is ``error`` or ``timeout``."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,11 +58,6 @@ class Limits:
     # Observers waiting for a slot, past which further observer calls are shed
     # (dropped, counted and reported); a decision hook is never shed.
     observer_queue: int = 256
-
-
-def output_tail(data: bytes, limit: int = 2000) -> str:
-    text = data.decode("utf-8", "replace").strip()
-    return text if len(text) <= limit else "..." + text[-limit:]
 
 
 def start_failure(exc: OSError, argv: list[str], cwd: str) -> HookFailure:
@@ -246,7 +234,7 @@ class CommandRunner:
                 decision=decision,
             )
         except Shed as exc:
-            self._shed(hook, ctx)
+            self.shed(hook, ctx)
             raise HookNotRun("shed", f"observer shed: {exc}") from None
         trace.output(stdout, stderr)
         if code != 0:
@@ -263,7 +251,8 @@ class CommandRunner:
             return None
         return answer_of(stdout)
 
-    def _shed(self, hook: Hook, ctx: CallContext) -> None:
+    def shed(self, hook: Hook, ctx: CallContext) -> None:
+        """Count an observer call shed for want of a process slot; reported once a second per hook."""
         pending = self._shed_pending.get(hook)
         if pending is not None:
             pending[0] += 1

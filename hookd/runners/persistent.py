@@ -35,8 +35,9 @@ from hookd_client.messages.base import decision_from
 
 from hookd.core import intake
 from hookd.core.chain import HookNotRun, once
+from hookd.core.hooks import HookFailure
 from hookd.core.registry import CallContext, Hook
-from hookd.runners.command import CommandRunner, HookFailure
+from hookd.runners.command import CommandRunner
 from hookd.runners.workers import Worker, WorkerFailed, WorkerLimits, WorkerPool
 
 _spec_bytes = msgspec.json.Encoder().encode

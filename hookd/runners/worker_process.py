@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 import msgspec
 import structlog
 
-from hookd.runners.command import HookFailure
+from hookd.core.hooks import HookFailure
 
 if TYPE_CHECKING:
-    from hookd.runners.workers import Worker
+    from hookd.runners.contain import Containment
 
 log = structlog.get_logger("hookd.workers")
 
@@ -35,6 +35,19 @@ class Answer(Protocol):
     def done(self) -> bool: ...
     def set_result(self, result: dict[str, Any], /) -> None: ...
     def set_exception(self, exception: BaseException, /) -> None: ...
+
+
+class Worker(Protocol):
+    """The worker a run belongs to (hookd/runners/workers.py): its name and limits, its counts,
+    its containment, and what it does when the run ends."""
+
+    name: str
+    limits: WorkerLimits
+    served: int
+    failures: int
+    containment: Containment
+
+    def run_ended(self, proc: WorkerRun, message: str, code: int | None) -> None: ...
 
 
 class WorkerFailure(HookFailure):
@@ -295,4 +308,4 @@ class WorkerRun(asyncio.SubprocessProtocol):
             if not future.done():
                 future.set_exception(WorkerFailure("error", message))
         self.finished.set_result(None)
-        self.worker._gone(self, message, code)
+        self.worker.run_ended(self, message, code)

@@ -218,7 +218,7 @@ class Worker:
             await proc.stop(self.limits.stop_grace)
         return proc
 
-    def _gone(self, proc: WorkerRun, message: str, code: int | None) -> None:
+    def run_ended(self, proc: WorkerRun, message: str, code: int | None) -> None:
         self._runs.discard(proc)
         if self.groups is not None:
             self.groups.finished(proc.pid)

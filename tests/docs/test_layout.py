@@ -69,3 +69,20 @@ def test_no_module_imports_another_modules_private_name() -> None:
                     if a.name.startswith("_") and not a.name.startswith("__")
                 ]
     assert found == [], "private names imported across modules (make them public, or keep the use inside the module):\n" + "\n".join(found)
+
+
+def test_no_import_cycle() -> None:
+    """No module reaches itself through imports, TYPE_CHECKING ones included: a feature names what it
+    uses as a protocol instead of importing whoever provides it."""
+    import grimp
+
+    graph = grimp.build_graph("hookd")
+    modules = sorted(m for m in graph.modules if m.split(".")[0] == "hookd")
+    cycles = []
+    for module in modules:
+        for dependency in graph.find_modules_directly_imported_by(module):
+            if dependency.split(".")[0] == "hookd" and dependency != module:
+                path = graph.find_shortest_chain(importer=dependency, imported=module)
+                if path is not None:
+                    cycles.append(" -> ".join([module, *path]))
+    assert cycles == [], "import cycles:\n" + "\n".join(sorted(set(cycles)))

@@ -9,9 +9,9 @@ import pytest
 from hookd_client.messages import Decision
 
 from hookd.core.chain import ChainState
+from hookd.core.hooks import HookFailure
 from hookd.core.registry import CallContext, Hook, Plan
 from hookd.engine.engine import Engine
-from hookd.runners.command import HookFailure
 
 CTX = CallContext("tool.approval.pre", "s1", None)
 

@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 from hookd_client.messages import Decision, HookSpec
 
+from hookd.core.hooks import HookFailure
 from hookd.core.registry import CallContext, Hook, Plan
 from hookd.engine.engine import Engine
-from hookd.runners.command import CommandRunner, HookFailure, Limits
+from hookd.runners.command import CommandRunner, Limits
 
 from ..conftest import write_script
 

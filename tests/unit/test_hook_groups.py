@@ -12,9 +12,9 @@ from hookd_client.messages import Decision, HookSpec
 
 from hookd.config.validator import ConfigInvalid, validate
 from hookd.core.chain import ChainState, Failed, HookNotRun, Skipped, merge_agent
+from hookd.core.hooks import HookFailure
 from hookd.core.registry import CallContext, Hook, Plan, Registry
 from hookd.engine.engine import Engine
-from hookd.runners.command import HookFailure
 
 CTX = CallContext("tool.approval.pre", "s1", None)
 

@@ -7,8 +7,9 @@ import os
 
 import pytest
 
+from hookd.core.hooks import HookFailure
 from hookd.runners import spawn
-from hookd.runners.command import CommandRunner, HookFailure, Limits
+from hookd.runners.command import CommandRunner, Limits
 
 from ..processes import gone_soon
 

@@ -11,8 +11,9 @@ import pytest
 from hookd_client.messages import HookSpec
 
 from hookd.core.chain import HookNotRun
+from hookd.core.hooks import HookFailure
 from hookd.core.registry import CallContext, Hook
-from hookd.runners.command import CommandRunner, HookFailure
+from hookd.runners.command import CommandRunner
 from hookd.runners.persistent import PersistentRunner
 from hookd.runners.workers import WorkerLimits
 

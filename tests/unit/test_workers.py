@@ -239,8 +239,9 @@ def test_pool_keep_only_stops_the_others(tmp_path: Path) -> None:
 def test_the_runner_names_each_hooks_worker_state(tmp_path: Path) -> None:
     from hookd_client.messages import HookSpec
 
+    from hookd.core.hooks import HookFailure
     from hookd.core.registry import CallContext, Hook
-    from hookd.runners.command import CommandRunner, HookFailure
+    from hookd.runners.command import CommandRunner
     from hookd.runners.persistent import PersistentRunner
 
     script = write_script(tmp_path / "echo.py", ECHO)

@@ -4,25 +4,46 @@ from __future__ import annotations
 
 import os
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from hookd_client import messages as m
 
 from hookd import __version__
-from hookd.daemon.handlers.common import Handler, Result
+from hookd.daemon.handlers.common import Handler, Peer, Result
 
 if TYPE_CHECKING:
-    from hookd.daemon.daemon import Daemon
+    from hookd.core.registry import Registry
+    from hookd.core.settings import Settings
+    from hookd.engine.engine import Engine
+    from hookd.events.bus import Bus
+    from hookd.plugins.manager import PluginManager
+    from hookd.runners.persistent import PersistentRunner
+    from hookd.team import Team
+
+
+class AdminParts(Protocol):
+    """What status and the welcome report: every part's counts."""
+
+    settings: Settings
+    bus: Bus
+    engine: Engine
+    registry: Registry
+    persistent: PersistentRunner
+    plugins: PluginManager
+    team: Team
+    started: float  # time.monotonic() at start
+    connections: int
+    calls: int
 
 
 class Admin:
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: AdminParts) -> None:
         self.d = daemon
 
     def handlers(self) -> dict[type[m.Request], Handler]:
         return {m.StatusRequest: self.status}
 
-    def status(self, conn: Any, req: m.StatusRequest) -> Result:
+    def status(self, conn: Peer, req: m.StatusRequest) -> Result:
         d = self.d
         c = d.engine.counters
         return m.Status(

@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
+from collections.abc import Coroutine
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hookd_client import messages as m
 
@@ -21,13 +22,19 @@ from hookd.core.hooks import deadline_of
 from hookd.core.points import POINTS
 from hookd.core.registry import CallContext, Plan
 from hookd.core.trace import Tracer
-from hookd.daemon.handlers.common import Handler, RequestError, Result, point_arg, project_arg
+from hookd.daemon.handlers.common import Handler, Peer, RequestError, Result, RunsInBackground, point_arg, project_arg
 from hookd.daemon.handlers.observed import Observed
 from hookd.engine.engine import Leases
 from hookd.engine.warm import decide_warm
 
 if TYPE_CHECKING:
-    from hookd.daemon.daemon import Daemon
+    from hookd.core.registry import Registry
+    from hookd.core.settings import Settings
+    from hookd.daemon.approvals import Approvals
+    from hookd.daemon.handlers.files import HookFiles
+    from hookd.engine.engine import Engine
+    from hookd.events.bus import Bus
+    from hookd.plugins.manager import PluginManager
 
 ObserverTasks = list[asyncio.Task[m.HookError | None]]
 
@@ -42,8 +49,20 @@ _SESSION_IDS = 4096  # session ids kept in that table at most; past it, it start
 _SESSION_ID_CHARS = 256  # the longest id the table keeps (agents' ids are UUIDs and the like)
 
 
+class CallsParts(RunsInBackground, Protocol):
+    """What emit and decide use: the plan, the engine, the bus, approvals, and the loads a call waits for."""
+
+    settings: Settings
+    registry: Registry
+    engine: Engine
+    bus: Bus
+    approvals: Approvals
+    files: HookFiles
+    plugins: PluginManager
+
+
 class Calls:
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: CallsParts) -> None:
         self.d = daemon
         self.observed = Observed(daemon)
         # What every call reads, held here: each lives as long as the daemon.
@@ -69,7 +88,7 @@ class Calls:
         ids[session] = session
         return session
 
-    def emit(self, conn: Any, req: m.Emit) -> Result:
+    def emit(self, conn: Peer, req: m.Emit) -> Result:
         d = self.d
         registry = self.registry
         point = _NAMES.get(req.point)
@@ -125,7 +144,7 @@ class Calls:
         results = await asyncio.gather(*tasks)
         return m.Accepted(rid, len(tasks), [e for e in results if e is not None])
 
-    def decide(self, conn: Any, req: m.Decide) -> Result:
+    def decide(self, conn: Peer, req: m.Decide) -> Result:
         d = self.d
         point = _DECISION_NAMES.get(req.point)
         if point is None:
@@ -171,7 +190,9 @@ class Calls:
         # Leases are taken as the plan is snapshotted: the workers and hosts it names serve it to its end.
         return self._decide(req.id, plan, req.payload, ctx, d.engine.lease(plan), req.trace)
 
-    def _warm_decided(self, rid: int, payload: dict[str, Any], ctx: CallContext, size: int, state: Any, took: float) -> Result:
+    def _warm_decided(
+        self, rid: int, payload: dict[str, Any], ctx: CallContext, size: int, state: Any, took: float
+    ) -> m.Reply | Coroutine[Any, Any, m.Reply]:
         """The reply of a decide that took the warm path, as :meth:`_decide` makes it. Its chain
         has ended and nothing changes its state after this: its event is staged."""
         if self.d.approvals.wanted(state):

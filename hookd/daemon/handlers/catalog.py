@@ -8,12 +8,11 @@ The reply never changes while a daemon runs, so it is built once.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
 
 from hookd_client import messages as m
 
 from hookd.core import points
-from hookd.daemon.handlers.common import Handler, Result
+from hookd.daemon.handlers.common import Handler, Peer, Result
 
 
 @cache
@@ -27,6 +26,6 @@ class CatalogFeature:
     def handlers(self) -> dict[type[m.Request], Handler]:
         return {m.CatalogRequest: self.catalog}
 
-    def catalog(self, conn: Any, req: m.CatalogRequest) -> Result:
+    def catalog(self, conn: Peer, req: m.CatalogRequest) -> Result:
         hook_points, internal = _entries()
         return m.Catalog(req.id, hook_points, internal, points.CUSTOM_PREFIX, points.CATCH_ALL)

@@ -5,16 +5,46 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hookd_client import messages as m
 
 from hookd.config import projects
 from hookd.core import points
+from hookd.runners.callback import Peer as CallbackPeer
+
+if TYPE_CHECKING:
+    from hookd.core.hooks import Hook
 
 # A reply now; work that waits for one; or a future a warm decide resolves (hookd/engine/warm.py).
 Result = m.Reply | Coroutine[Any, Any, m.Reply] | asyncio.Future[m.Reply]
-Handler = Callable[[Any, Any], Result]
+Handler = Callable[["Peer", Any], Result]
+
+
+class Peer(CallbackPeer, Protocol):
+    """The connection a request came on, as a handler sees it (hookd/edge/connection.py): what the
+    callback runner uses of it (its transport, its send), and what the features read."""
+
+    body_size: int  # the request's size on the wire, in bytes
+    holds: bool  # it holds a session, served hooks or a subscription: never closed for being silent
+
+
+class Publishes(Protocol):
+    def publish_internal(self, kind: str, data: dict[str, Any]) -> None:
+        """An internal event, logged and published on the bus under ``hookd.``."""
+
+
+class RunsInBackground(Protocol):
+    def background(self, work: Coroutine[Any, Any, Any], what: str) -> asyncio.Task[Any]:
+        """Run ``work`` as a task the daemon holds until it ends."""
+
+
+class MakesHooks(Protocol):
+    def command_hook(self, spec: m.HookSpec, scope: m.Scope, owner: str, source: str, trust_key: str = "", sha: str = "") -> Hook:
+        """The hook a spec makes, with the runner its mode takes."""
+
+    def hooks_removed(self, removed: list[Hook], reloaded: list[Hook] | None = None) -> None:
+        """Stop the warm workers of removed (or changed) hooks."""
 
 
 class RequestError(Exception):

@@ -4,23 +4,40 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 import structlog
 from hookd_client import messages as m
 
 from hookd.config import toggles, trust, userconfig
 from hookd.core.registry import SCOPE_ORDER, Hook
-from hookd.daemon.handlers.common import Handler, RequestError, Result, path_arg, point_arg, project_arg
+from hookd.daemon.handlers.common import Handler, Peer, Publishes, RequestError, Result, path_arg, point_arg, project_arg
 
 if TYPE_CHECKING:
-    from hookd.daemon.daemon import Daemon
+    from hookd.config.trust import TrustStore
+    from hookd.core.registry import Registry
+    from hookd.daemon.handlers.files import HookFiles
+    from hookd.plugins.manager import PluginManager
+    from hookd.runners.persistent import PersistentRunner
+    from hookd.team import Team
 
 log = structlog.get_logger("hookd.daemon")
 
 
+class ConfigurationParts(Publishes, Protocol):
+    """What reload, toggles, listing, explain and trust use."""
+
+    registry: Registry
+    files: HookFiles
+    persistent: PersistentRunner
+    plugins: PluginManager
+    team: Team
+    trust: TrustStore
+    toggles_path: str
+
+
 class Configuration:
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: ConfigurationParts) -> None:
         self.d = daemon
 
     def handlers(self) -> dict[type[m.Request], Handler]:
@@ -34,7 +51,7 @@ class Configuration:
             m.Untrust: self.untrust_files,
         }
 
-    def reload_user_hooks(self, conn: Any, req: m.ReloadUserHooks) -> Result:
+    def reload_user_hooks(self, conn: Peer, req: m.ReloadUserHooks) -> Result:
         return self._reload(req.id, project_arg(req.project))
 
     async def _reload(self, rid: int, project: str | None) -> m.Reply:
@@ -71,13 +88,13 @@ class Configuration:
         d.publish_internal("hookd.hook.toggled", {"name": req.name, "project": project, "enabled": enabled, "hooks": count})
         return m.Done(req.id, count)
 
-    def enable_hook(self, conn: Any, req: m.EnableHook) -> Result:
+    def enable_hook(self, conn: Peer, req: m.EnableHook) -> Result:
         return self._toggle(req, True)
 
-    def disable_hook(self, conn: Any, req: m.DisableHook) -> Result:
+    def disable_hook(self, conn: Peer, req: m.DisableHook) -> Result:
         return self._toggle(req, False)
 
-    def explain(self, conn: Any, req: m.Explain) -> Result:
+    def explain(self, conn: Peer, req: m.Explain) -> Result:
         d = self.d
         point_arg(req.point)
         project = d.registry.project_for(req.session, project_arg(req.project))
@@ -127,7 +144,7 @@ class Configuration:
             shadow=hook.type == "decision" and hook.shadow,
         )
 
-    def list_hooks(self, conn: Any, req: m.ListHooks) -> Result:
+    def list_hooks(self, conn: Peer, req: m.ListHooks) -> Result:
         project = project_arg(req.project)
         return self._when_settled(project, lambda: self._hook_list(req, project))
 
@@ -147,7 +164,7 @@ class Configuration:
 
     # ------------------------------------------------------------------ trust
 
-    def trust_files(self, conn: Any, req: m.Trust) -> Result:
+    def trust_files(self, conn: Peer, req: m.Trust) -> Result:
         d = self.d
         path = path_arg(req.path, "trust")
         try:
@@ -166,7 +183,7 @@ class Configuration:
         d.publish_internal("hookd.trust.granted", {"files": {f: sha[:12] for f, sha in done.items()}})
         return m.TrustResult(req.id, [m.TrustedFile(f, sha) for f, sha in done.items()])
 
-    def untrust_files(self, conn: Any, req: m.Untrust) -> Result:
+    def untrust_files(self, conn: Peer, req: m.Untrust) -> Result:
         d = self.d
         path = path_arg(req.path, "untrust")
         try:

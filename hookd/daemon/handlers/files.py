@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import structlog
 from hookd_client import messages as m
@@ -37,9 +37,13 @@ from hookd.config import hookfile, hooknames, userconfig
 from hookd.config.accepted import AcceptedStore
 from hookd.core import changes
 from hookd.core.registry import Hook, NotRunEntry
+from hookd.daemon.handlers.common import MakesHooks, Publishes, RunsInBackground
 
 if TYPE_CHECKING:
-    from hookd.daemon.daemon import Daemon
+    from hookd.config.watcher import FileWatcher
+    from hookd.core.registry import Registry
+    from hookd.core.settings import Settings
+    from hookd.plugins.manager import PluginManager
 
 log = structlog.get_logger("hookd.daemon")
 
@@ -62,8 +66,20 @@ class InForce:
         return f"in force: the version loaded before (sha256 {self.sha256[:12]})"
 
 
+class FilesParts(Publishes, RunsInBackground, MakesHooks, Protocol):
+    """What loading hook files uses: the registry the hooks go into, the watcher, the plugins of a project."""
+
+    settings: Settings
+    registry: Registry
+    watcher: FileWatcher
+    plugins: PluginManager
+
+    def trust_key(self, path: str) -> str:
+        """The name trust records ``path`` under."""
+
+
 class HookFiles:
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: FilesParts) -> None:
         self.d = daemon
         self.rejected: dict[str, Problems] = {}  # file -> why its latest version was refused
         self.in_force: dict[str, InForce] = {}  # file -> the version its hooks come from

@@ -12,27 +12,37 @@ it replies, since they are part of what its trace shows.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 from hookd_client import messages as m
 
 from hookd.core.chain import ChainState
 from hookd.core.trace import Tracer
+from hookd.daemon.handlers.common import Peer
 from hookd.events.stats import Stats
 
 if TYPE_CHECKING:
     import asyncio
 
     from hookd.core.registry import CallContext
-    from hookd.daemon.daemon import Daemon
-    from hookd.engine.engine import Ran
+    from hookd.core.settings import Settings
+    from hookd.engine.engine import Engine, Ran
+    from hookd.events.bus import Bus
 
 log = structlog.get_logger("hookd.calls")
 
 
+class ObservedParts(Protocol):
+    """What recording an answered decide uses: the bus it is staged on, the engine's stats, the settings."""
+
+    bus: Bus
+    engine: Engine
+    settings: Settings
+
+
 class Observed:
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: ObservedParts) -> None:
         self.d = daemon
         settings = daemon.settings
         window = getattr(settings, "stats_window", 300.0)
@@ -70,7 +80,7 @@ class Observed:
         self.shadowed(results, state, None)
         self.decided(ctx, payload, state, took)
 
-    def stats_request(self, conn: Any, req: m.StatsRequest) -> m.Stats:
+    def stats_request(self, conn: Peer, req: m.StatsRequest) -> m.Stats:
         if self.stats is None:
             return m.Stats(req.id, self.since, self.window, enabled=False)
         return self.stats.reply(req.id, req.window)

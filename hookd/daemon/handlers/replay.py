@@ -12,33 +12,47 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 import structlog
 from hookd_client import messages as m
 
-from hookd.daemon.handlers.common import Handler, RequestError, Result
+from hookd.daemon.handlers.common import Handler, Peer, Publishes, RequestError, Result
 from hookd.daemon.replay import Selection, decides, run_one, without_observers
 from hookd.events import journal as journal_files
 
 if TYPE_CHECKING:
-    from hookd.daemon.daemon import Daemon
+    from hookd.core.registry import Registry
+    from hookd.daemon.handlers.files import HookFiles
+    from hookd.events.bus import Bus
     from hookd.events.journal import Journal
+    from hookd.plugins.manager import PluginManager
+    from hookd.runners.persistent import PersistentRunner
 
 log = structlog.get_logger("hookd.replay")
 
 FLUSH_WAIT = 5.0  # seconds a replay waits for the journal writer to store what was published before it
 
 
+class ReplayParts(Publishes, Protocol):
+    """What replaying journaled decides uses: the journal behind the bus, today's plan, warm workers."""
+
+    bus: Bus
+    registry: Registry
+    files: HookFiles
+    persistent: PersistentRunner
+    plugins: PluginManager
+
+
 class ReplayFeature:
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: ReplayParts) -> None:
         self.d = daemon
         self.running = 0  # replays in progress: the replay workers stop when the last one ends
 
     def handlers(self) -> dict[type[m.Request], Handler]:
         return {m.Replay: self.replay}
 
-    def replay(self, conn: Any, req: m.Replay) -> Result:
+    def replay(self, conn: Peer, req: m.Replay) -> Result:
         journal = self.d.bus.journal
         if journal is None:
             raise RequestError(m.ErrorCode.BAD_REQUEST, "the journal is off (journal = false in the daemon's settings): nothing to replay")

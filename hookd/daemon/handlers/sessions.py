@@ -3,23 +3,41 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 import structlog
 from hookd_client import messages as m
 
 from hookd.core.registry import Hook
-from hookd.daemon.handlers.common import Handler, RequestError, Result, check_point, project_arg
+from hookd.daemon.handlers.common import Handler, MakesHooks, Peer, RequestError, Result, check_point, project_arg
 from hookd.runners.callback import CallbackRunner
 
 if TYPE_CHECKING:
-    from hookd.daemon.daemon import Daemon
+    from hookd.core.registry import Registry
+    from hookd.core.settings import Settings
+    from hookd.daemon.handlers.files import HookFiles
+    from hookd.daemon.sessions import Ownership
+    from hookd.events.bus import Bus
+    from hookd.runners.callback import Invocations
+    from hookd.runners.persistent import PersistentRunner
 
 log = structlog.get_logger("hookd.daemon")
 
 
+class SessionsParts(MakesHooks, Protocol):
+    """What attaching, disposing and registering use: who owns what, the registry, callbacks in flight."""
+
+    settings: Settings
+    registry: Registry
+    bus: Bus
+    files: HookFiles
+    ownership: Ownership
+    invocations: Invocations
+    persistent: PersistentRunner
+
+
 class Sessions:
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: SessionsParts) -> None:
         self.d = daemon
 
     def handlers(self) -> dict[type[m.Request], Handler]:
@@ -34,7 +52,7 @@ class Sessions:
 
     # ------------------------------------------------------------- requests
 
-    def attach_session(self, conn: Any, req: m.AttachSession) -> Result:
+    def attach_session(self, conn: Peer, req: m.AttachSession) -> Result:
         d = self.d
         project = project_arg(req.project)
         hooks = self.hooks_for(req.hooks, "session", req.session, f"session:{req.session}")
@@ -45,7 +63,7 @@ class Sessions:
         d.bus.internal("hookd.session.attached", {"hooks": len(added)}, req.session, d.registry.project_for(req.session, project))
         return m.Attached(req.id, req.session, [h.handle for h in added])
 
-    def attach_hooks(self, conn: Any, req: m.AttachHooks) -> Result:
+    def attach_hooks(self, conn: Peer, req: m.AttachHooks) -> Result:
         d = self.d
         project = project_arg(req.project)
         source = f"session:{req.session}"
@@ -67,13 +85,13 @@ class Sessions:
         d.bus.internal("hookd.session.attached", {"hooks": len(added)}, req.session, d.registry.project_for(req.session, project))
         return m.Attached(req.id, req.session, [h.handle for h in added])
 
-    def dispose_session(self, conn: Any, req: m.DisposeSession) -> Result:
+    def dispose_session(self, conn: Peer, req: m.DisposeSession) -> Result:
         hooks = self.end_session(req.session, "disposed")
         if hooks is None:
             raise RequestError(m.ErrorCode.NOT_FOUND, f"no session {req.session!r}")
         return m.Done(req.id, len(hooks))
 
-    def dispose_project(self, conn: Any, req: m.DisposeProject) -> Result:
+    def dispose_project(self, conn: Peer, req: m.DisposeProject) -> Result:
         d = self.d
         project = project_arg(req.project)
         assert project is not None
@@ -82,7 +100,7 @@ class Sessions:
         d.hooks_removed(hooks)
         return m.Done(req.id, len(hooks))
 
-    def register(self, conn: Any, req: m.Register) -> Result:
+    def register(self, conn: Peer, req: m.Register) -> Result:
         d = self.d
         project = project_arg(req.project)
         if req.session is not None:
@@ -96,7 +114,7 @@ class Sessions:
         d.persistent.revive([hook])
         return m.Registered(req.id, hook.handle)
 
-    def unregister(self, conn: Any, req: m.Unregister) -> Result:
+    def unregister(self, conn: Peer, req: m.Unregister) -> Result:
         d = self.d
         hook = d.registry.by_handle(req.handle)
         if hook is None:
@@ -106,12 +124,12 @@ class Sessions:
         d.hooks_removed([hook])
         return m.Done(req.id, count)
 
-    def invoke_result(self, conn: Any, req: m.InvokeResult) -> None:
+    def invoke_result(self, conn: Peer, req: m.InvokeResult) -> None:
         self.d.invocations.resolve(conn, req)
 
     # ---------------------------------------------------------------- owners
 
-    def disconnected(self, conn: Any) -> None:
+    def disconnected(self, conn: Peer) -> None:
         """The owner of some sessions or callback hooks went away (see hookd/daemon/sessions.py)."""
         d = self.d
         d.invocations.drop(conn)
@@ -161,7 +179,7 @@ class Sessions:
             hooks.append(self.d.command_hook(spec, scope, owner, source))
         return hooks
 
-    def _callback_hook(self, conn: Any, spec: m.CallbackSpec, session_id: str) -> Hook:
+    def _callback_hook(self, conn: Peer, spec: m.CallbackSpec, session_id: str) -> Hook:
         check_point(spec.name, spec.point, spec.type)
         return Hook(
             name=spec.name,
@@ -176,7 +194,7 @@ class Sessions:
             on_error=spec.on_error,
         )
 
-    def _session(self, conn: Any, session_id: str, project: str | None, adding: int, replacing: bool = False) -> None:
+    def _session(self, conn: Peer, session_id: str, project: str | None, adding: int, replacing: bool = False) -> None:
         d = self.d
         registry = d.registry
         if session_id not in registry.sessions and len(registry.sessions) >= d.settings.max_sessions:

@@ -46,7 +46,6 @@ async def call(daemon: Daemon, call: cc.Call, timeout: float | None = None) -> c
     """Make ``call`` on the daemon. Raises Unavailable. ``timeout``: the seconds the agent waits for the answer."""
     if daemon.closing:
         raise Unavailable("hookd is stopping")
-    where = {"session": call.session, "project": call.project}
     if call.attach:
         peer = _Peer()
         try:
@@ -55,20 +54,24 @@ async def call(daemon: Daemon, call: cc.Call, timeout: float | None = None) -> c
             daemon.on_disconnect(peer)
     if call.dispose:
         # Observers of the session's last event run before its hooks go away.
-        _raise_for(await _reply(daemon, m.Emit(next(_ids), call.point, call.payload, **where)), call.event)
+        _raise_for(
+            await _reply(daemon, m.Emit(next(_ids), call.point, call.payload, session=call.session, project=call.project)), call.event
+        )
         reply = await _reply(daemon, m.DisposeSession(next(_ids), call.session or ""))
         if isinstance(reply, m.Error) and reply.code != m.ErrorCode.NOT_FOUND:
             _raise_for(reply, call.event)
         return None
     if call.decide:
-        reply = await _reply(daemon, m.Decide(next(_ids), call.point, call.payload, **where, timeout=timeout))
+        reply = await _reply(
+            daemon, m.Decide(next(_ids), call.point, call.payload, session=call.session, project=call.project, timeout=timeout)
+        )
         if isinstance(reply, m.Outcome):
             return verdict_of(reply)
         if not (isinstance(reply, m.Error) and reply.code == m.ErrorCode.WRONG_KIND):
             _raise_for(reply, call.event)
             raise Unavailable(f"hookd answered {call.event} with {type(reply).__name__}")
         # An observer point in the catalog: its observers still see the event.
-    _raise_for(await _reply(daemon, m.Emit(next(_ids), call.point, call.payload, **where)), call.event)
+    _raise_for(await _reply(daemon, m.Emit(next(_ids), call.point, call.payload, session=call.session, project=call.project)), call.event)
     return None
 
 

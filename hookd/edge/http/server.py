@@ -148,7 +148,7 @@ class HttpConnection(asyncio.Protocol):
         if len(ep.connections) >= ep.options.max_connections:
             if not ep.unauthenticated:
                 log.warning("HTTP hook connection refused: too many open", limit=ep.options.max_connections)
-                transport.abort()
+                transport.abort()  # type: ignore[attr-defined]  # uvloop's and asyncio's transports alike
                 return
             # Every slot is taken: the oldest connection that has not shown the secret makes room.
             # A flood without the secret then only ever evicts itself, never a hook call.
