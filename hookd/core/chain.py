@@ -136,6 +136,20 @@ class ChainState:
     agent_output: dict[str, Any] | None = None
     runs: list[HookRun] = field(default_factory=list)  # each hook's result, in order, for the event and stats
 
+    def take(self, hook: Hook, answer: Answer) -> bool:
+        """One decision hook's answer, whatever it is, folded into the chain; True when it ends the
+        chain. A failure is judged by the hook's on_error, a hook that did not run is named, and a
+        runner that runs several handlers (plugins) has the failed ones recorded. The one step of
+        every chain, cold and warm."""
+        kind = type(answer)
+        if kind is Failed:
+            return self.fail(hook, answer.code, answer.message)  # type: ignore[union-attr]
+        if kind is Skipped:
+            return self.skip(hook, answer.reason, answer.message)  # type: ignore[union-attr, arg-type]
+        if answer is not None and kind is not Decision:
+            self.errors.extend(getattr(answer, "handler_errors", ()))
+        return self.apply(hook, answer)  # type: ignore[arg-type]
+
     def apply(self, hook: Hook, result: Decision | None) -> bool:
         """Fold one hook's answer in; True when the chain is decided."""
         if result is None:

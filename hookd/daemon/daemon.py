@@ -112,9 +112,9 @@ class Daemon:
         )
         for feature in features:
             self._handlers.update(feature.handlers())
-        # The calls agents make around every tool, which the connection answers inline (see
-        # Connection.data_received): the same handlers, without the table's wrapper.
-        self.hot: dict[type[m.Request], Handler] = {kind: self._handlers[kind] for kind in (m.Decide, m.Emit)}
+        # The calls agents make around every tool, which the connection answers inline, through
+        # this same dispatch (see Connection.data_received).
+        self.inline: frozenset[type[m.Request]] = frozenset({m.Decide, m.Emit})
 
     # ------------------------------------------------------------ connections
 

@@ -35,7 +35,6 @@ from hookd_client.framing import HEADER, BadMessage, FrameDecoder, FrameTooLarge
 
 from hookd.core import intake
 from hookd.core.limits import EdgeLimits
-from hookd.daemon.handlers.common import RequestError
 from hookd.edge.deadlines import Deadline
 from hookd.edge.wire import bad_invoke_result, encode_degraded, hello, invoke_result, is_invoke_result, refused, unfinished, wind_up
 
@@ -198,12 +197,13 @@ class Connection(asyncio.Protocol):
             self._end_when_answered()
             return
         daemon = self.daemon
-        hot = daemon.hot
+        inline = daemon.inline
         for body in bodies:
-            # The fast path: the calls agents make before and after every tool (daemon.hot), on a
-            # greeted connection with room to run them, decoded, handled and encoded inline with
-            # every check of the general path that can apply to them. Anything unusual (not
-            # greeted yet, stopping, a reply that cannot be encoded) takes the general path.
+            # The fast path is the general path with the checks that cannot apply skipped: the calls
+            # agents make before and after every tool (daemon.inline), on a greeted connection with
+            # room to run them, go straight to the daemon's one dispatch (Daemon.handle) and their
+            # replies are encoded into this read's output. Anything unusual (not greeted yet,
+            # stopping, a reply that cannot be encoded) takes the general path.
             if self.pending or self.paused_writing or len(self.inflight) >= self._max_inflight or not self.greeted:
                 self._one(body, out)
                 continue
@@ -212,24 +212,16 @@ class Connection(asyncio.Protocol):
             except Exception:  # the general path names what is wrong with it
                 self._request(body, out)
                 continue
-            handler = hot.get(type(request))
-            if handler is None or daemon.closing:
+            if type(request) not in inline or daemon.closing:
                 self._dispatch(request, out)
                 continue
             rid = request.id
             self.body_size = len(body)
-            daemon.calls += 1
-            try:
-                result = handler(self, request)
-            except RequestError as exc:
-                result = m.Error(rid, exc.code, exc.message)
-            except Exception as exc:  # the daemon answers its own errors; this is the last net
-                self.log.exception("request failed", request=type(request).__name__)
-                result = m.Error(rid, m.ErrorCode.INTERNAL, f"internal error: {type(exc).__name__}: {exc}")
+            result = daemon.handle(self, request)
             if not isinstance(result, m.Reply):
                 # A future (a warm decide) is answered by _finished, failure included; work that
-                # may raise a RequestError is guarded into its error reply.
-                self._later(result if isinstance(result, asyncio.Future) else daemon.guard(rid, result), rid)
+                # waits is already guarded into its error reply by the dispatch.
+                self._later(result, rid)
                 continue
             start = len(out)
             out += _NO_HEADER

@@ -53,6 +53,11 @@ def _take(hook: Hook) -> Release | None:
     return take(hook) if take is not None else None
 
 
+def result_run(hook: Hook, result: Decision | None, ms: float) -> HookRun:
+    """A decision hook's result for the call's event and stats, from its answer."""
+    return HookRun(hook.ref, ms=ms) if result is None else HookRun(hook.ref, decision=result.decision, reason=result.reason, ms=ms)
+
+
 def _release_when_done(release: Release, hook: Hook, _task: asyncio.Future[Any]) -> None:
     _release(release, hook)
 
@@ -136,6 +141,11 @@ class Engine:
             raise HookFailure("error", f"answered {type(result).__name__}, not a HookDecision or null")
         return result
 
+    def failed(self, hook: Hook, ctx: CallContext, failure: HookFailure, ms: float) -> tuple[Failed, HookRun]:
+        """A decision hook that failed, as the chain takes it and as its result records it; counted and logged."""
+        self._failed(hook, ctx, failure)
+        return Failed(failure.code, failure.message), HookRun(hook.ref, ms=ms, error=failure.code, message=failure.message)
+
     def _failed(self, hook: Hook, ctx: CallContext, failure: HookFailure) -> None:
         if failure.code == "timeout":
             self.counters.hook_timeouts += 1
@@ -199,19 +209,7 @@ class Engine:
                 runs.append(run)
                 if tracer is not None:
                     tracer.add(entry)
-                kind = type(answer)
-                if kind is Failed:
-                    if state.fail(hook, answer.code, answer.message):  # type: ignore[union-attr]
-                        break
-                    continue
-                if kind is Skipped:
-                    if state.skip(hook, answer.reason, answer.message):  # type: ignore[union-attr, arg-type]
-                        break
-                    continue
-                if answer is not None and kind is not Decision:
-                    # A runner that runs several handlers (plugins) reports the ones that failed without stopping it.
-                    state.errors.extend(getattr(answer, "handler_errors", ()))
-                if state.apply(hook, answer):  # type: ignore[arg-type]
+                if state.take(hook, answer):
                     break
             if index < len(steps):
                 self._after_final(state, steps[index:], tracer)
@@ -283,14 +281,9 @@ class Engine:
             run = HookRun(hook.ref, skipped=skipped.reason, message=skipped.message)
             answer: Answer = Skipped(skipped.reason, skipped.message)
         except HookFailure as failure:
-            ms = round((_clock() - started) * 1000, 3)
-            self._failed(hook, ctx, failure)
-            run = HookRun(hook.ref, ms=ms, error=failure.code, message=failure.message)
-            answer = Failed(failure.code, failure.message)
+            answer, run = self.failed(hook, ctx, failure, round((_clock() - started) * 1000, 3))
         else:
-            ms = round((_clock() - started) * 1000, 3)
-            run = HookRun(hook.ref, ms=ms) if result is None else HookRun(hook.ref, decision=result.decision, reason=result.reason, ms=ms)
-            answer = result
+            answer, run = result, result_run(hook, result, round((_clock() - started) * 1000, 3))
         finally:
             if token is not None:
                 CAPTURE.reset(token)

@@ -23,11 +23,12 @@ from time import perf_counter as _clock
 from typing import TYPE_CHECKING, Any
 
 import structlog
-from hookd_client.messages import HookRun, Reply
+from hookd_client.messages import Reply
 
-from hookd.core.chain import ChainState
+from hookd.core.chain import Answer, ChainState
 from hookd.core.hooks import HookFailure, OutOfTime, hook_timeout
 from hookd.core.registry import CallContext, Hook, Plan
+from hookd.engine.engine import result_run
 from hookd.runners.persistent import PersistentRunner, decision_of
 from hookd.runners.workers import WorkerFailure
 
@@ -74,20 +75,17 @@ def decide_warm(engine: Engine, plan: Plan, payload: dict[str, Any], ctx: CallCo
         try:
             state = ChainState(payload)
             ms = _ms(started)
+            taken: Answer
             try:
                 if failure is not None:
                     raise failure
                 result = decision_of(answer, hook.type == "decision")  # type: ignore[arg-type]
             except HookFailure as failed:
-                engine._failed(hook, ctx, failed)
-                state.runs.append(HookRun(hook.ref, ms=ms, error=failed.code, message=failed.message))
-                state.fail(hook, failed.code, failed.message)
+                taken, run = engine.failed(hook, ctx, failed, ms)
             else:
-                if result is None:
-                    state.runs.append(HookRun(hook.ref, ms=ms))
-                else:
-                    state.runs.append(HookRun(hook.ref, decision=result.decision, reason=result.reason, ms=ms))
-                state.apply(hook, result)
+                taken, run = result, result_run(hook, result, ms)
+            state.runs.append(run)
+            state.take(hook, taken)
             if plan.observers:
                 engine.observe(plan.observers, {**state.payload, "outcome": state.summary()}, ctx, leases)
         except Exception as exc:  # a bug here must still answer the call, and never as an allow

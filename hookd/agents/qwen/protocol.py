@@ -11,7 +11,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hookd.agents.claude_code.protocol import Call
+from hookd.agents.claude_code.protocol import (  # noqa: F401  (the names the bridges look for on an agent's mapping)
+    ROUTES,
+    SESSION_END,
+    BadInput,
+    Call,
+    Verdict,
+    exit_status,
+    fail_closed,
+    render,
+)
 from hookd.agents.claude_code.protocol import route as _claude_route
 
 AGENT = "qwen"

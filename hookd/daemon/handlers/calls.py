@@ -88,24 +88,33 @@ class Calls:
         ids[session] = session
         return session
 
-    def emit(self, conn: Peer, req: m.Emit) -> Result:
-        d = self.d
-        registry = self.registry
-        point = _NAMES.get(req.point)
-        if point is None:
-            point = point_arg(req.point).name  # a custom point, or an unknown one (an error naming it)
+    def _target(self, point: str, req: m.Emit | m.Decide) -> tuple[str | None, str | None, Plan | None]:
+        """The call's session (as the table's one object for it), its project (named, or its
+        session's) and the plan of its hooks; no plan while the project's hook files or plugins
+        first load, which the call waits for. Emit and decide find their hooks through this."""
         session = req.session
         if session is not None:
             session = self._session_ids.get(session) or self._session_id(session)
+        registry = self.registry
         project = req.project
         if project is not None:
             project = project_arg(project)
         elif session is not None:
             project = registry.project_for(session, None)
         if project is not None and not registry.is_loaded(project):
-            return self._emit_later(req, project)
+            return session, project, None
         plan = registry.plan(point, session, project)
-        if self.first_loads and d.plugins.first_loads_for(project):
+        if self.first_loads and self.d.plugins.first_loads_for(project):
+            return session, project, None
+        return session, project, plan
+
+    def emit(self, conn: Peer, req: m.Emit) -> Result:
+        d = self.d
+        point = _NAMES.get(req.point)
+        if point is None:
+            point = point_arg(req.point).name  # a custom point, or an unknown one (an error naming it)
+        session, project, plan = self._target(point, req)
+        if plan is None:
             return self._emit_later(req, project)
         # The hot path: nothing to run, so no call context and no engine.
         # Whatever must see every call (the event bus) is done before this return.
@@ -154,19 +163,8 @@ class Calls:
                     f"{req.point!r} is an observer point; use emit (decision points: `hookd points`)",
                 )
             point = req.point
-        session = req.session
-        if session is not None:
-            session = self._session_ids.get(session) or self._session_id(session)
-        registry = self.registry
-        project = req.project
-        if project is not None:
-            project = project_arg(project)
-        elif session is not None:
-            project = registry.project_for(session, None)
-        if project is not None and not registry.is_loaded(project):
-            return self._decide_later(req, project, deadline_of(req.timeout))
-        plan = registry.plan(point, session, project)
-        if self.first_loads and d.plugins.first_loads_for(project):
+        session, project, plan = self._target(point, req)
+        if plan is None:
             return self._decide_later(req, project, deadline_of(req.timeout))
         # The hot path: an empty outcome. Its event carries no decision, no reason and no
         # hooks, which is what an event without an outcome holds.
