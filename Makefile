@@ -36,7 +36,7 @@ run: $(RUN_STAMP)
 	$(VENV)/bin/hookd serve
 
 test: $(TEST_STAMP) e2e-deps lint
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto --dist loadfile
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check hookd client tests bench
