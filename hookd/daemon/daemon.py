@@ -15,6 +15,7 @@ import contextvars
 import os
 import time
 from collections.abc import Awaitable, Coroutine
+from types import CoroutineType
 from typing import Any
 
 import structlog
@@ -280,9 +281,9 @@ class Daemon:
         except Exception as exc:
             log.exception("request failed", request=type(request).__name__)
             return m.Error(getattr(request, "id", 0), m.ErrorCode.INTERNAL, f"internal error: {type(exc).__name__}: {exc}")
-        if isinstance(result, (m.Reply, asyncio.Future)):
-            return result  # a future (a warm decide, hookd/engine/warm.py): the connection answers its failure
-        return self.guard(getattr(request, "id", 0), result)
+        if type(result) is CoroutineType:  # work that waits: answered with an error reply if it raises
+            return self.guard(getattr(request, "id", 0), result)
+        return result  # a reply, or a future (a warm decide, hookd/engine/warm.py) whose failure the connection answers
 
     async def guard(self, rid: int, work: Awaitable[m.Reply]) -> m.Reply:
         """Work that waits, answered with an error reply if it raises."""

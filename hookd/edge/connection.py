@@ -197,7 +197,7 @@ class Connection(asyncio.Protocol):
             self._end_when_answered()
             return
         daemon = self.daemon
-        inline = daemon.inline
+        inline, handle = daemon.inline, daemon.handle
         for body in bodies:
             # The fast path is the general path with the checks that cannot apply skipped: the calls
             # agents make before and after every tool (daemon.inline), on a greeted connection with
@@ -217,7 +217,7 @@ class Connection(asyncio.Protocol):
                 continue
             rid = request.id
             self.body_size = len(body)
-            result = daemon.handle(self, request)
+            result = handle(self, request)
             if not isinstance(result, m.Reply):
                 # A future (a warm decide) is answered by _finished, failure included; work that
                 # waits is already guarded into its error reply by the dispatch.
