@@ -13,6 +13,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from hookd.agents import dialect
 from hookd.agents.claude_code import protocol as cc
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ def not_run_line(name: str, reason: str, message: str) -> str:
     return f"hookd: guard {one_line(repr(name))} did not run: {one_line(reason)}{detail}"
 
 
-def verdict_of(outcome: Any) -> cc.Verdict:
+def verdict_of(outcome: Any) -> dialect.Verdict:
     """The part of a hookd Outcome that Claude Code can act on (agent fields included)."""
     return cc.verdict(outcome, not_run_line)
 
@@ -130,7 +131,7 @@ def verdict_of(outcome: Any) -> cc.Verdict:
 _verdict = verdict_of  # the name earlier code and tests use
 
 
-def _unsendable(client: Any, call: cc.Call, what: str) -> cc.Verdict | None:
+def _unsendable(client: Any, call: dialect.Call, what: str) -> dialect.Verdict | None:
     """A call the daemon cannot receive (``what`` says why). Its guards cannot see it, so it must not pass
     for an allow: denied when a decision hook would run, let through only when none is configured."""
     sys.stderr.write(f"hookd bridge: {what}; it was not sent, so its observers did not see it\n")
@@ -141,10 +142,10 @@ def _unsendable(client: Any, call: cc.Call, what: str) -> cc.Verdict | None:
     untrusted = [e.name for e in chain.decision_hooks if e.enabled and not e.trusted]
     skipped = tuple(not_run_line(name, "untrusted", "`hookd hooks` says why") for name in untrusted)
     if not guards:
-        return cc.Verdict(not_run=skipped) if skipped else None
+        return dialect.Verdict(not_run=skipped) if skipped else None
     named = ", ".join(repr(g) for g in guards)
     reason = f"hookd: {what}; the guard{'s' if len(guards) != 1 else ''} {named} could not see it, so it is denied"
-    return cc.Verdict("deny", reason, not_run=(*skipped, *(not_run_line(g, "too_large", what) for g in guards)))
+    return dialect.Verdict("deny", reason, not_run=(*skipped, *(not_run_line(g, "too_large", what) for g in guards)))
 
 
 def unreadable(raw: bytes, exc: Exception, proto: Any = cc, installed_for: str | None = None) -> int:
@@ -165,18 +166,18 @@ def unreadable(raw: bytes, exc: Exception, proto: Any = cc, installed_for: str |
     if event is None or not proto.ROUTES.get(event, ("", False))[1]:
         return 1
     reason = f"hookd: the {event} input cannot be handed to hookd ({exc}); no guard could see it, so it is denied"
-    verdict = cc.Verdict("deny", reason)
+    verdict = dialect.Verdict("deny", reason)
     exit_status = getattr(proto, "exit_status", None)
     if exit_status is not None and exit_status(event, verdict)[0] == 2:
         sys.stderr.write(reason + "\n")  # the agent blocks this event only on exit code 2
         return 2
-    out = proto.render(event, verdict) or proto.render(event, cc.Verdict(not_run=(reason,)))
+    out = proto.render(event, verdict) or proto.render(event, dialect.Verdict(not_run=(reason,)))
     sys.stdout.buffer.write(msgspec.json.encode(out) + b"\n")
     sys.stdout.flush()
     return 0
 
 
-def ask(call: cc.Call, socket_path: str | None, timeout: float, agent: str = cc.AGENT) -> cc.Verdict | None:
+def ask(call: dialect.Call, socket_path: str | None, timeout: float, agent: str = cc.AGENT) -> dialect.Verdict | None:
     """Make ``call`` on the daemon. Raises Unavailable."""
     import msgspec
     from hookd_client.client import Client
@@ -252,7 +253,7 @@ def run(opts: Options | argparse.Namespace, proto: Any = cc) -> int:
             if call.event == proto.SESSION_END and timeout > SESSION_END_TIMEOUT:
                 timeout = SESSION_END_TIMEOUT
                 signal.setitimer(signal.ITIMER_REAL, timeout)
-            verdict = cc.for_agent(call, ask(call, opts.socket, timeout, proto.AGENT))
+            verdict = dialect.for_agent(call, ask(call, opts.socket, timeout, proto.AGENT))
             for error in verdict.errors if verdict else ():
                 sys.stderr.write(f"hookd bridge: hook failed: {one_line(error)}\n")
             for line in verdict.not_run if verdict else ():

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hookd.agents.claude_code.protocol import AGENT_ENV, Call, Verdict, payload_of
-from hookd.agents.claude_code.protocol import BadInput as cc_BadInput
-from hookd.core import vocabulary
+from hookd.agents import dialect
+from hookd.agents.claude_code import protocol as cc
+from hookd.agents.dialect import BadInput, Call, Decided, Verdict  # noqa: F401  (the names the bridges look for)
 
 AGENT = "codex"
 UNMAPPED_PREFIX = "custom.codex."
@@ -58,10 +58,6 @@ NO_FLOW_FIELDS = frozenset({"PreToolUse", "PermissionRequest"})
 MCP_PREFIX = "mcp__"
 
 
-# The agent's stdin is not a hook input object (the same error as Claude Code's, so the HTTP endpoint reports both alike).
-BadInput = cc_BadInput
-
-
 def route(hook_input: Any, environ: Mapping[str, str]) -> Call:
     """The hookd call for one Codex hook input. Raises BadInput.
 
@@ -69,31 +65,7 @@ def route(hook_input: Any, environ: Mapping[str, str]) -> Call:
     `output`, `turn_id` -> `turnId`, ...) and under `hookInput` the fields every event carries, as for
     Claude Code, so a hook written for either agent reads the same payload; `agentEnv` is the environment
     Codex started the bridge with. Codex has no project variable: the project is the input's `cwd`."""
-    if not isinstance(hook_input, dict):
-        raise BadInput(f"hook input must be a JSON object, got {type(hook_input).__name__}")
-    event = hook_input.get("hook_event_name")
-    if not isinstance(event, str) or not event:
-        raise BadInput("hook input has no hook_event_name")
-    session = hook_input.get("session_id")
-    session = session if isinstance(session, str) and session else None
-    project = hook_input.get("cwd")
-    project = project if isinstance(project, str) and project.startswith("/") else None
-    point, decide = ROUTES.get(event, (UNMAPPED_PREFIX + event, False))
-    payload = vocabulary.canonical(payload_of(hook_input), AGENT)
-    # The environment Codex gave its hook: hooks imported from Codex (`format: claude-code`) run with it.
-    env = {k: v for k, v in environ.items() if isinstance(k, str) and isinstance(v, str)}
-    if env:
-        payload[AGENT_ENV] = env
-    return Call(
-        event,
-        point,
-        decide,
-        payload,
-        session,
-        project,
-        attach=event == SESSION_START and session is not None,
-        dispose=event == SESSION_END and session is not None,
-    )
+    return dialect.route(DIALECT, hook_input, environ)
 
 
 def _why(v: Verdict, what: str) -> str:
@@ -104,36 +76,32 @@ def _why(v: Verdict, what: str) -> str:
     return f"{what} by hookd hook{by}"
 
 
-def render(event: str, verdict: Verdict | None, tool_name: str | None = None) -> dict[str, Any] | None:
-    """Codex's output JSON for ``verdict``; None when there is nothing to say (exit 0, no stdout).
+def decision_fields(event: str, v: Verdict, agent: dict[str, Any], tool_name: str | None = None) -> Decided:
+    """The event's decision in Codex's words: only what Codex accepts for the event.
 
     ``tool_name`` (the input's) tells an MCP tool, whose output Codex lets a PostToolUse hook replace."""
-    if verdict is None:
-        return None
-    v = verdict
-    agent = v.agent_output if isinstance(v.agent_output, dict) else {}
     out: dict[str, Any] = {}
-    specific: dict[str, Any] = {}
+    fields: dict[str, Any] = {}
     notes: list[str] = []
     context = v.injection if event in CONTEXT_EVENTS and v.injection else None
     if event == "PreToolUse":
         if v.decision == "deny":
-            specific.update(permissionDecision="deny", permissionDecisionReason=_why(v, "denied"))
+            fields.update(permissionDecision="deny", permissionDecisionReason=_why(v, "denied"))
         elif v.decision == "ask":
             # Codex's PreToolUse cannot ask (it is an error there); a guard that wants a person is not an allow.
             reason = _why(v, "approval asked")
-            specific.update(
+            fields.update(
                 permissionDecision="deny",
                 permissionDecisionReason=f"{reason} (a hookd hook asked for approval, which a Codex PreToolUse hook cannot ask for)",
             )
         elif v.decision == "allow" and isinstance(v.modified_input, dict):
             # Codex takes a rewrite only with an allow, and refuses an allow without one.
-            specific.update(permissionDecision="allow", updatedInput=v.modified_input)
+            fields.update(permissionDecision="allow", updatedInput=v.modified_input)
     elif event == "PermissionRequest":
         if v.decision == "allow":
-            specific["decision"] = {"behavior": "allow"}
+            fields["decision"] = {"behavior": "allow"}
         elif v.decision == "deny":
-            specific["decision"] = {"behavior": "deny", "message": _why(v, "denied")}
+            fields["decision"] = {"behavior": "deny", "message": _why(v, "denied")}
     elif event in TOP_LEVEL_BLOCK and v.decision == "deny":
         out.update(decision="block", reason=_why(v, "blocked"))
     elif event == "PreCompact" and v.decision == "deny":
@@ -143,30 +111,45 @@ def render(event: str, verdict: Verdict | None, tool_name: str | None = None) ->
         notes.append(f"hookd: {_why(v, 'denied')} (Codex cannot block SubagentStart)")
     if event == "PostToolUse" and v.modified_output is not None:
         if (tool_name or "").startswith(MCP_PREFIX):
-            specific["updatedMCPToolOutput"] = v.modified_output
+            fields["updatedMCPToolOutput"] = v.modified_output
         else:
             notes.append(
                 f"hookd: Codex replaces only an MCP tool's output; the rewrite of {tool_name or 'the tool'}'s output was not applied"
             )
     if context:
-        specific["additionalContext"] = context
-    if specific and (event in CONTEXT_EVENTS or event == "PermissionRequest"):
-        out["hookSpecificOutput"] = {"hookEventName": event, **specific}
-    if event not in NO_FLOW_FIELDS:
-        if agent.get("continue") is False:
-            out["continue"] = False
-            if isinstance(agent.get("stopReason"), str):
-                out["stopReason"] = agent["stopReason"]
-        if agent.get("suppressOutput") is True and event != "PostToolUse":
-            out["suppressOutput"] = True
-    messages = [m for m in (agent.get("systemMessage"),) if isinstance(m, str) and m]
-    messages += notes
-    messages += [f"hookd: hook {e}" for e in v.errors]
-    messages += list(v.not_run)
-    if messages:
-        # Shown to the user: a guard that did not run must never pass for one that allowed.
-        out["systemMessage"] = "\n".join(messages)
-    return out or None
+        fields["additionalContext"] = context
+    wrapped = {"hookEventName": event, **fields} if fields and (event in CONTEXT_EVENTS or event == "PermissionRequest") else None
+    return Decided(wrapped, out, notes)
+
+
+def flow(event: str, agent: dict[str, Any], out: dict[str, Any]) -> None:
+    """What Codex takes of `continue`, `stopReason` and `suppressOutput`: never on the events that
+    refuse them, `continue` only to stop, `suppressOutput` only true and not on PostToolUse."""
+    if event in NO_FLOW_FIELDS:
+        return
+    if agent.get("continue") is False:
+        out["continue"] = False
+        if isinstance(agent.get("stopReason"), str):
+            out["stopReason"] = agent["stopReason"]
+    if agent.get("suppressOutput") is True and event != "PostToolUse":
+        out["suppressOutput"] = True
+
+
+DIALECT = dialect.Dialect(
+    agent=AGENT,
+    routes=ROUTES,
+    unmapped_prefix=UNMAPPED_PREFIX,
+    common_fields=cc.COMMON_FIELDS,
+    decision_fields=decision_fields,
+    session_start=SESSION_START,
+    session_end=SESSION_END,
+    flow=flow,
+)
+
+
+def render(event: str, verdict: Verdict | None, tool_name: str | None = None) -> dict[str, Any] | None:
+    """Codex's output JSON for ``verdict``; None when there is nothing to say (exit 0, no stdout)."""
+    return dialect.render(DIALECT, event, verdict, tool_name)
 
 
 def fail_closed(event: str | None, why: str) -> dict[str, Any] | None:

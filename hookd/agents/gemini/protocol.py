@@ -13,14 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from hookd.agents import dialect
 from hookd.agents.claude_code import protocol as cc
-from hookd.core import vocabulary
+from hookd.agents.dialect import BadInput, Call, Decided, Verdict  # noqa: F401  (the names the bridges look for)
 
 AGENT = "gemini"
 UNMAPPED_PREFIX = "custom.gemini."
-BadInput = cc.BadInput
-Call = cc.Call
-Verdict = cc.Verdict
 
 # Gemini CLI event -> (hookd point, whether the bridge asks for a decision). Every event of Gemini
 # CLI's hooks reference (HookEventName in packages/core/src/hooks/types.ts) is here. A decision on an
@@ -54,16 +52,59 @@ TOOL_EVENTS = frozenset({"BeforeTool", "AfterTool"})
 BLOCKING = frozenset({"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel"})
 # Events whose hookSpecificOutput.additionalContext Gemini CLI reads.
 CONTEXT_EVENTS = frozenset({"AfterTool", "BeforeAgent", "SessionStart"})
-COMMON_FIELDS = frozenset({"session_id", "transcript_path", "cwd", "hook_event_name", "timestamp"})
-_UNIVERSAL = ("continue", "stopReason", "suppressOutput")
+# What stays under hookInput: Claude Code's common fields (the payload is the same from either agent) and the timestamp.
+PAYLOAD_COMMON = cc.COMMON_FIELDS | {"timestamp"}
 
 
 def payload_of(hook_input: Mapping[str, Any]) -> dict[str, Any]:
     """hookd's payload, as the Claude Code bridge builds it; Gemini CLI's ``timestamp`` stays in ``hookInput``."""
-    payload = cc.payload_of({k: v for k, v in hook_input.items() if k != "timestamp"})
-    if "timestamp" in hook_input:
-        payload[cc.HOOK_INPUT]["timestamp"] = hook_input["timestamp"]
-    return payload
+    return dialect.payload_of(hook_input, PAYLOAD_COMMON)
+
+
+def decision_fields(event: str, v: Verdict, agent: dict[str, Any], tool_name: str | None = None) -> Decided:
+    """The event's decision in Gemini CLI's words.
+
+    deny -> ``decision: "deny"`` + ``reason`` where the event can block (BeforeTool: the tool does not
+    run and the model is told the reason; AfterTool: the reason replaces the result; BeforeAgent: the
+    turn is dropped; AfterAgent: the reason is sent back as a new prompt); elsewhere a deny is named in
+    ``systemMessage``, since Gemini CLI ignores it. ask -> ``decision: "ask"`` on BeforeTool.
+    ``modifiedInput`` -> ``hookSpecificOutput.tool_input`` (merged over the model's arguments),
+    ``injection`` -> ``hookSpecificOutput.additionalContext``; other hookSpecificOutput fields a hook
+    gave under ``agentOutput.specific`` (``llm_request``, ``toolConfig``, ``tailToolCallRequest``,
+    ``clearContext``) pass through."""
+    out: dict[str, Any] = {}
+    fields: dict[str, Any] = {}
+    notes: list[str] = []
+    if v.decision == "deny":
+        if event in BLOCKING:
+            out["decision"] = "deny"
+            out["reason"] = cc.why(v, "denied")
+        else:
+            notes.append(f"hookd: {cc.why(v, 'denied')} (Gemini CLI cannot block {event})")
+    elif v.decision == "ask" and event == "BeforeTool":
+        out["decision"] = "ask"
+        if v.reason:
+            out["reason"] = v.reason
+    if v.modified_input is not None and event == "BeforeTool":
+        fields["tool_input"] = v.modified_input
+    if v.injection and event in CONTEXT_EVENTS:
+        fields["additionalContext"] = v.injection
+    extra = agent.get("specific")
+    if isinstance(extra, dict):
+        fields.update((k, x) for k, x in extra.items() if k != "hookEventName")
+    return Decided({"hookEventName": event, **fields} if fields else None, out, notes)
+
+
+DIALECT = dialect.Dialect(
+    agent=AGENT,
+    routes=ROUTES,
+    unmapped_prefix=UNMAPPED_PREFIX,
+    common_fields=PAYLOAD_COMMON,
+    decision_fields=decision_fields,
+    project_env="GEMINI_PROJECT_DIR",
+    session_end=SESSION_END,
+    always_answer=True,
+)
 
 
 def route(hook_input: Any, environ: Mapping[str, str]) -> Call:
@@ -72,85 +113,13 @@ def route(hook_input: Any, environ: Mapping[str, str]) -> Call:
     Gemini CLI starts a hook with its own environment plus GEMINI_PROJECT_DIR (= the input's cwd),
     GEMINI_SESSION_ID and CLAUDE_PROJECT_DIR; the environment travels under ``agentEnv`` as from
     Claude Code, so hooks imported from either agent run with the agent's PATH."""
-    if not isinstance(hook_input, dict):
-        raise BadInput(f"hook input must be a JSON object, got {type(hook_input).__name__}")
-    event = hook_input.get("hook_event_name")
-    if not isinstance(event, str) or not event:
-        raise BadInput("hook input has no hook_event_name")
-    session = hook_input.get("session_id")
-    session = session if isinstance(session, str) and session else None
-    project = environ.get("GEMINI_PROJECT_DIR") or hook_input.get("cwd")
-    project = project if isinstance(project, str) and project.startswith("/") else None
-    point, decide = ROUTES.get(event, (UNMAPPED_PREFIX + event, False))
-    payload = vocabulary.canonical(payload_of(hook_input), AGENT)
-    if environ:
-        payload[cc.AGENT_ENV] = {k: v for k, v in environ.items() if isinstance(k, str) and isinstance(v, str)}
-    has_session = session is not None
-    return Call(
-        event,
-        point,
-        decide,
-        payload,
-        session,
-        project,
-        attach=event == "SessionStart" and has_session,
-        dispose=event == SESSION_END and has_session,
-    )
+    return dialect.route(DIALECT, hook_input, environ)
 
 
 def render(event: str, verdict: Verdict | None) -> dict[str, Any]:
     """Gemini CLI's output JSON for ``verdict``: always an object, so that Gemini CLI never reads the
-    bridge's stderr as the hook's answer (it does when stdout is empty).
-
-    deny -> ``decision: "deny"`` + ``reason`` where the event can block (BeforeTool: the tool does not
-    run and the model is told the reason; AfterTool: the reason replaces the result; BeforeAgent: the
-    turn is dropped; AfterAgent: the reason is sent back as a new prompt); elsewhere a deny is named in
-    ``systemMessage``, since Gemini CLI ignores it. ask -> ``decision: "ask"`` on BeforeTool.
-    ``modifiedInput`` -> ``hookSpecificOutput.tool_input`` (merged over the model's arguments),
-    ``injection`` -> ``hookSpecificOutput.additionalContext``. Agent fields a hook gave under
-    ``agentOutput`` (``continue``, ``stopReason``, ``suppressOutput``, ``systemMessage``, and
-    ``specific`` for other hookSpecificOutput fields such as ``llm_request``, ``toolConfig``,
-    ``tailToolCallRequest``, ``clearContext``) pass through."""
-    if verdict is None:
-        return {}
-    v = verdict
-    agent = v.agent_output if isinstance(v.agent_output, dict) else {}
-    out: dict[str, Any] = {}
-    specific: dict[str, Any] = {}
-    messages: list[str] = []
-    if v.decision == "deny":
-        if event in BLOCKING:
-            out["decision"] = "deny"
-            out["reason"] = cc.why(v, "denied")
-        else:
-            messages.append(f"hookd: {cc.why(v, 'denied')} (Gemini CLI cannot block {event})")
-    elif v.decision == "ask" and event == "BeforeTool":
-        out["decision"] = "ask"
-        if v.reason:
-            out["reason"] = v.reason
-    if v.modified_input is not None and event == "BeforeTool":
-        specific["tool_input"] = v.modified_input
-    if v.injection and event in CONTEXT_EVENTS:
-        specific["additionalContext"] = v.injection
-    extra = agent.get("specific")
-    if isinstance(extra, dict):
-        specific.update((k, x) for k, x in extra.items() if k != "hookEventName")
-    for key in _UNIVERSAL:
-        if key in agent:
-            out[key] = agent[key]
-    if out.get("continue") is not False:
-        out.pop("continue", None)
-        out.pop("stopReason", None)
-    if isinstance(agent.get("systemMessage"), str) and agent["systemMessage"]:
-        messages.insert(0, agent["systemMessage"])
-    messages += [f"hookd: hook {e}" for e in v.errors]
-    messages += list(v.not_run)
-    if messages:
-        # Shown to the user: a guard that did not run must never pass for one that allowed.
-        out["systemMessage"] = "\n".join(messages)
-    if specific:
-        out["hookSpecificOutput"] = {"hookEventName": event, **specific}
-    return out
+    bridge's stderr as the hook's answer (it does when stdout is empty)."""
+    return dialect.render(DIALECT, event, verdict) or {}
 
 
 def fail_closed(event: str, why: str) -> dict[str, Any] | None:

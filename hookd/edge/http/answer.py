@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 from hookd_client import messages as m
 
-from hookd.agents import decode
+from hookd.agents import decode, dialect
 from hookd.agents.claude_code import protocol as cc
 from hookd.agents.codex import protocol as codex
 from hookd.agents.run import verdict_of
@@ -42,7 +42,7 @@ def _raise_for(reply: m.Reply, event: str) -> None:
         raise Unavailable(f"hookd did not answer {event}: {reply.code}: {reply.message}")
 
 
-async def call(daemon: Daemon, call: cc.Call, timeout: float | None = None) -> cc.Verdict | None:
+async def call(daemon: Daemon, call: dialect.Call, timeout: float | None = None) -> dialect.Verdict | None:
     """Make ``call`` on the daemon. Raises Unavailable. ``timeout``: the seconds the agent waits for the answer."""
     if daemon.closing:
         raise Unavailable("hookd is stopping")
@@ -90,7 +90,7 @@ async def answer(
     timeout: float | None = None,
 ) -> tuple[bytes, bool]:
     """(response body, whether it is an exit code 2) for one hook input.
-    Raises decode.Undecodable, decode.Unfit, cc.BadInput, Unavailable.
+    Raises decode.Undecodable, decode.Unfit, dialect.BadInput, Unavailable.
 
     ``installed``: the events an earlier version's install named on its URL (``?events=``); accepted so
     that those installs keep working, and not used: every event is installed now.
@@ -104,11 +104,11 @@ async def answer(
     if agent == "codex":
         routed = codex.route(hook_input, environ)
         tool = hook_input.get("tool_name")
-        verdict = cc.for_agent(routed, await call(daemon, routed, timeout))
+        verdict = dialect.for_agent(routed, await call(daemon, routed, timeout))
         return encode(codex.render(routed.event, verdict, tool if isinstance(tool, str) else None)), False
     # Claude Code, or an agent that speaks its format under its own name (Qwen Code).
     routed = cc.route(hook_input, environ, carry_env=False, agent=agent)
-    verdict = cc.for_agent(routed, await call(daemon, routed, timeout))
+    verdict = dialect.for_agent(routed, await call(daemon, routed, timeout))
     code, stderr = cc.exit_status(routed.event, verdict)
     if code == 2 and exits:
         return stderr.encode(), True

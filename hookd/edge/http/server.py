@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING, Any
 import h11
 import structlog
 
-from hookd.agents import decode
-from hookd.agents.claude_code import protocol as cc
+from hookd.agents import decode, dialect
 from hookd.config import endpoint_files as files
 from hookd.edge.http import answer, checks, unhandled
 
@@ -287,7 +286,7 @@ class HttpConnection(asyncio.Protocol):
         except decode.Unfit as exc:
             why = f"hookd cannot hand this {event} to its hooks: {exc}"
             return await unhandled.reply(daemon, accepted, why, "too_large", exc.value, unhandled.notice(agent, event, why, "too_large"))
-        except (decode.Undecodable, cc.BadInput) as exc:
+        except (decode.Undecodable, dialect.BadInput) as exc:
             why = f"the {event} input cannot be read: {exc}"
             return await unhandled.reply(daemon, accepted, why, "bad_input", None, unhandled.Reply(400, f"bad hook input: {exc}".encode()))
         except answer.Unavailable as exc:

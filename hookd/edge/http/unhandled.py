@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import msgspec
 import structlog
 
+from hookd.agents import dialect
 from hookd.agents.claude_code import protocol as cc
 from hookd.agents.codex import protocol as codex
 from hookd.agents.run import not_run_line
@@ -61,7 +62,7 @@ def route_of(agent: str, event: str) -> tuple[str, bool]:
 def notice(agent: str, event: str, why: str, reason: str) -> Reply:
     """A ``200`` that lets the event go on and tells the user its hooks did not see it."""
     line = not_run_line("every hookd hook", reason, why)
-    return Reply(200, msgspec.json.encode(mapping(agent).render(event, cc.Verdict(not_run=(line,))) or {}))
+    return Reply(200, msgspec.json.encode(mapping(agent).render(event, dialect.Verdict(not_run=(line,))) or {}))
 
 
 async def reply(daemon: Daemon, accepted: Accepted, why: str, reason: str, hook_input: Any, otherwise: Reply) -> Reply:
@@ -134,14 +135,14 @@ def decided(
         named = ", ".join(repr(name) for name in found.names)
         plural = "s" if len(found.names) != 1 else ""
         text = f"hookd: {why}; the guard{plural} {named} could not run, so it is denied"
-        verdict = cc.Verdict("deny", text, not_run=(*skipped, *(not_run_line(name, reason, why) for name in found.names)))
+        verdict = dialect.Verdict("deny", text, not_run=(*skipped, *(not_run_line(name, reason, why) for name in found.names)))
     elif found.unsure is not None:
         text = f"hookd: {why}; {found.unsure}, so which guards would run is not known, and it is denied"
-        verdict = cc.Verdict("deny", text, not_run=(*skipped, text))
+        verdict = dialect.Verdict("deny", text, not_run=(*skipped, text))
     else:
         text = f"hookd: {why}; no hookd guard is configured for {event}, so it goes ahead"
         log.warning("HTTP hook answered without its hooks", hook_event=event, why=why)
-        return Reply(200, msgspec.json.encode(mapping(agent).render(event, cc.Verdict(not_run=(*skipped, text))) or {}))
+        return Reply(200, msgspec.json.encode(mapping(agent).render(event, dialect.Verdict(not_run=(*skipped, text))) or {}))
     log.warning("HTTP hook denied: hookd could not handle it", hook_event=event, why=why, guards=found.names, unsure=found.unsure)
     if agent == "claude-code":
         code, stderr = cc.exit_status(event, verdict)
