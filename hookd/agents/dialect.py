@@ -212,12 +212,20 @@ def why(verdict: Verdict, what: str) -> str:
     return f"{what} by hookd hook{by}"
 
 
-def verdict(outcome: Any, not_run_line: Any = None) -> Verdict:
-    """The Verdict of a hookd Outcome; ``not_run_line(name, reason, message)`` words a guard that did not run."""
+def not_run_line(name: str, reason: str, message: str) -> str:
+    """A guard that did not run, in one line for the user; names and messages come from files and
+    hooks, so no control character passes."""
+    from hookd.core.termsafe import one_line  # here: most answers name no guard that did not run
+
+    detail = f" ({one_line(message)})" if message and message != reason else ""
+    return f"hookd: guard {one_line(repr(name))} did not run: {one_line(reason)}{detail}"
+
+
+def verdict(outcome: Any) -> Verdict:
+    """The part of a hookd Outcome that an agent can act on (the fields only the agent knows included)."""
     by = outcome.decided_by.name if outcome.decided_by is not None else None
     errors = tuple(f"{e.hook.name}: {e.code}: {e.message}" for e in outcome.errors)
-    line = not_run_line or (lambda name, reason, message: f"hookd: guard {name!r} did not run: {reason} ({message})")
-    skipped = tuple(line(n.hook.name, n.reason, n.message) for n in getattr(outcome, "not_run", ()))
+    skipped = tuple(not_run_line(n.hook.name, n.reason, n.message) for n in getattr(outcome, "not_run", ()))
     return Verdict(
         outcome.decision,
         outcome.reason,

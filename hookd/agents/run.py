@@ -115,20 +115,8 @@ def _alarm(signum: int, frame: Any) -> None:
     raise _Deadline
 
 
-def not_run_line(name: str, reason: str, message: str) -> str:
-    """One line for the user; names and messages come from files and hooks, so no control character passes."""
-    from hookd.core.termsafe import one_line
-
-    detail = f" ({one_line(message)})" if message and message != reason else ""
-    return f"hookd: guard {one_line(repr(name))} did not run: {one_line(reason)}{detail}"
-
-
-def verdict_of(outcome: Any) -> dialect.Verdict:
-    """The part of a hookd Outcome that Claude Code can act on (agent fields included)."""
-    return cc.verdict(outcome, not_run_line)
-
-
-_verdict = verdict_of  # the name earlier code and tests use
+not_run_line = dialect.not_run_line
+verdict_of = dialect.verdict
 
 
 def _unsendable(client: Any, call: dialect.Call, what: str) -> dialect.Verdict | None:

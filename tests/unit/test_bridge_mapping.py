@@ -354,7 +354,7 @@ def test_guards_that_did_not_run_are_shown_to_the_user() -> None:
             NotRun(HookRef("lint", "global", "plugin"), "plugin_failed", "requirements.txt failed to install"),
         ],
     )
-    verdict = run._verdict(outcome)
+    verdict = run.verdict_of(outcome)
     out = cc.render("PreToolUse", verdict)
     assert out == {
         "systemMessage": "hookd: guard 'no-rm' did not run: untrusted (run `hookd trust /p`)\n"

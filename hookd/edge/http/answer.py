@@ -13,7 +13,6 @@ from hookd_client import messages as m
 from hookd.agents import decode, dialect
 from hookd.agents.claude_code import protocol as cc
 from hookd.agents.codex import protocol as codex
-from hookd.agents.run import verdict_of
 
 if TYPE_CHECKING:
     from hookd.daemon.daemon import Daemon
@@ -66,7 +65,7 @@ async def call(daemon: Daemon, call: dialect.Call, timeout: float | None = None)
             daemon, m.Decide(next(_ids), call.point, call.payload, session=call.session, project=call.project, timeout=timeout)
         )
         if isinstance(reply, m.Outcome):
-            return verdict_of(reply)
+            return dialect.verdict(reply)
         if not (isinstance(reply, m.Error) and reply.code == m.ErrorCode.WRONG_KIND):
             _raise_for(reply, call.event)
             raise Unavailable(f"hookd answered {call.event} with {type(reply).__name__}")

@@ -26,7 +26,6 @@ import structlog
 from hookd.agents import dialect
 from hookd.agents.claude_code import protocol as cc
 from hookd.agents.codex import protocol as codex
-from hookd.agents.run import not_run_line
 
 if TYPE_CHECKING:
     from hookd.daemon.daemon import Daemon
@@ -61,7 +60,7 @@ def route_of(agent: str, event: str) -> tuple[str, bool]:
 
 def notice(agent: str, event: str, why: str, reason: str) -> Reply:
     """A ``200`` that lets the event go on and tells the user its hooks did not see it."""
-    line = not_run_line("every hookd hook", reason, why)
+    line = dialect.not_run_line("every hookd hook", reason, why)
     return Reply(200, msgspec.json.encode(mapping(agent).render(event, dialect.Verdict(not_run=(line,))) or {}))
 
 
@@ -130,12 +129,12 @@ def decided(
 ) -> Reply:
     event, agent = accepted.event, accepted.agent
     found = guards(daemon, point, session, project, isinstance(hook_input, dict))
-    skipped = tuple(not_run_line(name, "untrusted", "`hookd hooks` says why") for name in found.untrusted)
+    skipped = tuple(dialect.not_run_line(name, "untrusted", "`hookd hooks` says why") for name in found.untrusted)
     if found.names:
         named = ", ".join(repr(name) for name in found.names)
         plural = "s" if len(found.names) != 1 else ""
         text = f"hookd: {why}; the guard{plural} {named} could not run, so it is denied"
-        verdict = dialect.Verdict("deny", text, not_run=(*skipped, *(not_run_line(name, reason, why) for name in found.names)))
+        verdict = dialect.Verdict("deny", text, not_run=(*skipped, *(dialect.not_run_line(name, reason, why) for name in found.names)))
     elif found.unsure is not None:
         text = f"hookd: {why}; {found.unsure}, so which guards would run is not known, and it is denied"
         verdict = dialect.Verdict("deny", text, not_run=(*skipped, text))
