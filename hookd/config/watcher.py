@@ -167,3 +167,12 @@ class FileWatcher:
 def _ended(task: asyncio.Task[None]) -> None:
     if not task.cancelled() and (exc := task.exception()) is not None:
         log.error("the hook file watcher stopped: edits are no longer noticed", error=f"{type(exc).__name__}: {exc}", exc_info=exc)
+
+
+def interval_from_env() -> float:
+    """``$HOOKD_WATCH_INTERVAL`` seconds between polls of the hook files (0: do not watch; SIGHUP still reloads)."""
+    try:
+        return max(0.0, float(os.environ.get("HOOKD_WATCH_INTERVAL", "0.25")))
+    except ValueError:
+        log.error("HOOKD_WATCH_INTERVAL is not a number of seconds; using 0.25")
+        return 0.25

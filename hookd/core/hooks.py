@@ -22,6 +22,11 @@ class Verdict:
     reason: str
 
 
+# A daemon happening told as an internal event: (point, payload, session, project). The parts that
+# have happenings to tell (the engine, the runners, the registry) are given one when they are made.
+Report = Callable[[str, dict[str, Any], "str | None", "str | None"], None]
+
+
 class HookFailure(Exception):
     """A hook failed in a way the chain reports: ``code`` is ``error`` or ``timeout``. Every runner raises it."""
 

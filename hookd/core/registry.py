@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import secrets
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from hookd_client.messages import ChainEntry, HookRef, NotRunReason, Scope
 
@@ -61,7 +62,7 @@ class Registry:
     explicitly, before a call on it is planned (see hookd/daemon/handlers/files.py).
     """
 
-    def __init__(self, trust: TrustGate | None = None) -> None:
+    def __init__(self, trust: TrustGate | None = None, notify: Callable[[str, dict[str, Any]], None] | None = None) -> None:
         self._layers: dict[tuple[Scope, str], tuple[Hook, ...]] = {}
         self._handles: dict[str, Hook] = {}
         self._toggles: dict[tuple[str | None, str], bool] = {}
@@ -81,9 +82,28 @@ class Registry:
         self.on_change: list[Callable[[], None]] = []  # told after every change (generation moved)
         self.trust = trust
         self._trust_seen = trust.generation if trust is not None else 0
-        # Told (when a plan is built: once while it stays cached, each call for one too long to
-        # cache) which untrusted hooks a call would have run.
-        self.on_untrusted: Callable[[str, list[Hook]], None] | None = None
+        # Where the untrusted hooks a call would have run are told (hookd.hooks.untrusted_skipped),
+        # once per file and version while the daemon runs (a plan is built once while it stays cached).
+        self.notify = notify
+        self._skips_told: set[tuple[str, str]] = set()
+
+    def _tell_untrusted(self, point: str, hooks: list[Hook]) -> None:
+        by_file: dict[str, list[Hook]] = {}
+        for hook in hooks:
+            if (hook.source, hook.sha) not in self._skips_told:
+                by_file.setdefault(hook.source, []).append(hook)
+        if len(self._skips_told) > 10_000:
+            self._skips_told.clear()
+        for source, skipped in by_file.items():
+            self._skips_told.add((source, skipped[0].sha))
+            payload = {
+                "file": source,
+                "project": skipped[0].owner,
+                "point": point,
+                "hooks": [h.name for h in skipped],
+                "reason": self.verdict(skipped[0]).reason,
+            }
+            self.notify("hookd.hooks.untrusted_skipped", payload)  # type: ignore[misc]
 
     # ------------------------------------------------------------------ queries
 
@@ -189,8 +209,8 @@ class Registry:
                 for source, (reason, message) in self._missing.get(layer, {}).items():
                     not_run.append((HookRef("*", layer[0], source), reason, message))
         plan = Plan(tuple(decisions), tuple(observers), tuple(skipped), tuple(not_run), tuple(shadows), tuple(shadow_skips))
-        if untrusted and self.on_untrusted is not None:
-            self.on_untrusted(point, untrusted)
+        if untrusted and self.notify is not None:
+            self._tell_untrusted(point, untrusted)
         # Kept under its key's own strings: a call whose point, session id or project is too long to
         # be worth keeping (a client's bug, or hostile) gets its plan made afresh, so the cache stays small.
         if len(point) + len(session or "") + len(project or "") <= _CACHED_KEY_CHARS:

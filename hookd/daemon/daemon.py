@@ -1,21 +1,17 @@
-"""The daemon's shared state and its one dispatch table.
+"""The daemon's composition root: its parts made and given to one another, its lifecycle.
 
-``Daemon.handle`` maps one decoded request to its reply through the dispatch
-table the feature modules of :mod:`hookd.daemon.handlers` fill (sessions,
-configuration and trust, calls, stream, administration). A handler answers at
-once (a Reply) when nothing has to wait, which is the common case (no hooks, or
-observers only), and returns a coroutine otherwise; the connection layer writes
-whichever it gets. Nothing here knows about sockets.
+Each part is made here with what it uses: the parts with happenings to tell (registry, engine,
+runners) are given where to report them, the bus is given the one step that shows internal
+events to `event` observers (daemon/internal.py), and each feature of daemon/handlers/ is given
+the daemon as the parts it names. ``Daemon.handle`` is the one dispatch (daemon/dispatch.py).
+Nothing here knows about sockets.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import os
 import time
-from collections.abc import Awaitable, Coroutine
-from types import CoroutineType
 from typing import Any
 
 import structlog
@@ -23,22 +19,25 @@ from hookd_client import messages as m
 
 from hookd import __version__
 from hookd.config import plugin_trust, projects, toggles, trust, userconfig
-from hookd.config.watcher import FileWatcher
+from hookd.config.watcher import FileWatcher, interval_from_env
 from hookd.core.hooks import Verdict
-from hookd.core.matcher import compile_match
-from hookd.core.registry import CallContext, Hook, Registry
+from hookd.core.registry import Registry
 from hookd.core.settings import Settings
 from hookd.daemon.approvals import Approvals
+from hookd.daemon.background import Background
+from hookd.daemon.dispatch import Dispatch
 from hookd.daemon.handlers.admin import Admin
 from hookd.daemon.handlers.approvals import ApprovalsFeature
 from hookd.daemon.handlers.calls import Calls
 from hookd.daemon.handlers.catalog import CatalogFeature
-from hookd.daemon.handlers.common import Handler, Peer, RequestError, Result
+from hookd.daemon.handlers.common import RequestError, Result
 from hookd.daemon.handlers.configuration import Configuration
 from hookd.daemon.handlers.files import HookFiles
 from hookd.daemon.handlers.replay import ReplayFeature
 from hookd.daemon.handlers.sessions import Sessions
 from hookd.daemon.handlers.stream import Stream
+from hookd.daemon.hookmaker import HookMaker
+from hookd.daemon.internal import InternalObservers
 from hookd.daemon.sessions import Ownership
 from hookd.engine.engine import Engine
 from hookd.events.bus_setup import make_bus
@@ -54,37 +53,26 @@ log = structlog.get_logger("hookd.daemon")
 
 _WARNINGS = frozenset({"hookd.config.rejected", "hookd.hooks.untrusted_skipped"})
 
-# Set inside the tasks that show internal events to `event` observers: what those
-# observers cause (their own failures, say) is published but not shown to them again,
-# so a failing catch-all observer cannot feed itself an endless stream of errors.
-_OBSERVING_INTERNAL: contextvars.ContextVar[bool] = contextvars.ContextVar("observing_internal", default=False)
-
 
 class Daemon:
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
         self.trust = trust.TrustStore(trust_all=trust.trust_all_from_env())
-        self.registry = Registry(self.trust)
-        self.engine = Engine()
-        self.bus = make_bus(self.settings)
-        self._background: set[asyncio.Task[Any]] = set()
-        self.engine.on_hook_error = self._hook_failed
-        self.bus.on_internal = self._observe_internal
-        self.commands = CommandRunner(Limits(self.settings.stdout_cap, self.settings.stderr_cap, self.settings.max_hook_processes))
-        # Observers shed under load are never silent: each report names the hook and how many calls it missed.
-        self.commands.on_shed = lambda hook, ctx, count: self.bus.internal(
-            "hookd.hook.shed",
-            {"hook": hook.name, "scope": hook.scope, "source": hook.source, "point": ctx.point, "shed": count},
-            ctx.session,
-            ctx.project,
-        )
-        self.persistent = PersistentRunner(self.commands)
-        self.persistent.on_worker_failed = lambda w: self.bus.internal(
-            "hookd.worker.failed", {"worker": w.name, "failures": w.failures, "error": w.error}
-        )
+        # Every part with happenings to tell is given where to tell them (report: the bus's internal
+        # events), and the bus shows each internal event to the `event` observers in one step.
+        self.registry = Registry(self.trust, notify=self.publish_internal)
+        self.engine = Engine(report=self.report)
+        self.observers = InternalObservers(self.registry, self.engine)
+        self.bus = make_bus(self.settings, observe=self.observers.show)
+        self.tasks = Background()
+        self.background = self.tasks.run
+        limits = Limits(self.settings.stdout_cap, self.settings.stderr_cap, self.settings.max_hook_processes)
+        self.commands = CommandRunner(limits, report=self.report)
+        self.persistent = PersistentRunner(self.commands, report=self.report)
+        maker = HookMaker(self.settings, self.registry, self.commands, self.persistent)
+        self.command_hook, self.hooks_removed = maker.command_hook, maker.hooks_removed
         self.started = time.monotonic()
         self.connections = 0
-        self.calls = 0
         self.closing = False
         self.plugins = PluginManager(
             self.registry, self.publish, self.settings.socket, self.settings.hook_timeout, self.commands.groups, self._plugins_trusted
@@ -96,11 +84,9 @@ class Daemon:
         self.files = HookFiles(self)
         self.sessions = Sessions(self)
         self.admin = Admin(self)
-        self.watcher = FileWatcher(self.files.file_changed, _watch_interval(), projects.forget_spellings)
-        self.registry.on_untrusted = self.files.untrusted_skipped
+        self.watcher = FileWatcher(self.files.file_changed, interval_from_env(), projects.forget_spellings)
         self.approvals = Approvals(self.settings, self.bus.internal)
         self.ownership = Ownership(self.settings.session_grace, self.sessions.expire_session)
-        self._handlers: dict[type[m.Request], Handler] = {}
         features = (
             self.sessions,
             Configuration(self),
@@ -111,8 +97,8 @@ class Daemon:
             ApprovalsFeature(self),
             ReplayFeature(self),
         )
-        for feature in features:
-            self._handlers.update(feature.handlers())
+        self.dispatch = Dispatch(features)
+        self.handle, self.guard = self.dispatch.handle, self.dispatch.guard
         # The calls agents make around every tool, which the connection answers inline, through
         # this same dispatch (see Connection.data_received).
         self.inline: frozenset[type[m.Request]] = frozenset({m.Decide, m.Emit})
@@ -158,6 +144,7 @@ class Daemon:
         daemon is stopping, and get ``hookd.daemon.stopped`` from :meth:`stop`.
         """
         self.closing = True
+        self.observers.closing = True
         self.watcher.stop()
         self.team.stop()  # its connection's tasks must not hold the drain; the journal keeps what is not exported
         self.bus.internal("hookd.daemon.stopping", {"pid": os.getpid()})
@@ -189,18 +176,6 @@ class Daemon:
 
     # ----------------------------------------------------------- shared parts
 
-    def background(self, work: Coroutine[Any, Any, Any], what: str) -> asyncio.Task[Any]:
-        """Run ``work`` as a task the daemon holds until it ends; what it raises is logged."""
-        task = asyncio.ensure_future(work)
-        self._background.add(task)
-        task.add_done_callback(lambda t: self._background_done(t, what))
-        return task
-
-    def _background_done(self, task: asyncio.Task[Any], what: str) -> None:
-        self._background.discard(task)
-        if not task.cancelled() and (exc := task.exception()) is not None:
-            log.error("background work failed", work=what, error=f"{type(exc).__name__}: {exc}", exc_info=exc)
-
     def publish_internal(self, kind: str, data: dict[str, Any]) -> None:
         """An internal event (config reloaded or rejected, untrusted hooks skipped, toggles, trust):
         logged, and published on the bus under ``hookd.``."""
@@ -208,98 +183,16 @@ class Daemon:
         project = data.get("project")
         self.bus.internal(kind, data, project=project if isinstance(project, str) else None)
 
+    def report(self, point: str, payload: dict[str, Any], session: str | None = None, project: str | None = None) -> None:
+        """A daemon happening the parts tell (a hook failed or was shed, a worker failed), as an internal event."""
+        self.bus.internal(point, payload, session, project)
+
     def publish(self, point: str, payload: dict[str, Any], project: str | None) -> None:
         """A daemon happening of the plugins (hookd.plugin.loaded, hookd.plugin.error), on the event bus."""
         self.bus.internal(point, payload, None, project)
 
-    def _hook_failed(self, hook: Hook, ctx: CallContext, code: str, message: str) -> None:
-        """A hook failed: on the bus (hookd.hook.error / hookd.hook.timeout), and shown to the
-        catch-all `event` observers like every other internal event."""
-        point = "hookd.hook.timeout" if code == "timeout" else "hookd.hook.error"
-        payload = {"hook": hook.name, "scope": hook.scope, "source": hook.source, "type": hook.type, "point": ctx.point, "message": message}
-        self.bus.publish("internal", point, ctx.session, ctx.project, payload)
-        self._observe_internal(point, payload, ctx.session, ctx.project)
-
-    def _observe_internal(self, point: str, payload: dict[str, Any], session: str | None, project: str | None) -> None:
-        """Show an internal event to the catch-all `event` observers (`event` sees every bus event)."""
-        if _OBSERVING_INTERNAL.get() or self.closing:
-            return
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return  # not serving (start-up before the loop, unit tests)
-        plan = self.registry.plan(point, session, project)
-        if not plan.observers:
-            return
-        token = _OBSERVING_INTERNAL.set(True)
-        try:  # the observer tasks copy this context, flag included
-            self.engine.observe(plan.observers, payload, CallContext(point, session, project))
-        finally:
-            _OBSERVING_INTERNAL.reset(token)
-
     def trust_key(self, path: str) -> str:
         return trust.file_key(path)
 
-    def command_hook(self, spec: m.HookSpec, scope: m.Scope, owner: str, source: str, trust_key: str = "", sha: str = "") -> Hook:
-        return Hook(
-            name=spec.name,
-            point=spec.point,
-            type=spec.type,
-            scope=scope,
-            owner=owner,
-            source=source,
-            runner=self.persistent if spec.mode == "persistent" else self.commands,
-            priority=spec.priority,
-            enabled=spec.enabled,
-            timeout=spec.timeout or self.settings.hook_timeout,
-            on_error=spec.on_error,
-            spec=spec,
-            trust_key=trust_key,
-            sha=sha,
-            matcher=compile_match(spec.match),
-        )
-
-    def hooks_removed(self, removed: list[Hook], reloaded: list[Hook] | None = None) -> None:
-        """Stop the warm workers of removed (or changed) hooks; a reload gives failed ones a fresh start."""
-        if self.persistent.owns_any(removed) or (reloaded and self.persistent.owns_any(reloaded)):
-            self.persistent.prune(self.registry.all_hooks(), reset=reloaded or ())
-
     def _plugins_trusted(self, directory: str) -> Verdict:
         return plugin_trust.project_plugins_trusted(self.trust, directory)
-
-    # --------------------------------------------------------------- dispatch
-
-    def handle(self, conn: Peer, request: m.Request) -> Result:
-        self.calls += 1
-        handler = self._handlers.get(type(request))
-        if handler is None:
-            return m.Error(getattr(request, "id", 0), m.ErrorCode.BAD_REQUEST, f"{type(request).__name__} is not valid here")
-        try:
-            result = handler(conn, request)
-        except RequestError as exc:
-            return m.Error(getattr(request, "id", 0), exc.code, exc.message)
-        except Exception as exc:
-            log.exception("request failed", request=type(request).__name__)
-            return m.Error(getattr(request, "id", 0), m.ErrorCode.INTERNAL, f"internal error: {type(exc).__name__}: {exc}")
-        if type(result) is CoroutineType:  # work that waits: answered with an error reply if it raises
-            return self.guard(getattr(request, "id", 0), result)
-        return result  # a reply, or a future (a warm decide, hookd/engine/warm.py) whose failure the connection answers
-
-    async def guard(self, rid: int, work: Awaitable[m.Reply]) -> m.Reply:
-        """Work that waits, answered with an error reply if it raises."""
-        try:
-            return await work
-        except RequestError as exc:
-            return m.Error(rid, exc.code, exc.message)
-        except Exception as exc:
-            log.exception("request failed")
-            return m.Error(rid, m.ErrorCode.INTERNAL, f"internal error: {type(exc).__name__}: {exc}")
-
-
-def _watch_interval() -> float:
-    """``$HOOKD_WATCH_INTERVAL`` seconds between polls of the hook files (0: do not watch; SIGHUP still reloads)."""
-    try:
-        return max(0.0, float(os.environ.get("HOOKD_WATCH_INTERVAL", "0.25")))
-    except ValueError:
-        log.error("HOOKD_WATCH_INTERVAL is not a number of seconds; using 0.25")
-        return 0.25

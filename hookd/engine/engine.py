@@ -20,7 +20,7 @@ import structlog
 from hookd_client.messages import Decision, HookError, HookRun, NotRun, TraceEntry
 
 from hookd.core.chain import Answer, ChainState, Failed, HookNotRun, Skipped
-from hookd.core.hooks import HookFailure, OutOfTime, hook_timeout
+from hookd.core.hooks import HookFailure, OutOfTime, Report, hook_timeout
 from hookd.core.registry import CallContext, Hook, Plan
 from hookd.core.trace import CAPTURE, Capture, Tracer, entry_of, unmatched
 from hookd.runners.persistent import PersistentRunner
@@ -76,10 +76,10 @@ def _skip_entry(hook: Hook, reason: str, why: str, traced: bool, payload: dict[s
 
 
 class Engine:
-    def __init__(self) -> None:
+    def __init__(self, report: Report | None = None) -> None:
         self.counters = Counters()
         self._observers: set[asyncio.Task[Any]] = set()
-        self.on_hook_error: Callable[[Hook, CallContext, str, str], None] | None = None
+        self.report = report  # where a hook's failure is told (hookd.hook.error, hookd.hook.timeout)
         # Counts observers' runs (a decide's own hooks are counted by the call, with its event).
         self.stats: Stats | None = None
 
@@ -160,8 +160,10 @@ class Engine:
             code=failure.code,
             error=failure.message,
         )
-        if self.on_hook_error is not None:
-            self.on_hook_error(hook, ctx, failure.code, failure.message)
+        if self.report is not None:
+            point = "hookd.hook.timeout" if failure.code == "timeout" else "hookd.hook.error"
+            payload = {"hook": hook.name, "scope": hook.scope, "source": hook.source, "type": hook.type, "point": ctx.point}
+            self.report(point, {**payload, "message": failure.message}, ctx.session, ctx.project)
 
     @staticmethod
     def _not_run(state: ChainState, plan: Plan, tracer: Tracer | None = None) -> bool:

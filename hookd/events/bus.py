@@ -87,6 +87,8 @@ class Bus:
         journal: Journal | None = None,
         first_seq: int = 1,
         seq_blocks: SeqBlocks | None = None,
+        startup_notes: list[tuple[str, dict[str, Any]]] | None = None,
+        observe: Callable[[str, dict[str, Any], str | None, str | None], None] | None = None,
     ) -> None:
         self.seq = first_seq - 1
         self.first_seq = first_seq
@@ -109,10 +111,10 @@ class Bus:
         self._idle_pass: asyncio.TimerHandle | None = None  # the pending pass, when nobody subscribed
         self._next_pass = 0.0  # loop time before which the next fan-out pass waits
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._startup_notes: list[tuple[str, dict[str, Any]]] = []  # announced once the bus runs
+        self._startup_notes: list[tuple[str, dict[str, Any]]] = list(startup_notes or ())  # announced once the bus runs
         self.reports = Reports(self.internal, self._quiet, self._fan_out)  # the journal writer's
-        # Set by the daemon: internal events also reach the catch-all `event` observers.
-        self.on_internal: Callable[[str, dict[str, Any], str | None, str | None], None] | None = None
+        # Internal events also reach the catch-all `event` observers, through this one step.
+        self.observe = observe
 
     # ---------------------------------------------------------- publishing
 
@@ -227,8 +229,8 @@ class Bus:
     def internal(self, point: str, payload: dict[str, Any], session: str | None = None, project: str | None = None) -> None:
         """A daemon happening (``hookd.*``), on the same bus as everything else."""
         self.publish("internal", point, session, project, payload)
-        if self.on_internal is not None:
-            self.on_internal(point, payload, session, project)
+        if self.observe is not None:
+            self.observe(point, payload, session, project)
 
     # ------------------------------------------------------------ fan-out
 

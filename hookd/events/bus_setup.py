@@ -3,6 +3,7 @@ previous daemon may have handed out (seqblock.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from hookd.events import journal_files
@@ -11,7 +12,7 @@ from hookd.events.journal import Journal
 from hookd.events.seqblock import Numbering, continue_numbering
 
 
-def make_bus(settings: Any) -> Bus:
+def make_bus(settings: Any, observe: Callable[[str, dict[str, Any], str | None, str | None], None] | None = None) -> Bus:
     """The bus a daemon with these Settings runs, journal included; seq continues after the journal
     and after every seq a previous daemon may have handed out (seqblock.py)."""
     journal = None
@@ -20,7 +21,7 @@ def make_bus(settings: Any) -> Bus:
         path = settings.journal_path or journal_files.default_path()
         journal = Journal(path, settings.journal_max_bytes, settings.journal_keep)
         numbering = continue_numbering(path)
-    bus = Bus(
+    return Bus(
         history=settings.history,
         history_bytes=settings.history_bytes,
         queue=settings.subscriber_queue,
@@ -28,6 +29,6 @@ def make_bus(settings: Any) -> Bus:
         journal=journal,
         first_seq=numbering.first_seq,
         seq_blocks=numbering.blocks,
+        startup_notes=numbering.notes,
+        observe=observe,
     )
-    bus._startup_notes.extend(numbering.notes)
-    return bus

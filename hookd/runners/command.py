@@ -30,7 +30,7 @@ from hookd_client.messages.base import decision_from
 from hookd.config.hookhints import exit_status_hint
 from hookd.core import intake, trace
 from hookd.core.chain import HookNotRun
-from hookd.core.hooks import HookFailure
+from hookd.core.hooks import HookFailure, Report
 from hookd.core.registry import CallContext, Hook
 from hookd.runners import claude, contain, spawn
 from hookd.runners.output import output_tail
@@ -178,18 +178,17 @@ class _Slot:
 class CommandRunner:
     """Runs a hook's command. One instance serves every command hook of the daemon."""
 
-    def __init__(self, limits: Limits | None = None, groups: ProcessGroups | None = None) -> None:
+    def __init__(self, limits: Limits | None = None, groups: ProcessGroups | None = None, report: Report | None = None) -> None:
         self.limits = limits or Limits()
         self.groups = groups or ProcessGroups()
         self.base_env = dict(os.environ)
         self.spawned = 0
         lim = self.limits
         self.slots = Slots(lim.max_processes, lim.reserved_for_decisions, lim.observer_queue)
-        # Told when observer calls were shed: (the hook, the latest shed call's context, how many
-        # were shed since the last report). Reports of one hook are at most one per
-        # SHED_REPORT_INTERVAL, so a flood cannot turn into a flood of reports. The place to
-        # publish ``hookd.hook.shed`` on the bus.
-        self.on_shed: Callable[[Hook, CallContext, int], None] | None = None
+        # Where observer calls shed are told (``hookd.hook.shed``: the hook, the latest shed call's
+        # context, how many were shed since the last report). Reports of one hook are at most one
+        # per SHED_REPORT_INTERVAL, so a flood cannot turn into a flood of reports.
+        self.report = report
         self._shed_pending: dict[Hook, list[Any]] = {}
 
     def environment(self, hook: Hook, ctx: CallContext) -> dict[str, str]:
@@ -273,11 +272,12 @@ class CommandRunner:
         log.warning(
             "observer calls shed", hook=hook.name, scope=hook.scope, source=hook.source, point=ctx.point, count=count, total=self.slots.shed
         )
-        if self.on_shed is not None:
+        if self.report is not None:
+            payload = {"hook": hook.name, "scope": hook.scope, "source": hook.source, "point": ctx.point, "shed": count}
             try:
-                self.on_shed(hook, ctx, count)
+                self.report("hookd.hook.shed", payload, ctx.session, ctx.project)
             except Exception:
-                log.exception("on_shed callback failed", hook=hook.name)
+                log.exception("reporting shed calls failed", hook=hook.name)
 
     async def run(self, argv: list[str], stdin: bytes, env: dict[str, str], cwd: str, *, decision: bool = True) -> tuple[bytes, bytes, int]:
         """Run argv to completion; returns (stdout, stderr, exit status).

@@ -35,7 +35,7 @@ from hookd_client.messages.base import decision_from
 
 from hookd.core import intake
 from hookd.core.chain import HookNotRun, once
-from hookd.core.hooks import HookFailure
+from hookd.core.hooks import HookFailure, Report
 from hookd.core.registry import CallContext, Hook
 from hookd.runners.command import CommandRunner
 from hookd.runners.workers import Worker, WorkerFailed, WorkerLimits, WorkerPool
@@ -83,7 +83,9 @@ def worker_key(hook: Hook) -> Hashable:
 class PersistentRunner:
     """Runs persistent hooks; shares environment rules and process groups with the spawn runner."""
 
-    def __init__(self, commands: CommandRunner, limits: WorkerLimits | None = None, pool: WorkerPool | None = None) -> None:
+    def __init__(
+        self, commands: CommandRunner, limits: WorkerLimits | None = None, pool: WorkerPool | None = None, report: Report | None = None
+    ) -> None:
         self.commands = commands
         self.limits = limits or WorkerLimits(line_cap=commands.limits.stdout_cap, stderr_cap=commands.limits.stderr_cap)
         self.pool = pool or WorkerPool()
@@ -93,8 +95,7 @@ class PersistentRunner:
         self._known: set[Hashable] = set()  # keys of hooks in force, as last told (prune, revive)
         self._gone: dict[Hashable, None] = {}  # keys retired: stopped once unleased, never started again
         self._replay: dict[Hashable, Worker] = {}  # replay workers (HOOKD_REPLAY=1), by worker key
-        # Called when a worker is marked failed (it is already logged); the place to publish an event.
-        self.on_worker_failed: Callable[[Worker], None] | None = None
+        self.report = report  # where a worker marked failed is told (hookd.worker.failed; it is already logged)
 
     # ----------------------------------------------------------------- calls
 
@@ -220,8 +221,8 @@ class PersistentRunner:
         )
 
     def _failed(self, worker: Worker) -> None:
-        if self.on_worker_failed is not None:
-            self.on_worker_failed(worker)
+        if self.report is not None:
+            self.report("hookd.worker.failed", {"worker": worker.name, "failures": worker.failures, "error": worker.error}, None, None)
 
     def prune(self, live: Iterable[Hook], reset: Iterable[Hook] = ()) -> None:
         """Retire the workers of hooks that are gone (each stops once no call holds a lease on it);

@@ -105,8 +105,10 @@ def test_a_flood_of_slow_observers_is_shed_and_reported_while_a_guard_runs_at_on
     shed: list[int] = []
 
     async def main() -> None:
-        runner = CommandRunner(Limits(max_processes=4, reserved_for_decisions=2, observer_queue=3))
-        runner.on_shed = lambda h, ctx, count: shed.append(count)
+        runner = CommandRunner(
+            Limits(max_processes=4, reserved_for_decisions=2, observer_queue=3),
+            report=lambda point, payload, session, project: shed.append(payload["shed"]),
+        )
         observer = hook(slow, runner, "observer", "slow")
         calls = [asyncio.ensure_future(runner(observer, {}, CTX)) for _ in range(20)]
         await asyncio.sleep(0.2)

@@ -26,22 +26,20 @@ def hook(name: str, scope: str = "global", owner: str = "", enabled: bool = True
 
 def test_untrusted_hooks_are_skipped_and_reported_when_planned(store):
     reports = []
-    r = Registry(store)
-    r.on_untrusted = lambda point, hooks: reports.append((point, [h.name for h in hooks]))
+    r = Registry(store, notify=lambda kind, data: reports.append((kind, data["point"], data["hooks"], data["project"])))
     r.mark_project_loaded("/p")
     r.add([hook("mine", "project", "/p", trusted=False), hook("g")])
     plan = r.plan("tool.approval.pre", None, "/p")
     assert [h.name for h in plan.decisions] == ["g"]
     assert [h.name for h in plan.skipped] == ["mine"]
-    assert reports == [("tool.approval.pre", ["mine"])]
+    assert reports == [("hookd.hooks.untrusted_skipped", "tool.approval.pre", ["mine"], "/p")]
     r.plan("tool.approval.pre", None, "/p")  # cached: not reported again
     assert len(reports) == 1
 
 
 def test_a_disabled_untrusted_hook_is_not_reported(store):
     reports = []
-    r = Registry(store)
-    r.on_untrusted = lambda point, hooks: reports.append(hooks)
+    r = Registry(store, notify=lambda kind, data: reports.append(data))
     r.mark_project_loaded("/p")
     r.add([hook("mine", "project", "/p", enabled=False, trusted=False)])
     r.plan("tool.approval.pre", None, "/p")

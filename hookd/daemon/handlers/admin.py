@@ -14,6 +14,7 @@ from hookd.daemon.handlers.common import Handler, Peer, Result
 if TYPE_CHECKING:
     from hookd.core.registry import Registry
     from hookd.core.settings import Settings
+    from hookd.daemon.dispatch import Dispatch
     from hookd.engine.engine import Engine
     from hookd.events.bus import Bus
     from hookd.plugins.manager import PluginManager
@@ -33,7 +34,7 @@ class AdminParts(Protocol):
     team: Team
     started: float  # time.monotonic() at start
     connections: int
-    calls: int
+    dispatch: Dispatch  # its count of requests served
 
 
 class Admin:
@@ -55,7 +56,7 @@ class Admin:
             d.connections,
             len(d.registry.sessions),
             d.registry.hook_count(),
-            d.calls,
+            d.dispatch.calls,
             c.emits,
             c.decides,
             c.hook_errors,

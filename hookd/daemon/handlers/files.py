@@ -36,7 +36,7 @@ from hookd_client.messages import HookRef
 from hookd.config import hookfile, hooknames, userconfig
 from hookd.config.accepted import AcceptedStore
 from hookd.core import changes
-from hookd.core.registry import Hook, NotRunEntry
+from hookd.core.registry import NotRunEntry
 from hookd.daemon.handlers.common import MakesHooks, Publishes, RunsInBackground
 
 if TYPE_CHECKING:
@@ -90,7 +90,6 @@ class HookFiles:
         self._locks: dict[tuple[m.Scope, str], asyncio.Lock] = {}
         self._last_read: dict[str, hookfile.Read] = {}  # rejected files, to retry without reading again
         self._kept_refused: dict[str, str] = {}  # rejected files whose accepted version another file's names keep out
-        self._skips_reported: set[tuple[str, str]] = set()  # (file, sha256) whose untrusted hooks were reported
 
     # ------------------------------------------------------------- applying
 
@@ -403,23 +402,3 @@ class HookFiles:
         return missing
 
     # ----------------------------------------------------------- reporting
-
-    def untrusted_skipped(self, point: str, hooks: list[Hook]) -> None:
-        by_file: dict[str, list[Hook]] = {}
-        for hook in hooks:
-            if (hook.source, hook.sha) not in self._skips_reported:
-                by_file.setdefault(hook.source, []).append(hook)
-        if len(self._skips_reported) > 10_000:
-            self._skips_reported.clear()
-        for source, skipped in by_file.items():
-            self._skips_reported.add((source, skipped[0].sha))
-            self.d.publish_internal(
-                "hookd.hooks.untrusted_skipped",
-                {
-                    "file": source,
-                    "project": skipped[0].owner,
-                    "point": point,
-                    "hooks": [h.name for h in skipped],
-                    "reason": self.d.registry.verdict(skipped[0]).reason,
-                },
-            )

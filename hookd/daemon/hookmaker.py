@@ -1,0 +1,44 @@
+"""A hook spec made into a hook of the registry, with the runner its mode takes; and the warm
+workers of hooks that went away, stopped."""
+
+from __future__ import annotations
+
+from hookd_client import messages as m
+
+from hookd.core.matcher import compile_match
+from hookd.core.registry import Hook, Registry
+from hookd.core.settings import Settings
+from hookd.runners.command import CommandRunner
+from hookd.runners.persistent import PersistentRunner
+
+
+class HookMaker:
+    def __init__(self, settings: Settings, registry: Registry, commands: CommandRunner, persistent: PersistentRunner) -> None:
+        self.settings = settings
+        self.registry = registry
+        self.commands = commands
+        self.persistent = persistent
+
+    def command_hook(self, spec: m.HookSpec, scope: m.Scope, owner: str, source: str, trust_key: str = "", sha: str = "") -> Hook:
+        return Hook(
+            name=spec.name,
+            point=spec.point,
+            type=spec.type,
+            scope=scope,
+            owner=owner,
+            source=source,
+            runner=self.persistent if spec.mode == "persistent" else self.commands,
+            priority=spec.priority,
+            enabled=spec.enabled,
+            timeout=spec.timeout or self.settings.hook_timeout,
+            on_error=spec.on_error,
+            spec=spec,
+            trust_key=trust_key,
+            sha=sha,
+            matcher=compile_match(spec.match),
+        )
+
+    def hooks_removed(self, removed: list[Hook], reloaded: list[Hook] | None = None) -> None:
+        """Stop the warm workers of removed (or changed) hooks; a reload gives failed ones a fresh start."""
+        if self.persistent.owns_any(removed) or (reloaded and self.persistent.owns_any(reloaded)):
+            self.persistent.prune(self.registry.all_hooks(), reset=reloaded or ())
