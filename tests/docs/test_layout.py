@@ -87,3 +87,13 @@ def test_no_import_cycle() -> None:
                 if path is not None:
                     cycles.append(" -> ".join([module, *path]))
     assert cycles == [], "import cycles:\n" + "\n".join(sorted(set(cycles)))
+
+
+def test_unit_tests_mirror_the_house() -> None:
+    """tests/unit/ holds a folder per layer folder of hookd/ (and the client's, and the bench's), no test loose."""
+    unit = ROOT / "tests" / "unit"
+    loose = sorted(p.name for p in unit.glob("*.py") if p.name != "__init__.py")
+    assert loose == [], f"unit tests loose in tests/unit/: {loose}; each goes in the folder of the layer it tests (tests/README.md)"
+    layer_folders = {p.split(".")[1] for layer in layers() for p in layer}
+    folders = {p.name for p in unit.iterdir() if p.is_dir() and any(p.glob("test_*.py"))}
+    assert folders <= layer_folders | {"client", "bench"}, f"folders that are no layer of hookd/: {sorted(folders - layer_folders)}"

@@ -17,8 +17,8 @@ import pytest
 
 from hookd.runners.workers import Worker, WorkerFailure, _Slots
 
-from ..conftest import write_script
-from ..processes import gone_soon
+from ...conftest import write_script
+from ...processes import gone_soon
 
 ECHO = """
 import json, os, sys, time

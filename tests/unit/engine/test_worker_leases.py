@@ -17,8 +17,8 @@ from hookd.runners.command import CommandRunner
 from hookd.runners.persistent import PersistentRunner
 from hookd.runners.workers import WorkerLimits
 
-from ..conftest import write_script
-from ..processes import alive, gone_soon
+from ...conftest import write_script
+from ...processes import alive, gone_soon
 
 CTX = CallContext("tool.approval.pre", "s1", None)
 

@@ -16,7 +16,7 @@ from hookd.core.registry import CallContext, Hook, Plan
 from hookd.engine.engine import Engine
 from hookd.runners.command import CommandRunner, Limits
 
-from ..conftest import write_script
+from ...conftest import write_script
 
 CTX = CallContext("tool.approval.pre", "s1", None)
 

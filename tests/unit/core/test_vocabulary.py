@@ -161,5 +161,5 @@ def test_the_table_as_json_is_what_the_python_side_uses() -> None:
 def test_docs_show_the_table_the_bridges_use() -> None:
     from pathlib import Path
 
-    doc = (Path(__file__).resolve().parents[2] / "docs" / "bridges.md").read_text()
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "bridges.md").read_text()
     assert vocabulary.markdown_table() in doc, "docs/bridges.md's tool table differs from hookd/core/vocabulary.py: paste markdown_table()"

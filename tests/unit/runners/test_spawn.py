@@ -11,7 +11,7 @@ from hookd.core.hooks import HookFailure
 from hookd.runners import spawn
 from hookd.runners.command import CommandRunner, Limits
 
-from ..processes import gone_soon
+from ...processes import gone_soon
 
 pytestmark = pytest.mark.skipif(not spawn.AVAILABLE, reason="no pidfds on this kernel")
 ENV = dict(os.environ)

@@ -6,7 +6,7 @@ import subprocess
 import sys
 import tomllib
 
-from ..conftest import ROOT
+from ...conftest import ROOT
 
 
 def test_importing_hookd_client_imports_no_daemon_dependency():

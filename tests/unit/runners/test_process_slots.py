@@ -16,7 +16,7 @@ from hookd.core.registry import CallContext, Hook
 from hookd.runners.command import CommandRunner, Limits
 from hookd.runners.slots import Shed, Slots
 
-from ..conftest import write_script
+from ...conftest import write_script
 
 CTX = CallContext("tool.approval.pre", None, None)
 

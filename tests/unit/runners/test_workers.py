@@ -15,8 +15,8 @@ import pytest
 from hookd.runners.command import ProcessGroups
 from hookd.runners.workers import Worker, WorkerFailure, WorkerLimits, WorkerPool
 
-from ..conftest import write_script
-from ..processes import alive, gone_soon
+from ...conftest import write_script
+from ...processes import alive, gone_soon
 
 REVERSER = """
 import json, sys
