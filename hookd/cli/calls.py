@@ -3,11 +3,25 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import msgspec
 
-from hookd.cli.common import USAGE, add_socket, add_target, call, connect, exit_code_of, fail, print_json, project_dir, read_payload
+from hookd.cli.common import (
+    USAGE,
+    add_cwd_target,
+    add_socket,
+    add_target,
+    call,
+    connect,
+    cwd_project,
+    exit_code_of,
+    fail,
+    print_json,
+    project_dir,
+    read_payload,
+)
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -34,10 +48,12 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "not run is also named on stderr, one line each, for a human. With --trace, a readable account of each hook "
         "instead (what it was given, what it answered and wrote, how long it took, or why it did not run; --json keeps the "
         "JSON, with the trace in it). "
-        "Exits 0 whatever the decision is; non-zero only when the call itself fails.",
+        "Exits 0 whatever the decision is; non-zero only when the call itself fails. "
+        "The project is the current directory, as for check and doctor: --project names another, --global leaves "
+        "every project's hooks out, and --session alone takes the session's own project.",
     )
     p.add_argument("point", help="hook point (`hookd points` lists them)")
-    add_target(p)
+    add_cwd_target(p)
     p.add_argument("--payload", metavar="JSON", help="payload as a JSON object, or - to read it from stdin")
     p.add_argument("--json", action="store_true", help="the JSON only: no line on stderr for the hooks that did not run")
     p.add_argument(
@@ -54,12 +70,13 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="show the hooks a call would run, in order",
         description="List the decision hooks and observers a call on POINT would run, in order, with scope, priority and source. "
         "With --payload, each hook is marked by what it would do with that payload: `runs`, or `skipped` with the "
-        "`match` entry that does not match (and `off`, `untrusted` for hooks that do not run at all). Nothing runs.",
-        epilog='Example: hookd explain tool.approval.pre -p . --payload \'{"toolName": "execute_command", '
-        '"args": {"command": "rm -rf /"}}\'',
+        "`match` entry that does not match (and `off`, `untrusted` for hooks that do not run at all). Nothing runs. "
+        "The project is the current directory, as for check and doctor: --project names another, --global leaves "
+        "every project's hooks out, and --session alone takes the session's own project.",
+        epilog='Example: hookd explain tool.approval.pre --payload \'{"toolName": "execute_command", "args": {"command": "rm -rf /"}}\'',
     )
     p.add_argument("point", help="hook point (`hookd points` lists them)")
-    add_target(p)
+    add_cwd_target(p)
     p.add_argument("--payload", metavar="JSON", help="payload as a JSON object, or - for stdin: mark the hooks whose match skips it")
     p.add_argument("--json", action="store_true", help="print JSON")
     add_socket(p)
@@ -113,7 +130,7 @@ def _unasked(args: argparse.Namespace, project: str | None) -> None:
 def run_decide(args: argparse.Namespace) -> int:
     try:
         payload = read_payload(args.payload)
-        project = project_dir(args.project)
+        project = cwd_project(args)
     except ValueError as exc:
         return fail(str(exc), USAGE)
     trace = getattr(args, "trace", False)
@@ -185,7 +202,7 @@ def run_explain(args: argparse.Namespace) -> int:
 
     try:
         payload = read_payload(args.payload) if args.payload is not None else None
-        project = project_dir(args.project)
+        project = cwd_project(args)
     except ValueError as exc:
         return fail(str(exc), USAGE)
     try:
@@ -212,7 +229,13 @@ def run_explain(args: argparse.Namespace) -> int:
         print_json(out)
         return 0
     w = sys.stdout.write
-    w(f"{args.point}\n")
+    # Which project's hooks are in the chain: the current directory's unless told otherwise, so say which.
+    if project is not None:
+        w(f"{args.point}  (project {project})\n")
+    elif args.session is not None:
+        w(f"{args.point}  (session {args.session}: its project, if it has one)\n")
+    else:
+        w(f"{args.point}  (no project)\n")
     for kind, title in (("decision_hooks", "decision hooks"), ("observers", "observers")):
         entries = rows[kind]
         w(f"{title}, in order:\n" if entries else f"{title}: none\n")
@@ -244,11 +267,30 @@ def run_status(args: argparse.Namespace) -> int:
         sys.stdout.write(f"journal:     {journal.get('path')}  {counts}  {health}\n")
     elif journal:
         sys.stdout.write("journal:     off\n")
-    for p in d.get("plugins", []):
-        detail = p.get("progress") or p.get("error") or (f"pid {p['pid']}" if p.get("pid") else "")
-        where = f" ({p['owner']})" if p.get("owner") else ""
-        sys.stdout.write(f"plugins:     {p['directory']}{where}  {p['state']}  {' '.join(detail.split())[:160]}\n")
+    sys.stdout.writelines(_plugin_lines(d.get("plugins", [])))
     from hookd.team.statuslines import lines as team_lines
 
     sys.stdout.writelines(line + "\n" for line in team_lines(d.get("team")))
     return 0
+
+
+def _plugin_lines(plugins: list[dict[str, object]]) -> list[str]:
+    """A line per plugin directory with something in it; the directories the daemon looks in that do
+    not exist are named once, on one line (the daemon reports them as `empty`, as it does a directory
+    with no plugin in it)."""
+    lines = []
+    absent = []
+    for p in plugins:
+        directory = str(p["directory"])
+        if p["state"] == "empty" and not os.path.isdir(directory):
+            absent.append(directory)
+            continue
+        detail = str(p.get("progress") or p.get("error") or (f"pid {p['pid']}" if p.get("pid") else ""))
+        where = f" ({p['owner']})" if p.get("owner") else ""
+        state = "empty (no plugin in it)" if p["state"] == "empty" else p["state"]
+        lines.append(f"plugins:     {directory}{where}  {state}  {' '.join(detail.split())[:160]}".rstrip() + "\n")
+    if absent and not lines:
+        lines.append(f"plugins:     no plugin directory (not present: {', '.join(absent)})\n")
+    elif absent:
+        lines.append(f"plugins:     not present: {', '.join(absent)}\n")
+    return lines

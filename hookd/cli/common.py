@@ -63,6 +63,36 @@ def add_target(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--project", "-p", metavar="DIR", help="project directory (its hooks apply)")
 
 
+def add_cwd_target(parser: argparse.ArgumentParser) -> None:
+    """--session, and the project as `check` and `doctor` take it: --project, else the current directory;
+    --global for the global hooks alone."""
+    parser.add_argument("--session", "-s", metavar="ID", help="session id the call belongs to (without --project: its project)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--project", "-p", metavar="DIR", help="project directory whose hooks apply (default: the current directory, as check and doctor)"
+    )
+    where.add_argument("--global", dest="global_only", action="store_true", help="no project's hooks: the global ones only")
+
+
+def cwd_project(args: argparse.Namespace) -> str | None:
+    """The project of a call made by `decide` or `explain`: --project; else, without --session, the
+    current directory, as `check` and `doctor` take it; None with --global, or with --session alone
+    (the daemon then takes the session's own project, as its agent's calls have it).
+    ValueError for a --project that is not a directory, or --global with --session."""
+    if args.project is not None:
+        return project_dir(args.project)
+    if args.global_only:
+        if args.session is not None:
+            raise ValueError("--global and --session cannot go together: a session's calls have its own project's hooks")
+        return None
+    if args.session is not None:
+        return None
+    try:
+        return os.path.abspath(os.getcwd())
+    except FileNotFoundError:
+        raise ValueError("the current directory no longer exists: name the project with --project, or use --global") from None
+
+
 def project_dir(path: str | None) -> str | None:
     """--project as the absolute directory it names; ValueError when there is no such directory
     (a misspelt project would otherwise leave its guards silently out of the call)."""
@@ -78,6 +108,11 @@ def project_dir(path: str | None) -> str | None:
     if not is_dir:
         raise ValueError(f"--project {path}: {full} is not a directory")
     return full
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``count`` and its noun, singular for one: "1 hook", "2 hooks" (``nouns`` where adding s is wrong)."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
 
 
 def fail(message: str, code: int = 1) -> int:

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from hookd.cli.common import add_socket, print_json
+from hookd.cli.common import add_socket, plural, print_json
 
 _MARK = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
 
@@ -58,5 +58,5 @@ def run(args: argparse.Namespace) -> int:
             out.write(f"{'':<24}fix: {c.fix}\n")
     fails = sum(c.status == "fail" for c in checks)
     warns = sum(c.status == "warn" for c in checks)
-    out.write(f"{fails} failed, {warns} warning{'s' if warns != 1 else ''}, {len(checks) - fails - warns} ok\n")
+    out.write(f"{fails} failed, {plural(warns, 'warning')}, {len(checks) - fails - warns} ok\n")
     return 1 if failed else 0

@@ -14,6 +14,7 @@ import shlex
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
+from hookd.cli.common import plural
 from hookd.cli.doctor_checks import Check, Daemon
 
 # Why a guard did not run, as the event's hook results say it: each means the agent's call went unguarded.
@@ -225,7 +226,7 @@ def _codex_trust(f: Found, again: str) -> Iterator[Check]:
         yield Check(
             f.agent,
             "fail",
-            f"{f.path}: Codex has not trusted {len(untrusted)} of hookd's {len(hooks)} hooks, and runs no untrusted hook: "
+            f"{f.path}: Codex has not trusted {len(untrusted)} of hookd's {plural(len(hooks), 'hook')}, and runs no untrusted hook: "
             "its tool calls go unguarded",
             again + " (install trusts them through Codex)",
         )

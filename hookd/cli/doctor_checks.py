@@ -135,6 +135,12 @@ def lock_holder(path: str) -> tuple[int | None, bool] | None:
     return (int(text) if text.isdigit() else None), held
 
 
+def _others(pids: list[int]) -> str:
+    """ "another hookd daemon (pid 7) uses", or for several "other hookd daemons (pids 7, 9) use"."""
+    listed = ", ".join(map(str, pids))
+    return f"another hookd daemon (pid {listed}) uses" if len(pids) == 1 else f"other hookd daemons (pids {listed}) use"
+
+
 def state_check(d: Daemon) -> Check:
     env = d.environ if d.environ is not None else dict(os.environ)
     state = state_dir_of(env)
@@ -152,12 +158,12 @@ def state_check(d: Daemon) -> Check:
             note = "; daemon.lock is not held by anyone"
     others = sorted(found - {answering}) if answering is not None else sorted(found)
     if answering is not None and others:
-        pids = ", ".join(map(str, others))
+        them = f"the other one (`kill {others[0]}`)" if len(others) == 1 else f"the others (`kill {' '.join(map(str, others))}`)"
         return Check(
             "state directory",
             "fail",
-            f"another hookd daemon (pid {pids}) uses {state}, besides pid {answering} on {d.socket}: their journals and seqs collide",
-            f"stop the other one (`kill {others[0]}`) or give it its own $XDG_STATE_HOME",
+            f"{_others(others)} {state}, besides pid {answering} on {d.socket}: their journals and seqs collide",
+            f"stop {them} or give {'it' if len(others) == 1 else 'each'} its own $XDG_STATE_HOME",
         )
     if answering is None and len(others) > 1:
         pids = ", ".join(map(str, others))

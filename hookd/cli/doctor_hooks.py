@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from hookd.cli.common import plural
 from hookd.cli.doctor_checks import Check, Daemon, Status
 
 # ------------------------------------------------------------------ hook files
@@ -45,7 +46,7 @@ def untrusted_checks(d: Daemon, cwd: str) -> Iterator[Check]:
         yield Check(
             "trust",
             "warn",
-            f"{source}: {count} hook{'s' if count != 1 else ''} will not run, the file is not trusted ({why})",
+            f"{source}: {plural(count, 'hook')} will not run, the file is not trusted ({why})",
             f"read it and the scripts it runs, then `hookd trust {shlex.quote(cwd)}`",
         )
     if not files:
@@ -104,7 +105,7 @@ def command_checks(d: Daemon) -> Iterator[Check]:
                 "(systemd: `systemctl --user set-environment PATH=...` then restart hookd)",
             )
     where = "the daemon's PATH" if not assumed else "this shell's PATH (the daemon's environment is not readable)"
-    yield Check("commands", "ok" if not assumed else "warn", f"{checked} command hook{'s' if checked != 1 else ''} looked up on {where}")
+    yield Check("commands", "ok" if not assumed else "warn", f"{plural(checked, 'command hook')} looked up on {where}")
 
 
 # ------------------------------------------------------------------ plugin environments

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from hookd.cli.common import add_socket, call, connect, error_text, exit_code_of, fail, print_json
+from hookd.cli.common import add_socket, call, connect, error_text, exit_code_of, fail, plural, print_json
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -18,7 +18,8 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "file it came from. With --project: the global hooks and that project's; without: every hook the daemon "
         "holds (global, every loaded project, sessions). Also lists hook files whose latest edit was rejected. "
         "A persistent hook has a `worker:` line (idle, running, backoff, failed: ERROR); plugin hooks are listed as "
-        "DIR:EVENT with their plugin directory as the source.",
+        "DIR:EVENT with their plugin directory as the source. A session hook whose owner has gone (its connection "
+        "closed; the session waits for it to attach again) says so, with when the session ends.",
     )
     p.add_argument("--project", "-p", metavar="DIR", help="project directory")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -76,6 +77,17 @@ def _state(h: Any) -> str:
     return state + " (toggled)" if h.toggled else state
 
 
+def _gone(h: Any) -> str:
+    """What a session hook whose owner has gone waits for: it is in force, but only until its session ends."""
+    if not getattr(h, "owner_gone", False):
+        return ""
+    if h.expires_in is None:
+        return "  (owner gone)"
+    import math
+
+    return f"  (owner gone; the session ends in {math.ceil(h.expires_in)} s unless attached again)"
+
+
 def run_hooks(args: argparse.Namespace) -> int:
     listing = _call(args, "list_hooks", os.path.abspath(args.project) if args.project else None)
     if args.json:
@@ -87,7 +99,7 @@ def run_hooks(args: argparse.Namespace) -> int:
     for h in listing.hooks:
         where = h.owner if h.scope == "session" else h.source
         kind = "shadow" if getattr(h, "shadow", False) else h.type  # a decision hook whose answers are never applied
-        out.write(f"{h.scope:<8} {h.priority:>5}  {h.name:<24} {h.point:<26} {kind:<9} {_state(h):<14} {where}\n")
+        out.write(f"{h.scope:<8} {h.priority:>5}  {h.name:<24} {h.point:<26} {kind:<9} {_state(h):<14} {where}{_gone(h)}\n")
         if h.worker:  # a persistent hook
             out.write(f"{'':<16}worker: {h.worker}\n")
     untrusted = {h.source: h.trust for h in listing.hooks if not h.trusted}
@@ -108,7 +120,7 @@ def run_toggle(args: argparse.Namespace) -> int:
         print_json({"name": args.name, "enabled": args.enabled, "project": project, "hooks": count})
         return 0
     where = f" for {os.path.abspath(args.project)}" if args.project else ""
-    sys.stdout.write(f"{'enabled' if args.enabled else 'disabled'} {args.name}{where} ({count} hook{'s' if count != 1 else ''})\n")
+    sys.stdout.write(f"{'enabled' if args.enabled else 'disabled'} {args.name}{where} ({plural(count, 'hook')})\n")
     return 0
 
 

@@ -13,7 +13,7 @@ from hookd.agents.codex import importer
 def run(args: argparse.Namespace) -> int:
     import yaml
 
-    from hookd.cli.common import fail
+    from hookd.cli.common import fail, plural
 
     path = args.settings
     if args.undo:
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
             return fail(f"{args.output} exists; -o never overwrites: choose another file or merge by hand")
         except OSError as exc:
             return fail(f"cannot write {args.output}: {exc.strerror or exc}")
-        sys.stderr.write(f"hookd: wrote {len(result.hooks)} hooks to {args.output}\n")
+        sys.stderr.write(f"hookd: wrote {plural(len(result.hooks), 'hook')} to {args.output}\n")
         if result.taken and not args.keep:
             try:
                 if path.endswith(".json"):

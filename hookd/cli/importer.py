@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-from hookd.cli.common import fail
+from hookd.cli.common import fail, plural
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
             return fail(f"{args.output} exists; -o never overwrites: choose another file or merge by hand")
         except OSError as exc:
             return fail(f"cannot write {args.output}: {exc.strerror or exc}")
-        sys.stderr.write(f"hookd: wrote {len(result.hooks)} hooks to {args.output}\n")
+        sys.stderr.write(f"hookd: wrote {plural(len(result.hooks), 'hook')} to {args.output}\n")
         if result.taken and not args.keep:
             try:
                 saved = import_move.move(args.settings, original, result.taken, args.output, text)

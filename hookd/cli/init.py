@@ -29,7 +29,11 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     where.add_argument("--project", "-p", metavar="DIR", help="write DIR/.hookd/hooks.yaml (default: the current directory)")
     where.add_argument("--stdout", action="store_true", help="print the file instead of writing it")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
-    p.add_argument("--json", action="store_true", help="print JSON: {file, hooks}")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print JSON: {file, hooks, content}: the file written (null with --stdout), its hooks' names and its text",
+    )
     p.set_defaults(run=run_init)
 
     p = sub.add_parser(
@@ -58,7 +62,10 @@ def run_init(args: argparse.Namespace) -> int:
     from hookd.cli.template import TEMPLATE
 
     if args.stdout:
-        sys.stdout.write(TEMPLATE)
+        if args.json:
+            print_json({"file": None, "hooks": _names(TEMPLATE), "content": TEMPLATE})
+        else:
+            sys.stdout.write(TEMPLATE)
         return 0
     path = _target(args.is_global, args.project)
     if os.path.lexists(path) and not args.force:
@@ -69,7 +76,7 @@ def run_init(args: argparse.Namespace) -> int:
     except OSError as exc:
         return fail(f"cannot write {path}: {exc.strerror or exc}", ERROR)
     if args.json:
-        print_json({"file": path, "hooks": ["no-rm-root", "log-tools"]})
+        print_json({"file": path, "hooks": _names(TEMPLATE), "content": TEMPLATE})
         return 0
     sys.stdout.write(f"wrote {path}: a guard (no-rm-root, on) and an observer (log-tools, off)\n")
     if not args.is_global:
@@ -77,6 +84,13 @@ def run_init(args: argparse.Namespace) -> int:
         sys.stdout.write(f"a project file runs once trusted: review it, then run `hookd trust {project}`\n")
     sys.stdout.write(f"check it: hookd check {path}; edit it: hookd edit {path}\n")
     return 0
+
+
+def _names(text: str) -> list[str]:
+    """The names of the hooks ``text`` defines, in order, read as the daemon reads the file."""
+    from hookd.config import userconfig
+
+    return [spec.name for spec in userconfig.parse(text, "hooks.yaml")]
 
 
 def _replace(path: str, text: str) -> None:

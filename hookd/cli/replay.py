@@ -109,6 +109,8 @@ def _verdict(v: Any) -> str:
 
 
 def write_text(reply: Any, show_all: bool) -> None:
+    from hookd.cli.common import plural
+
     out = sys.stdout.write
     for call in reply.calls:
         if not (call.differs or show_all):
@@ -131,7 +133,7 @@ def write_text(reply: Any, show_all: bool) -> None:
             if _ref(nr.hook) not in answered:  # a hook's answer line already says it did not run
                 out(f"    {_ref(nr.hook)} -> not run ({nr.reason}): {nr.message}\n")
     n = len(reply.calls)
-    summary = f"{n} call{'s' if n != 1 else ''} replayed, {reply.differ} differ{'s' if reply.differ == 1 else ''}"
+    summary = f"{plural(n, 'call')} replayed, {reply.differ} differ{'s' if reply.differ == 1 else ''}"
     if reply.unreadable:
         summary += f", {reply.unreadable} could not be replayed (payload not journaled whole)"
     if reply.more:

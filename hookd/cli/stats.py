@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from hookd.cli.common import add_socket, call, print_json
+from hookd.cli.common import add_socket, call, plural, print_json
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -37,10 +37,13 @@ def _skips(skips: dict[str, int]) -> str:
 def _line(label: str, c: dict[str, Any], shadow: bool = False) -> str:
     deny, ask = ("would deny", "would ask") if shadow else ("deny", "ask")
     calls = c.get("calls", 0)
-    parts = [f"{calls} call{'' if calls == 1 else 's'}"]
-    for key, name in (("denies", deny), ("asks", ask), ("allows", "allow"), ("errors", "errors"), ("timeouts", "timeouts")):
+    parts = [plural(calls, "call")]
+    for key, name in (("denies", deny), ("asks", ask), ("allows", "allow")):
         if c.get(key):
             parts.append(f"{c[key]} {name}")
+    for key, noun in (("errors", "error"), ("timeouts", "timeout")):
+        if c.get(key):
+            parts.append(plural(c[key], noun))
     if c.get("calls"):
         parts.append(f"p50 {_ms(c.get('p50'))} ms  p95 {_ms(c.get('p95'))} ms  p99 {_ms(c.get('p99'))} ms")
     if c.get("skips"):

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from hookd.cli.common import UNREACHABLE, USAGE, add_socket, fail
-from hookd.cli.tail_output import Matcher, Printer
+from hookd.cli.tail_output import Matcher, Printer, parse_decisions, parse_until
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -27,12 +27,26 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "hookd.* events (hook errors, config reloads, sessions, slow subscribers). History is read from the "
         "journal ($XDG_STATE_HOME/hookd/events.jsonl) and the daemon's memory; --follow keeps printing new events.",
         epilog="Examples: `hookd tail -f --point 'tool.*'`, `hookd tail --since 1h --session s1`, "
-        "`hookd tail --json --since 10m | jq .point`. --since takes a duration (30s, 5m, 1h, 2d) or a seq number.",
+        "`hookd tail --since 2h --until 1h --decision deny,ask`, `hookd tail --json --since 10m | jq .point`. "
+        "--since and --until take a duration ago (30s, 5m, 1h, 2d) or a seq number.",
     )
     p.add_argument("--point", action="append", default=[], metavar="GLOB", help="only points matching GLOB, e.g. 'tool.*' (repeatable)")
     p.add_argument("--session", "-s", action="append", default=[], metavar="ID", help="only this session (repeatable)")
     p.add_argument("--project", "-p", action="append", default=[], metavar="DIR", help="only this project (repeatable)")
+    p.add_argument(
+        "--decision",
+        action="append",
+        default=[],
+        metavar="KIND",
+        help="only decide events with this decision: allow, deny, ask, continue, or none (no hook decided); "
+        "repeatable, or a comma list (deny,ask)",
+    )
     p.add_argument("--since", metavar="WHEN", help="start this long ago (30s, 5m, 1h, 2d) or at this seq number")
+    p.add_argument(
+        "--until",
+        metavar="WHEN",
+        help="end this long ago (30s, 5m, 1h, 2d) or at this seq number (the last shown); reads the past only: no --follow",
+    )
     p.add_argument("-n", "--lines", type=int, metavar="N", help="show the last N past events (default 10 without --since)")
     follow = p.add_mutually_exclusive_group()
     follow.add_argument(
@@ -61,8 +75,9 @@ def _journal_history(path: str, since_seq: int | None, since_time: float | None,
     if last is None:
         return [], None
     events = []
+    end = match.until.seq
     for ev in journal.read(path, since_time):
-        if ev.seq > last.seq:
+        if ev.seq > last.seq or (end is not None and ev.seq > end):
             break
         if since_seq is not None and ev.seq < since_seq:
             continue
@@ -75,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     import time
 
     from hookd_client import Client, HookdError
-    from hookd_client.messages import Live
+    from hookd_client.messages import Gap, Live
     from hookd_client.stream import parse_since
 
     from hookd.events import journal
@@ -88,13 +103,20 @@ def run(args: argparse.Namespace) -> int:
         since_seq, since_age = parse_since(args.since)
     except ValueError as exc:
         return fail(f"--since: {exc}", USAGE)
+    try:
+        decisions = parse_decisions(args.decision)
+        until = parse_until(args.until, args.since, time.time())
+    except ValueError as exc:
+        return fail(str(exc), USAGE)
     if args.lines is not None and args.lines < 0:
         return fail("-n/--lines must be 0 or more", USAGE)
+    if until and args.follow:
+        return fail("--until reads the past: it cannot go with --follow", USAGE)
     lines = args.lines if args.lines is not None else (None if args.since else 10)
-    follow = sys.stdout.isatty() if args.follow is None else args.follow
+    follow = False if until else sys.stdout.isatty() if args.follow is None else args.follow
     colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
     projects = [os.path.abspath(p) for p in args.project]
-    match = Matcher(args.point, args.session, projects)
+    match = Matcher(args.point, args.session, projects, decisions, until)
     printer = Printer(args.json, colour, flush=follow, fit=sys.stdout.isatty() and not args.full)
     since_time = time.time() - since_age if since_age is not None else None
 
@@ -130,9 +152,15 @@ def run(args: argparse.Namespace) -> int:
         for item in sub:
             if isinstance(item, Live):
                 return
-            if since_time is not None and getattr(item, "time", since_time) < since_time:
+            if isinstance(item, Gap):
+                yield item
                 continue
-            yield item
+            if since_time is not None and item.time < since_time:
+                continue
+            if until.seq is not None and item.seq > until.seq:
+                return  # in seq order: nothing after it is shown either
+            if match.kept(item):  # the daemon applied the subscription's own filters
+                yield item
 
     shown: Iterable[Any] = backlog()
     if lines is not None:
@@ -179,13 +207,13 @@ class Follower:
 
     def run(self, sub: Any) -> int:
         from hookd_client import HookdError
-        from hookd_client.messages import Live
+        from hookd_client.messages import Gap, Live
 
         pid = self._pid()
         while True:
             try:
                 for item in sub:
-                    if not isinstance(item, Live):
+                    if isinstance(item, Gap) or (not isinstance(item, Live) and self.match.kept(item)):
                         self.printer(item)
                 return 0
             except HookdError as exc:

@@ -3,7 +3,9 @@
 Every daemon's events are in one stream; each line is prefixed with the host
 and user it came from (``--json`` adds ``host``, ``user`` and ``daemon`` fields).
 History: ``--since`` (a duration, or a stream sequence number) or the last
-``-n`` events that match (10 by default), then, with ``--follow``, live.
+``-n`` events that match (10 by default), up to ``--until`` (the same syntax; then
+nothing live), then, with ``--follow``, live. ``--decision`` keeps the decide events
+with those decisions, as the local tail does.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ def run_team(args: argparse.Namespace) -> int:
     from hookd_client.stream import parse_since
 
     from hookd.cli.common import fail
-    from hookd.cli.tail_output import Matcher, Printer
+    from hookd.cli.tail_output import Matcher, Printer, Until, parse_decisions, parse_until
 
     try:
         s = team_settings.load()
@@ -39,16 +41,24 @@ def run_team(args: argparse.Namespace) -> int:
         since_seq, since_age = parse_since(args.since)
     except ValueError as exc:
         return fail(f"--since: {exc}", 2)
+    try:
+        decisions = parse_decisions(args.decision)
+        until = parse_until(args.until, args.since, time.time())
+    except ValueError as exc:
+        return fail(str(exc), 2)
     if args.lines is not None and args.lines < 0:
         return fail("-n/--lines must be 0 or more", 2)
+    if until and args.follow:
+        return fail("--until reads the past: it cannot go with --follow", 2)
     lines = args.lines if args.lines is not None else (None if args.since else 10)
-    follow = sys.stdout.isatty() if args.follow is None else args.follow
+    follow = False if until else sys.stdout.isatty() if args.follow is None else args.follow
     colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
-    match = Matcher(args.point, args.session, [os.path.abspath(p) for p in args.project])
+    # A seq of --until is the stream's sequence number here, as --since's is: checked on each message, not on the event.
+    match = Matcher(args.point, args.session, [os.path.abspath(p) for p in args.project], decisions, Until(None, until.time))
     printer = Printer(args.json, colour, flush=follow)
     start_time = time.time() - since_age if since_age is not None else None
     try:
-        return asyncio.run(_follow(s, match, printer, since_seq, start_time, lines, follow, args.json))
+        return asyncio.run(_follow(s, match, printer, since_seq, start_time, lines, follow, args.json, until.seq))
     except KeyboardInterrupt:
         return 0
     except Exception as exc:
@@ -64,6 +74,7 @@ async def _follow(
     lines: int | None,
     follow: bool,
     as_json: bool,
+    until_seq: int | None = None,
 ) -> int:
     import nats
     from hookd_client.messages import Event
@@ -96,6 +107,8 @@ async def _follow(
             live = pending.num_pending == 0 and sub.delivered == 0 and queue.empty()
 
         def show(msg: Any) -> Any:
+            if until_seq is not None and msg.metadata.sequence.stream > until_seq:
+                return None
             try:
                 ev = decode(msg.data)
             except msgspec.DecodeError:
@@ -118,6 +131,8 @@ async def _follow(
                 history.append(item)
             if msg.metadata.sequence.stream >= last or msg.metadata.num_pending == 0:
                 live = True
+            elif until_seq is not None and msg.metadata.sequence.stream >= until_seq:
+                live = True  # the rest is after --until
         for item in history:
             emit(item)
         if not follow:

@@ -21,6 +21,7 @@ from typing import Any
 from hookd_client.messages import Event, Gap
 from wcwidth import wcswidth, wcwidth
 
+from hookd.cli.common import plural
 from hookd.core.termsafe import clean, one_line
 
 RESET = "\033[0m"
@@ -147,12 +148,22 @@ def _compact(payload: dict[str, Any]) -> str:
     return " ".join(f"{k}={v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str)}" for k, v in payload.items())
 
 
-def _not_run_name(item: Any) -> str:
-    if isinstance(item, dict):
-        hook = item.get("hook") if isinstance(item.get("hook"), dict) else item
-        return f"{hook.get('name', '?')} ({item.get('reason', '?')})"
-    hook = getattr(item, "hook", None)
-    return f"{getattr(hook, 'name', '?')} ({getattr(item, 'reason', '?')})"
+# Why a hook of a decide was passed over without being a guard that did not run: its match filter
+# did not match, an earlier final answer ended the chain, or it is turned off.
+_PASSED_OVER = frozenset({"match", "decided", "disabled"})
+
+
+def not_run(event: Event) -> list[str]:
+    """The guards of a decide that did not run, each as ``name (reason)``, from the event's hook results.
+    A file whose hooks are all missing (rejected, not loaded) is named by its file. Shadow hooks are never
+    guards, so they are not named; the payload is never read for this (an agent writes it)."""
+    out = []
+    for run in event.hooks:
+        if run.skipped is None or run.skipped in _PASSED_OVER or run.shadow or run.type != "decision":
+            continue
+        name = run.hook.name if run.hook.name != "*" else f"every hook of {run.hook.source}"
+        out.append(f"{name} ({run.skipped})")
+    return out
 
 
 def _text(text: str) -> str:
@@ -170,14 +181,11 @@ def summary_segments(event: Event) -> list[Segment]:
         if event.decided_by is not None:
             parts.append((f"by {_text(event.decided_by.name)}", ""))
         if event.errors:
-            parts.append((f"{event.errors} hook error{'s' if event.errors != 1 else ''}", RED))
-        # Guards that did not run, once the bus carries them on decide events (an Event field or the outcome summary).
-        skipped = getattr(event, "not_run", None)
-        outcome = payload.get("outcome")
-        if not skipped and isinstance(outcome, dict):
-            skipped = outcome.get("notRun")
-        if skipped and isinstance(skipped, list):
-            parts.append((f"not run: {_text(', '.join(_not_run_name(n) for n in skipped))}", RED))
+            parts.append((plural(event.errors, "hook error"), RED))
+        # A guard that did not run is named on the call's own line: a decide without it would read as an allow.
+        skipped = not_run(event)
+        if skipped:
+            parts.append((f"not run: {_text(', '.join(skipped))}", RED))
     took = event.duration if event.duration is not None else payload.get("duration")
     if isinstance(took, int | float) and not isinstance(took, bool):
         parts.append((f"{took:g}ms", DIM))
@@ -221,9 +229,10 @@ def line(event: Event, colour: bool = False, today: datetime.date | None = None,
 
 def gap_line(gap: Gap, colour: bool = False, width: int | None = None) -> str:
     if gap.reason == "history":
-        text = f"-- {gap.missed} events (seq {gap.first}..{gap.last}) are no longer in the daemon's memory --"
+        gone = "is" if gap.missed == 1 else "are"
+        text = f"-- {plural(gap.missed, 'event')} (seq {gap.first}..{gap.last}) {gone} no longer in the daemon's memory --"
     else:
-        text = f"-- missed {gap.missed} events (seq {gap.first}..{gap.last}): this reader fell behind --"
+        text = f"-- missed {plural(gap.missed, 'event')} (seq {gap.first}..{gap.last}): this reader fell behind --"
     return fit([(text, BOLD + RED)], width, colour)
 
 

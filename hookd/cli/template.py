@@ -10,9 +10,9 @@ hooks:
     point: tool.approval.pre          # before a tool runs: allow, deny or ask (`hookd help points`)
     type: decision
     # `match` picks the calls this hook sees: every entry must match (a regular expression on a
-    # payload field). A call that does not match starts no process. Try it (-p .: with this
-    # directory's project hooks, once the file is trusted; without it, the global hooks only):
-    #   hookd explain tool.approval.pre -p . --payload "$(hookd points --example tool.approval.pre)"
+    # payload field). A call that does not match starts no process. Try it (with the hooks of the
+    # project you are in, once its file is trusted; -p DIR: another project's; --global: none):
+    #   hookd explain tool.approval.pre --payload "$(hookd points --example tool.approval.pre)"
     match:
       args.command: '(^|[;&|]\s*)rm\s+-(rf|fr)\s+/(\s|$)'
     # A decision hook answers on stdout with JSON; nothing at all abstains. Exit 0:

@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from hookd.cli.common import plural
+
 INPUT_CHARS = 600  # the text form shows this much of a hook's input; --json shows all of it
 
 
 def _json(value: Any, limit: int | None = None) -> str:
     text = json.dumps(value, ensure_ascii=False, sort_keys=True)
     if limit is not None and len(text) > limit:
-        text = text[:limit] + f" ... ({len(text) - limit} more characters; --json shows all)"
+        text = text[:limit] + f" ... ({plural(len(text) - limit, 'more character')}; --json shows all)"
     return text
 
 

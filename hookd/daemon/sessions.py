@@ -70,6 +70,13 @@ class Ownership:
                 self._timers[session_id] = loop.call_later(self.grace, self._fire, session_id)
         return hooks, orphans
 
+    def expires_in(self, session_id: str) -> float | None:
+        """Seconds until the session ends unless its owner comes back; None when it is not waiting."""
+        timer = self._timers.get(session_id)
+        if timer is None:
+            return None
+        return max(0.0, timer.when() - asyncio.get_running_loop().time())
+
     def waiting(self) -> int:
         """Sessions whose owner is gone and whose grace period runs."""
         return len(self._timers)

@@ -49,3 +49,20 @@ def test_explain_names_an_untrusted_guard_once(env: Env, daemon_factory, tmp_pat
     assert r.returncode == 0, r.stderr
     row = next(line for line in r.stdout.splitlines() if "no-rm" in line)
     assert row.split()[0] == "untrusted" and "(untrusted: `hookd hooks` says why)" in row and "not trusted" not in row, row
+
+
+def test_tail_names_the_guard_that_did_not_run_on_the_calls_line(env: Env, daemon_factory, tmp_path: Path) -> None:
+    project = _untrusted_project_guard(env, tmp_path)
+    daemon_factory()
+    r = env.hookd("decide", "tool.approval.pre", "-p", str(project), "-s", "nr2", "--payload", '{"toolName": "Bash"}')
+    assert r.returncode == 0 and json.loads(r.stdout)["not_run"], r.stdout
+    r = env.hookd("tail", "--no-follow", "--point", "tool.approval.pre", "--session", "nr2")
+    assert r.returncode == 0, r.stderr
+    [line] = r.stdout.splitlines()
+    assert "no decision not run: no-rm (untrusted)" in line, line
+    assert line.index("not run") < line.index("Bash")  # with the verdict, before the payload a narrow terminal cuts
+    # Once trusted, it runs: the line names nothing as not run.
+    assert env.hookd("trust", str(project)).returncode == 0
+    env.hookd("decide", "tool.approval.pre", "-p", str(project), "-s", "nr2", "--payload", '{"toolName": "Bash"}')
+    r = env.hookd("tail", "--no-follow", "--point", "tool.approval.pre", "--session", "nr2", "-n", "1")
+    assert "deny (no) by no-rm" in r.stdout and "not run" not in r.stdout, r.stdout

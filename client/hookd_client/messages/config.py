@@ -137,6 +137,10 @@ class HookInfo(msgspec.Struct, omit_defaults=True):
     match: dict[str, str] = {}
     worker: str = ""  # persistent hooks: idle, running, backoff, "failed: <why>", stopped
     shadow: bool = False  # a shadow hook: its answer is recorded, never applied
+    # A session's hook whose session has lost its owner (the connection that attached it closed): the
+    # session waits out the daemon's grace period for its owner, then ends, in ``expires_in`` seconds.
+    owner_gone: bool = False
+    expires_in: float | None = None
 
 
 class FileProblem(msgspec.Struct, omit_defaults=True):

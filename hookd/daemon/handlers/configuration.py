@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from hookd.config.trust import TrustStore
     from hookd.core.registry import Registry
     from hookd.daemon.handlers.files import HookFiles
+    from hookd.daemon.sessions import Ownership
     from hookd.plugins.manager import PluginManager
     from hookd.runners.persistent import PersistentRunner
     from hookd.team import Team
@@ -34,6 +35,7 @@ class ConfigurationParts(Publishes, Protocol):
     team: Team
     trust: TrustStore
     toggles_path: str
+    ownership: Ownership
 
 
 class Configuration:
@@ -125,6 +127,11 @@ class Configuration:
         toggled = (context, hook.name) in toggles_ or (hook.scope == "global" and (None, hook.name) in toggles_)
         spec = hook.spec
         verdict = registry.verdict(hook)
+        owner_gone, expires_in = False, None
+        if hook.scope == "session":
+            session = registry.sessions.get(hook.owner)
+            if session is not None and session.owner is None:  # its owner's connection closed: it waits out the grace
+                owner_gone, expires_in = True, self.d.ownership.expires_in(hook.owner)
         return m.HookInfo(
             name=hook.name,
             point=hook.point,
@@ -142,6 +149,8 @@ class Configuration:
             match=dict(spec.match) if spec is not None else {},
             worker=self.d.persistent.state_of(hook) or "",
             shadow=hook.type == "decision" and hook.shadow,
+            owner_gone=owner_gone,
+            expires_in=None if expires_in is None else round(expires_in, 1),
         )
 
     def list_hooks(self, conn: Peer, req: m.ListHooks) -> Result:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 
-from hookd_client.messages import Event, HookRef
+from hookd_client.messages import Event, HookRef, HookRun
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -70,9 +70,7 @@ def test_tail_names_guards_that_did_not_run() -> None:
         time=0.0,
         kind="decide",
         point="tool.approval.pre",
-        payload={
-            "toolName": "Bash",
-            "outcome": {"decision": None, "notRun": [{"name": "no-\x1brm", "scope": "project", "reason": "untrusted"}]},
-        },
+        payload={"toolName": "Bash"},
+        hooks=[HookRun(HookRef("no-\x1brm", "project", "/p/.hookd/hooks.yaml"), skipped="untrusted")],
     )
     assert "not run: no-\\x1brm (untrusted)" in tailfmt.line(ev)
