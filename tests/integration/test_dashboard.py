@@ -247,7 +247,13 @@ def _screenshot(browser, name: str) -> None:  # type: ignore[no-untyped-def]
     where = os.environ.get("HOOKD_DASHBOARD_SCREENSHOTS")
     if where:
         Path(where).mkdir(parents=True, exist_ok=True)
+        # The whole page, not only the window's first screen: the window grows to the page's height for it.
+        size = browser.get_window_size()
+        height, inner = browser.execute_script("return [document.documentElement.scrollHeight, window.innerHeight]")
+        browser.set_window_size(size["width"], min(max(height, inner), 2400) + size["height"] - inner)
+        browser.execute_script("window.scrollTo(0, 0)")
         browser.save_screenshot(str(Path(where) / name))
+        browser.set_window_size(size["width"], size["height"])
 
 
 @pytest.mark.usefixtures("asking")

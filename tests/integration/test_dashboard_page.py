@@ -5,8 +5,7 @@ decide shows what its agent waited (test_dashboard.py, where a person answers in
 
 One busy scene (module-scoped: a daemon, its hook files, five agents' sessions, a file deleted
 and one that does not load, a call waiting for a person) is read by the tests that only look at
-it. Screenshots go under the test's temporary directory (and, with HOOKD_DASHBOARD_SCREENSHOTS=DIR,
-there too, for docs/img).
+it. Its screenshots go under the test's temporary directory.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from hookd.cli.tailfmt import when
 
 from ..conftest import DaemonProcess, make_env, write_script
 from .test_approvals import PAYLOAD
-from .test_dashboard import HANG_GUARD, Dashboard, _open, _screenshot, launch_chromium
+from .test_dashboard import HANG_GUARD, Dashboard, _open, launch_chromium
 from .test_user_config import wait_until
 
 WIDTHS = (1280, 1400, 1920)
@@ -231,7 +230,6 @@ def test_no_card_overflows_at_1280_1400_or_1920_px(scene: Scene) -> None:
         scene.browser.execute_script("window.scrollTo(0, 0); for (const s of document.querySelectorAll('.scroll')) s.scrollTop = 0;")
         shot = shots / f"dashboard-{width}.png"
         assert scene.browser.save_screenshot(str(shot)) and shot.stat().st_size > 0
-        _screenshot(scene.browser, f"dashboard-{width}.png")
         assert overflows == [], f"at {width} px wide (screenshot: {shot})"
         # Room to read: no card squeezed to a strip, and the events' reasons keep a column of their own.
         widths = scene.browser.execute_script("return [...document.querySelectorAll('main section')].map((s) => s.clientWidth)")
