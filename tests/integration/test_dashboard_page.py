@@ -235,7 +235,7 @@ def test_no_card_overflows_at_1280_1400_or_1920_px(scene: Scene) -> None:
         widths = scene.browser.execute_script("return [...document.querySelectorAll('main section')].map((s) => s.clientWidth)")
         assert min(widths) >= 360, (width, widths)
         reasons = scene.browser.execute_script("return document.querySelector('#events tr.row td:last-child').clientWidth")
-        assert reasons >= 240, (width, reasons)
+        assert reasons >= 200, (width, reasons)  # about 30 characters, with every other column at its widest
 
 
 def test_each_stats_row_says_which_hook_it_is(scene: Scene) -> None:
