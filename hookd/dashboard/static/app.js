@@ -44,11 +44,18 @@ function tag(kind, text, title) {
   return el("span", { class: `tag ${kind}`, title: title || null, text });
 }
 
-// As `hookd tail` shows times: local, 24-hour, to the millisecond (cut, not rounded), with the
-// date when it is not today.
+// As `hookd tail` shows times: local, 24-hour, to the millisecond, with the date when it is not
+// today. The same digits as tail's: Python takes the microsecond from the fraction of the second
+// (rounded half to even), then cuts it to the millisecond; so does this.
 function clock(seconds) {
-  const micros = Math.round(Number(seconds) * 1e6); // the microsecond the daemon's clock gave
-  const when = new Date(Math.floor(micros / 1000));
+  let whole = Math.floor(Number(seconds));
+  const scaled = (Number(seconds) - whole) * 1e6;
+  let micros = scaled - Math.floor(scaled) === 0.5 ? 2 * Math.round(scaled / 2) : Math.round(scaled);
+  if (micros >= 1e6) {
+    whole += 1;
+    micros -= 1e6;
+  }
+  const when = new Date(whole * 1000 + Math.floor(micros / 1000));
   const pad = (n, width) => String(n).padStart(width || 2, "0");
   const stamp = `${pad(when.getHours())}:${pad(when.getMinutes())}:${pad(when.getSeconds())}.${pad(when.getMilliseconds(), 3)}`;
   if (when.toDateString() === new Date().toDateString()) return stamp;
