@@ -31,7 +31,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from hookd.dashboard import service
+    from hookd.dashboard import service, who
     from hookd.edge import log
 
     if not 0 <= args.port <= 65535:
@@ -40,5 +40,5 @@ def run(args: argparse.Namespace) -> int:
         args.parser.error(f"--history must be at least 1, not {args.history}")
     log.configure(os.environ.get("HOOKD_LOG_LEVEL", "warning"), None, None)
     browser = service.wants_browser() if args.browser is None else args.browser
-    name = args.name or os.environ.get("USER") or "dashboard"
+    name = args.name or who.login_name()
     return asyncio.run(service.run(args.socket, args.port, name, args.history, browser, sys.stdout))

@@ -1,12 +1,15 @@
 """The dashboard's side of the daemon: one process-wide view, fed by ordinary client connections.
 
 - the event stream, from ``history`` events back, then live (after a lost connection it resumes
-  at the next seq, so nothing shows twice);
+  at the next seq, so nothing shows twice). The past comes from the journal first, so that it
+  reaches back across daemon restarts (past.py), then from the daemon's memory;
+- each decide with what its agent waited, a person's answer included (waits.py);
 - an approver (hookd_client.approver), whose open offers are the page's pending approvals, but
   only while a page is open: a dashboard nobody looks at must not make every ``ask`` wait for its
   deadline. The approver connects when the first page opens its event stream and leaves
   :data:`PAGE_GRACE` seconds after the last one closed (a reload comes back within it);
-- ``status`` (and ``stats``, on a daemon that has that request) every ``poll`` seconds.
+- ``status`` (and ``stats``, on a daemon that has that request, with each hook row told apart by
+  the hooks in force: hookrows.py) every ``poll`` seconds.
 
 Each open page is a listener with a bounded queue of updates; a page that falls behind is
 dropped and its browser reconnects, starting again from a snapshot.
@@ -25,7 +28,11 @@ import structlog
 from hookd_client import AsyncClient, HookdError
 from hookd_client.approver import ApprovalClosed, ApprovalOffer, AsyncApprover
 from hookd_client.errors import ConnectionLost, DaemonNotRunning
-from hookd_client.messages import Event, Gap
+from hookd_client.messages import Event, Gap, Status
+
+from hookd.dashboard import hookrows, past
+from hookd.dashboard.waits import Waits
+from hookd.events import journal_files
 
 log = structlog.get_logger("hookd.dashboard")
 
@@ -58,6 +65,7 @@ class Link:
         self._tasks: list[asyncio.Task[None]] = []
         self._last_seq = 0
         self._client: AsyncClient | None = None
+        self._waits = Waits()
 
     # ------------------------------------------------------------- running
 
@@ -150,11 +158,8 @@ class Link:
         while True:
             try:
                 client = await self._connected_client()
-                if self._last_seq:
-                    since = self._last_seq + 1
-                else:
-                    newest = (await client.status()).events
-                    since = max(1, newest - self.history + 1)
+                status = await client.status()
+                since = await self._journaled(status)
                 async with client.subscribe(since=since) as stream:
                     self._set_connected(True)
                     self.ready.set()
@@ -170,6 +175,24 @@ class Link:
             await asyncio.sleep(wait)
             wait = min(wait * 2, _RETRY[1])
 
+    async def _journaled(self, status: Status) -> int:
+        """Take the past the journal holds (from the next seq not shown, or the newest ``history``
+        events at first); the seq the daemon's replay starts at: past the journal's newest line."""
+        # What the daemon's memory alone would give: the next seq not shown, or its newest ``history``.
+        since = self._last_seq + 1 if self._last_seq else max(1, status.events - self.history + 1)
+        journal = status.journal
+        if journal is None or not journal.enabled:
+            return since
+        path = journal.path or journal_files.default_path()
+        try:
+            events, last = await asyncio.to_thread(past.newest, path, self._last_seq + 1, self.history)
+        except OSError as exc:
+            log.warning("could not read the journal; the past starts at what the daemon keeps", path=path, error=str(exc))
+            return since
+        for ev in events:
+            self._event(ev)
+        return max(since, (last or 0) + 1)
+
     def _event(self, ev: Event) -> None:
         self._last_seq = ev.seq
         data = msgspec.to_builtins(ev)
@@ -179,6 +202,7 @@ class Link:
             shown = msgspec.json.encode(payload)
             if len(shown) > _PAYLOAD_SHOWN:
                 data["payload"] = {"(preview)": shown[:2048].decode(errors="replace"), "(bytes)": len(shown)}
+        self._waits.see(data)
         self.events.append(data)
         self._tell("event", data)
         if ev.kind != "internal":
@@ -230,6 +254,8 @@ class Link:
                     self.status = status
                     self._tell("status", status)
                 stats = await _stats(client)
+                if stats is not None:
+                    stats = hookrows.annotate(stats, await _hooks(client))
                 if stats is not None and _changed(self.stats, stats):
                     self.stats = stats
                     self._tell("stats", stats)
@@ -268,4 +294,16 @@ async def _stats(client: AsyncClient) -> dict[str, Any] | None:
         raise
     data: dict[str, Any] = msgspec.to_builtins(reply)
     data.pop("id", None)
+    return data
+
+
+async def _hooks(client: AsyncClient) -> dict[str, Any] | None:
+    """The hooks the daemon has in force (every scope's), or None when it does not say."""
+    try:
+        reply = await client.list_hooks()
+    except HookdError as exc:
+        if exc.code in ("bad_request", "not_found"):
+            return None
+        raise
+    data: dict[str, Any] = msgspec.to_builtins(reply)
     return data

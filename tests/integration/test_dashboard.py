@@ -14,6 +14,7 @@ import socket
 import subprocess
 import threading
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -197,8 +198,8 @@ def _first(paths: tuple[str, ...], name: str) -> str | None:
     return next((p for p in paths if os.access(p, os.X_OK)), None) or shutil.which(name)
 
 
-@pytest.fixture
-def browser(tmp_path):  # type: ignore[no-untyped-def]
+def launch_chromium(where: Path, width: int = 1500, height: int = 1000):  # type: ignore[no-untyped-def]
+    """A headless Chromium driven by selenium, its profile and driver log under ``where``."""
     chromium, driver = _first(CHROMIUM, "chromium"), _first(CHROMEDRIVER, "chromedriver")
     if chromium is None or driver is None:
         pytest.skip(
@@ -210,12 +211,18 @@ def browser(tmp_path):  # type: ignore[no-untyped-def]
 
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1500,1000"):
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", f"--window-size={width},{height}"):
         options.add_argument(arg)
-    options.add_argument(f"--user-data-dir={tmp_path / 'chromium-profile'}")
-    driver_log = tmp_path / "chromedriver.log"
+    options.add_argument(f"--user-data-dir={where / 'chromium-profile'}")
+    driver_log = where / "chromedriver.log"
     session = webdriver.Chrome(options=options, service=Service(executable_path=driver, log_output=str(driver_log)))
     session.set_page_load_timeout(HANG_GUARD)
+    return session
+
+
+@pytest.fixture
+def browser(tmp_path):  # type: ignore[no-untyped-def]
+    session = launch_chromium(tmp_path)
     yield session
     session.quit()
 
@@ -240,7 +247,13 @@ def _screenshot(browser, name: str) -> None:  # type: ignore[no-untyped-def]
     where = os.environ.get("HOOKD_DASHBOARD_SCREENSHOTS")
     if where:
         Path(where).mkdir(parents=True, exist_ok=True)
+        # The whole page, not only the window's first screen: the window grows to the page's height for it.
+        size = browser.get_window_size()
+        height, inner = browser.execute_script("return [document.documentElement.scrollHeight, window.innerHeight]")
+        browser.set_window_size(size["width"], min(max(height, inner), 2400) + size["height"] - inner)
+        browser.execute_script("window.scrollTo(0, 0)")
         browser.save_screenshot(str(Path(where) / name))
+        browser.set_window_size(size["width"], size["height"])
 
 
 @pytest.mark.usefixtures("asking")
@@ -358,7 +371,7 @@ def test_the_page_shows_each_hook_of_a_chain_the_stats_and_the_shadow_guards(env
         browser.find_element(By.CSS_SELECTOR, f"{rows} td.decision-deny").click()
         detail = wait.until(lambda b: b.find_element(By.CSS_SELECTOR, "#events tr.detail"))
         runs = wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#events tr.detail tr.hook-run"))
-        names = [r.find_elements(By.TAG_NAME, "td")[0].text for r in runs]
+        names = [r.find_elements(By.TAG_NAME, "td")[0].text.splitlines()[0] for r in runs]  # the name over its file
         assert names[0] == "no-force-push" and names[1].startswith("ci-only-pushes") and "shadow" in names[1]
         assert "no force pushes" in detail.text and " ms" in runs[0].text
         # The stats and the shadow guard's would-be denials, once the daemon counted them.
@@ -368,3 +381,36 @@ def test_the_page_shows_each_hook_of_a_chain_the_stats_and_the_shadow_guards(env
         _screenshot(browser, "dashboard-chain.png")
     finally:
         dashboard.stop()
+
+
+@pytest.mark.usefixtures("asking")
+def test_a_decide_shows_what_its_agent_waited_for_a_person(daemon, dashboard, browser):  # type: ignore[no-untyped-def]
+    from selenium.webdriver.common.by import By
+
+    wait = _open(browser, dashboard)
+    result: list[Any] = []
+
+    def agent() -> None:
+        with daemon.client(timeout=HANG_GUARD) as c:
+            result.append(c.decide("tool.approval.pre", PAYLOAD, session="s-waits"))
+
+    call = threading.Thread(target=agent)
+    call.start()
+    wait.until(lambda b: b.find_element(By.CSS_SELECTOR, "#approvals button.allow")).click()
+    call.join(HANG_GUARD)
+    assert result and result[0].decision == "allow"
+    row = wait.until(lambda b: b.find_element(By.CSS_SELECTOR, "#events tr.row td.decision-allow"))
+    row = row.find_element(By.XPATH, "..")
+    state = _state(dashboard)
+    decide = next(e for e in state["events"] if e["seq"] == int(row.get_attribute("data-seq")))
+    answered = next(e for e in state["events"] if e["point"] == "hookd.approval.answered")
+    person = answered["payload"]["waited"] * 1000  # ms between the offer and the click
+    cell = row.find_elements(By.TAG_NAME, "td")[7]
+    shown = cell.get_attribute("data-ms")
+    assert shown is not None, cell.text
+    assert float(shown) == pytest.approx(decide["duration"] + person, abs=0.01)
+    assert float(shown) > decide["duration"]
+    assert "dana" in cell.get_attribute("title") and "chain" in cell.get_attribute("title")
+    row.click()
+    detail = wait.until(lambda b: b.find_element(By.CSS_SELECTOR, "#events tr.detail p.wait"))
+    assert "for dana to answer" in detail.text and "in the hooks' chain" in detail.text

@@ -12,7 +12,8 @@ const state = {
   stats: null,
   connected: false,
   approver: "",
-  open: new Set(), // seqs whose chain is shown
+  sessions: 0, // sessions listed in the Sessions card (the header says the same number)
+  open: new Set(), // seqs whose details are shown
 };
 
 const $ = (id) => document.getElementById(id);
@@ -33,12 +34,49 @@ function el(tag, props, ...children) {
   return node;
 }
 
-function clock(seconds) {
-  return new Date(seconds * 1000).toLocaleTimeString();
+// One line of text, cut with an ellipsis where its column ends; the whole text on hover.
+function clipped(text, kind) {
+  const value = text === undefined || text === null ? "" : String(text);
+  return el("span", { class: `clip ${kind || ""}`, title: value || null, text: value });
 }
 
+function tag(kind, text, title) {
+  return el("span", { class: `tag ${kind}`, title: title || null, text });
+}
+
+// As `hookd tail` shows times: local, 24-hour, to the millisecond, with the date when it is not
+// today. The same digits as tail's: Python takes the microsecond from the fraction of the second
+// (rounded half to even), then cuts it to the millisecond; so does this.
+function clock(seconds) {
+  let whole = Math.floor(Number(seconds));
+  const scaled = (Number(seconds) - whole) * 1e6;
+  let micros = scaled - Math.floor(scaled) === 0.5 ? 2 * Math.round(scaled / 2) : Math.round(scaled);
+  if (micros >= 1e6) {
+    whole += 1;
+    micros -= 1e6;
+  }
+  const when = new Date(whole * 1000 + Math.floor(micros / 1000));
+  const pad = (n, width) => String(n).padStart(width || 2, "0");
+  const stamp = `${pad(when.getHours())}:${pad(when.getMinutes())}:${pad(when.getSeconds())}.${pad(when.getMilliseconds(), 3)}`;
+  if (when.toDateString() === new Date().toDateString()) return stamp;
+  return `${when.getFullYear()}-${pad(when.getMonth() + 1)}-${pad(when.getDate())} ${stamp}`;
+}
+
+// A duration in milliseconds, as a number for the stats' columns.
 function ms(value) {
   return value === undefined || value === null ? "" : Number(value).toFixed(value < 10 ? 2 : 0);
+}
+
+// A duration in milliseconds, with its unit: 0.52 ms, 113 ms, 2.35 s, 120.1 s, 12 min 5 s.
+function duration(value) {
+  if (value === undefined || value === null) return "";
+  const v = Number(value);
+  if (v < 10) return `${v.toFixed(2)} ms`;
+  if (v < 1000) return `${v.toFixed(0)} ms`;
+  if (v < 10000) return `${(v / 1000).toFixed(2)} s`;
+  if (v < 600000) return `${(v / 1000).toFixed(1)} s`;
+  const minutes = Math.floor(v / 60000);
+  return `${minutes} min ${((v - minutes * 60000) / 1000).toFixed(0)} s`;
 }
 
 function short(value, limit) {
@@ -46,13 +84,30 @@ function short(value, limit) {
   return text.length > limit ? text.slice(0, limit - 1) + "…" : text;
 }
 
+// A path's last parts (its file, the folder it is in and the one above): enough to tell two files
+// apart at a glance; the whole path is in the title.
+function shortPath(path) {
+  const text = String(path || "");
+  if (!text.startsWith("/")) return text;
+  const parts = text.split("/").filter(Boolean);
+  return parts.length > 3 ? `…/${parts.slice(-3).join("/")}` : text;
+}
+
 function payloadSummary(payload) {
   if (!payload || Object.keys(payload).length === 0) return "";
   let tool = payload.toolName || payload.tool_name;
   if (tool && typeof payload.agentToolName === "string" && payload.agentToolName !== tool) tool = `${tool} (${payload.agentToolName})`;
   const args = payload.args !== undefined ? payload.args : payload.tool_input;
-  if (tool) return `${tool} ${args !== undefined ? short(args, 160) : ""}`;
-  return short(payload, 160);
+  if (tool) return `${tool} ${args !== undefined ? short(args, 300) : ""}`;
+  return short(payload, 300);
+}
+
+// An internal event's payload on one line: key=value pairs, strings as they are.
+function compactPayload(payload) {
+  if (!payload || typeof payload !== "object") return "";
+  return Object.entries(payload)
+    .map(([key, value]) => `${key}=${typeof value === "string" ? value : short(value, 200)}`)
+    .join("  ");
 }
 
 function agentOf(ev) {
@@ -87,51 +142,90 @@ function currentFilter() {
 
 // ------------------------------------------------------------------- events
 
+// What the agent waited for a decide: its chain, and a person's answer when a hook asked for one.
+function waitText(ev) {
+  const approval = ev.approval;
+  if (approval) {
+    const who = approval.expired ? "the approval deadline" : `${approval.by || "an approver"} to answer`;
+    const chain = ev.duration !== undefined && ev.duration !== null ? `, ${duration(ev.duration)} in the hooks' chain` : "";
+    return `the agent waited ${duration(ev.waited)}: ${duration(approval.ms)} for ${who} (approval #${approval.offer})${chain}`;
+  }
+  if (ev.duration !== undefined && ev.duration !== null) return `the agent waited ${duration(ev.duration)}: the hooks' chain`;
+  return "";
+}
+
+function waitedCell(ev) {
+  const waited = ev.waited !== undefined && ev.waited !== null ? ev.waited : ev.duration;
+  return el("td", {
+    class: `num waited${ev.approval ? " waited-approval" : ""}`,
+    "data-ms": waited === undefined || waited === null ? null : waited,
+    title: waitText(ev) || null,
+    text: duration(waited),
+  });
+}
+
+function summaryCell(ev) {
+  if (ev.reason) return el("td", { class: "fill reason", text: short(ev.reason, 600) });
+  const text = ev.kind === "internal" ? compactPayload(ev.payload) : payloadSummary(ev.payload);
+  return el("td", { class: "fill" }, el("span", { class: "clip summary", title: text ? short(text, 2000) : null, text: short(text, 400) }));
+}
+
 function eventRow(ev, fresh) {
   const decision = ev.decision || "";
-  const text = ev.reason ? ev.reason : payloadSummary(ev.payload);
-  const row = el(
+  return el(
     "tr",
-    { class: `row kind-${ev.kind}${fresh ? " fresh" : ""}`, "data-seq": ev.seq, "data-point": ev.point, onclick: () => toggle(ev.seq) },
+    { class: `row kind-${ev.kind}${fresh ? " fresh" : ""}`, "data-seq": ev.seq, "data-point": ev.point, "data-kind": ev.kind, onclick: () => toggle(ev.seq) },
     el("td", { class: "num", text: ev.seq }),
-    el("td", { text: clock(ev.time) }),
+    el("td", { class: "time", text: clock(ev.time) }),
     el("td", { text: ev.kind }),
-    el("td", { text: ev.point }),
-    el("td", { text: ev.session || "" }),
-    el("td", { text: agentOf(ev) }),
+    el("td", {}, clipped(ev.point, "point")),
+    el("td", { class: "session" }, clipped(ev.session, "id")),
+    el("td", {}, clipped(agentOf(ev), "agent")),
     el("td", { class: decision ? `decision-${decision}` : "", text: decision }),
-    el("td", { class: "num", text: ms(ev.duration) }),
-    el("td", { class: "wrap", text: short(text || "", 200) }),
+    waitedCell(ev),
+    summaryCell(ev),
   );
-  return row;
+}
+
+// A hook of a decide's chain: its name (for "*", the file it stands for) over the file it comes from.
+function hookLabel(ref, shadow) {
+  const name = el("div", {}, ref.name);
+  if (ref.name === "*") name.append(tag("every-tag", `every hook of ${shortPath(ref.source)}`, ref.source));
+  if (shadow) name.append(tag("shadow-tag", "shadow"));
+  return el("td", { class: "hook" }, name, el("div", { class: "source clip", title: ref.source, text: shortPath(ref.source) }));
 }
 
 function chainDetail(ev) {
   const parts = [];
+  if (ev.kind === "decide") {
+    const wait = waitText(ev);
+    if (wait) parts.push(el("p", { class: "note wait", text: `${wait[0].toUpperCase()}${wait.slice(1)}.` }));
+  }
   if (Array.isArray(ev.hooks) && ev.hooks.length) {
     const body = el("tbody");
     for (const run of ev.hooks) {
-      const what = run.skipped ? `skipped (${run.skipped})` : run.error ? `${run.error}: ${run.message || ""}` : run.decision || "abstained";
+      const what = run.skipped ? `not run (${SKIPS[run.skipped] || run.skipped})` : run.error ? `${run.error}: ${run.message || ""}` : run.decision || "abstained";
       body.append(
         el(
           "tr",
           { class: "hook-run" },
-          el("td", {}, run.hook.name, run.shadow ? el("span", { class: "shadow-tag", text: "shadow" }) : null),
-          el("td", { text: `${run.hook.scope} · ${run.type || "decision"}` }),
-          el("td", { class: run.decision ? `decision-${run.decision}` : "", text: what }),
+          hookLabel(run.hook, run.shadow),
+          el("td", { class: "kind", text: `${run.hook.scope} · ${run.type || "decision"}` }),
+          el("td", { class: `answer${run.decision ? ` decision-${run.decision}` : ""}`, text: what }),
           el("td", { class: "num", text: run.ms !== undefined ? `${ms(run.ms)} ms` : "" }),
-          el("td", { class: "wrap", text: run.reason || "" }),
+          el("td", { text: run.reason || (run.skipped ? run.message || "" : "") }),
         ),
       );
     }
     parts.push(
-      el("table", { class: "chain" }, el("thead", {}, el("tr", {}, ...["hook", "scope · type", "answer", "time", "reason"].map((h) => el("th", { text: h })))), body),
+      el("table", { class: "chain" }, el("thead", {}, el("tr", {}, ...["hook · file", "scope · type", "answer", "time", "reason"].map((h) => el("th", { text: h })))), body),
     );
   } else if (ev.kind === "decide") {
     const by = ev.decided_by ? `decided by ${ev.decided_by.name} (${ev.decided_by.scope}, ${ev.decided_by.source})` : "no hook decided";
     parts.push(el("p", { class: "note", text: `${by}${ev.duration !== undefined ? `; the chain took ${ms(ev.duration)} ms` : ""}` }));
   }
   if (ev.errors) parts.push(el("p", { class: "note", text: `${ev.errors} hook(s) failed` }));
+  if (ev.session) parts.push(el("p", { class: "note", text: `session ${ev.session}${ev.project ? ` · project ${ev.project}` : ""}` }));
   parts.push(el("pre", { text: JSON.stringify(ev.payload || {}, null, 2) }));
   return el("tr", { class: "detail", "data-detail": ev.seq }, el("td", { colspan: 9 }, ...parts));
 }
@@ -169,7 +263,7 @@ function addEvent(ev) {
 
 // ----------------------------------------------------------------- sessions
 
-function renderSessions() {
+function sessionList() {
   const sessions = new Map();
   for (const ev of state.events) {
     if (!ev.session) continue;
@@ -187,21 +281,32 @@ function renderSessions() {
     if (ev.point === "hookd.session.attached") s.ended = false;
     s.last = Math.max(s.last, ev.time);
   }
-  const rows = [...sessions.values()]
-    .sort((a, b) => b.last - a.last)
-    .map((s) =>
-      el(
-        "tr",
-        { "data-session": s.id },
-        el("td", { text: s.id + (s.ended ? " (ended)" : "") }),
-        el("td", { text: s.agent || "—" }),
-        el("td", { class: "wrap", text: s.project || "" }),
-        el("td", { class: "num", text: s.calls }),
-        el("td", { class: "num", text: s.denied }),
-        el("td", { text: clock(s.last) }),
-      ),
-    );
+  return [...sessions.values()].sort((a, b) => b.last - a.last);
+}
+
+function filterBySession(id) {
+  $("f-session").value = id;
+  renderEvents();
+}
+
+function renderSessions() {
+  const list = sessionList();
+  const rows = list.map((s) =>
+    el(
+      "tr",
+      { "data-session": s.id, title: `show only this session's events`, onclick: () => filterBySession(s.id) },
+      el("td", {}, clipped(s.id, "id"), s.ended ? tag("gone-tag", "ended") : null),
+      el("td", {}, clipped(s.agent || "—", "agent")),
+      el("td", { class: "fill" }, el("span", { class: "clip", title: s.project || null, text: shortPath(s.project) })),
+      el("td", { class: "num", text: s.calls }),
+      el("td", { class: "num", text: s.denied }),
+      el("td", { class: "time", text: clock(s.last) }),
+    ),
+  );
   $("sessions").tBodies[0].replaceChildren(...rows);
+  state.sessions = list.length;
+  $("sessions-count").textContent = String(list.length);
+  renderStatus();
 }
 
 // ---------------------------------------------------------------- approvals
@@ -272,10 +377,77 @@ function tickExpiries() {
 
 // -------------------------------------------------------------------- stats
 
+// Why a hook did not run, in words (the daemon's skip reasons).
+const SKIPS = {
+  match: "its match did not fit",
+  decided: "an earlier hook decided",
+  disabled: "disabled",
+  untrusted: "not trusted",
+  invalid_file: "its file is invalid",
+  not_loaded: "its file was not loaded in time",
+  plugin_failed: "its plugin failed",
+  worker_failed: "its worker failed",
+  shed: "shed under load",
+  too_large: "the payload was too large for it",
+  disconnected: "its client is gone",
+  deadline: "the agent's deadline passed",
+};
+
+function skipsText(skips) {
+  const parts = Object.entries(skips || {}).map(([why, n]) => `${SKIPS[why] || why} ×${n}`);
+  return parts.join(", ");
+}
+
 function countsCells(c) {
-  return [c.calls, ms(c.p50), ms(c.p95), ms(c.p99), c.errors || 0, c.timeouts || 0, c.denies || 0, c.asks || 0].map((v) =>
+  return [c.calls || 0, ms(c.p50), ms(c.p95), ms(c.p99), c.errors || 0, c.timeouts || 0, c.denies || 0, c.asks || 0].map((v) =>
     el("td", { class: "num", text: v === undefined ? "" : v }),
   );
+}
+
+// A stats row's hook: its name, and what it is: where it comes from, and whether it is still loaded.
+function statsHookCell(h) {
+  const ref = h.hook;
+  const life = h.life || {};
+  const name = el("div", { class: "name" });
+  let source;
+  if (h.every_hook_of !== undefined || ref.name === "*") {
+    const file = h.every_hook_of || ref.source;
+    name.append("*", tag("every-tag", `every hook of ${shortPath(file)}`, file));
+    if (h.in_force === false) name.append(tag("gone-tag", "resolved", "the file loaded since, or is gone; these counts are from before"));
+    const problems = (h.file_problems || []).join("\n");
+    const why = skipsText(life.skips);
+    source = el("div", {
+      class: "source",
+      title: `${file}${problems ? `\n${problems}` : ""}`,
+      text: `${ref.scope} · ${h.in_force === false ? "did" : "does"} not load, so none of its hooks ran${why ? `: ${why}` : ""}`,
+    });
+  } else {
+    name.append(ref.name);
+    if (h.shadow) name.append(tag("shadow-tag", "shadow"));
+    if (h.in_force === false) {
+      name.append(tag("gone-tag", "removed", "no longer loaded: its file was deleted or no longer defines it; these counts are from before"));
+    }
+    const skipped = skipsText(life.skips);
+    source = el("div", {
+      class: "source clip",
+      title: `${ref.source}${skipped ? `\nnot run: ${skipped}` : ""}${h.last_error ? `\nlast error: ${h.last_error}` : ""}`,
+      text: `${ref.scope} · ${shortPath(ref.source)}`,
+    });
+  }
+  return el("td", { class: "hook" }, name, source);
+}
+
+function rowState(h) {
+  if (h.hook.name === "*") return h.in_force === false ? "resolved" : "not loaded";
+  return h.in_force === false ? "removed" : h.in_force ? "in force" : "unknown";
+}
+
+function statsOrder(a, b) {
+  const by = (h) => [h.hook.name === "*" ? 1 : 0, h.hook.name, h.point, h.in_force === false ? 1 : 0, h.hook.source];
+  const x = by(a);
+  const y = by(b);
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
+  return 0;
 }
 
 function renderStats() {
@@ -287,21 +459,34 @@ function renderStats() {
     return;
   }
   const head = ["hook", "point", "calls", "p50", "p95", "p99", "err", "t/o", "deny", "ask"];
-  const rows = (stats.hooks || []).map((h) =>
+  const rows = [...(stats.hooks || [])].sort(statsOrder).map((h) =>
     el(
       "tr",
-      { "data-hook": h.hook.name },
-      el("td", {}, h.hook.name, h.shadow ? el("span", { class: "shadow-tag", text: "shadow" }) : null),
-      el("td", { text: h.point }),
+      {
+        class: h.in_force === false ? "gone" : null,
+        title: h.hook.name === "*" ? `* stands for every hook of ${h.hook.source}, a file that did not load` : null,
+        "data-hook": h.hook.name,
+        "data-scope": h.hook.scope,
+        "data-source": h.hook.source,
+        "data-state": rowState(h),
+      },
+      statsHookCell(h),
+      el("td", {}, clipped(h.point, "point")),
       ...countsCells(h.life || {}),
     ),
   );
   const points = (stats.points || []).map((p) =>
-    el("tr", { class: "point-row", "data-point": p.name }, el("td", { class: "note", text: "whole chain" }), el("td", { text: p.name }), ...countsCells(p.life || {})),
+    el("tr", { class: "point-row", "data-point": p.name }, el("td", { text: "whole chain" }), el("td", {}, clipped(p.name, "point")), ...countsCells(p.life || {})),
   );
   box.replaceChildren(
     el("table", {}, el("thead", {}, el("tr", {}, ...head.map((h, i) => el("th", { class: i > 1 ? "num" : "", text: h })))), el("tbody", {}, ...rows, ...points)),
-    el("p", { class: "note", text: "over the daemon's life: durations in ms; err: failed, t/o: timed out; deny/ask: answers (a shadow hook's would-be answers)" }),
+    el("p", {
+      class: "note",
+      text:
+        "Over the daemon's life. Durations in ms: a hook's own run, or on \"whole chain\" rows a decide's whole chain. " +
+        "err: failed, t/o: timed out; deny/ask: answers (a shadow hook's would-be answers). Under each hook: its scope and file; " +
+        "\"removed\": no longer loaded, its counts are from before; \"*\": every hook of a file that did not load.",
+    }),
   );
   renderShadow();
 }
@@ -315,12 +500,19 @@ function renderShadow() {
       el(
         "table",
         {},
-        el("thead", {}, el("tr", {}, ...["shadow hook", "calls", "would deny", "would ask"].map((h) => el("th", { text: h })))),
+        el("thead", {}, el("tr", {}, ...["shadow hook", "calls", "would deny", "would ask"].map((h, i) => el("th", { class: i ? "num" : "", text: h })))),
         el(
           "tbody",
           {},
           ...shadowHooks.map((h) =>
-            el("tr", {}, el("td", { text: h.hook.name }), el("td", { class: "num", text: h.life.calls }), el("td", { class: "num", text: h.life.denies || 0 }), el("td", { class: "num", text: h.life.asks || 0 })),
+            el(
+              "tr",
+              {},
+              el("td", { class: "fill", title: h.hook.source, text: h.hook.name }),
+              el("td", { class: "num", text: h.life.calls }),
+              el("td", { class: "num", text: h.life.denies || 0 }),
+              el("td", { class: "num", text: h.life.asks || 0 }),
+            ),
           ),
         ),
       ),
@@ -344,14 +536,36 @@ function renderShadow() {
 
 // ------------------------------------------------------------------- status
 
+// The header, and the note under the sessions: both follow the daemon's status and the sessions listed.
 function renderStatus() {
+  const attached = state.status ? ` ${state.status.sessions} attached to the daemon now.` : "";
+  $("sessions-note").textContent = state.sessions
+    ? `The sessions of the ${state.events.length} events shown, newest first; click one to see only its events.${attached}`
+    : `No session in the events shown yet.${attached}`;
   const pill = $("daemon");
   pill.textContent = state.connected ? "live" : "disconnected";
   pill.className = `pill ${state.connected ? "up" : "down"}`;
   const s = state.status;
-  $("summary").textContent = s
-    ? `hookd ${s.version} · pid ${s.pid} · ${s.sessions} sessions · ${s.hooks} hooks · ${s.decides || 0} decides · ${s.emits || 0} emits · ${s.connections} connections`
-    : "";
+  const summary = $("summary");
+  if (!s) {
+    summary.replaceChildren();
+    return;
+  }
+  const n = state.sessions;
+  const parts = [
+    el("span", { text: `hookd ${s.version}` }),
+    el("span", { text: `pid ${s.pid}` }),
+    el("span", {
+      id: "summary-sessions",
+      title: `the sessions listed in the Sessions card, from the events shown; ${s.sessions} attached to the daemon now`,
+      text: `${n} session${n === 1 ? "" : "s"}`,
+    }),
+    el("span", { text: `${s.hooks} hooks` }),
+    el("span", { text: `${s.decides || 0} decides` }),
+    el("span", { text: `${s.emits || 0} emits` }),
+    el("span", { text: `${s.connections} connections` }),
+  ];
+  summary.replaceChildren(...parts.flatMap((part, i) => (i ? [" · ", part] : [part])));
 }
 
 // ----------------------------------------------------------------- the feed
@@ -407,9 +621,8 @@ function connect() {
 }
 
 function renderAll() {
-  renderStatus();
   renderApprovals();
-  renderSessions();
+  renderSessions(); // and the header, which counts the sessions listed
   renderEvents();
   renderStats();
   tickExpiries();
