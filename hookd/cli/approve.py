@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import threading
 import time
@@ -59,7 +58,9 @@ async def _approve(args: argparse.Namespace) -> int:
     from hookd_client.approver import ApprovalOffer, AsyncApprover
     from hookd_client.errors import ConnectionLost
 
-    name = args.name or os.environ.get("USER") or "approver"
+    from hookd.dashboard.who import login_name
+
+    name = args.name or login_name()
     lines = _lines(asyncio.get_running_loop())
     async with AsyncApprover(args.socket, name=name, client="hookd-approve") as approver:
         info = approver.approving

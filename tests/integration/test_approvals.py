@@ -276,3 +276,20 @@ def test_an_ask_from_a_guard_that_could_not_run_is_offered_too(daemon_factory): 
     assert [(n.hook.name, n.reason) for n in out.not_run] == [("held-guard", "disconnected")], out
     assert out.decision == "deny" and out.reason.endswith(": not while its guard is away"), out
     assert out.approval is not None and out.approval.by.name == "carol"
+
+
+def test_hookd_approve_without_user_names_the_login_name(env, daemon):
+    import pwd
+    import subprocess
+
+    from ..conftest import HOOKD
+
+    login = pwd.getpwuid(os.getuid()).pw_name
+    bare = {k: v for k, v in env.env.items() if k not in ("USER", "LOGNAME")}
+    proc = subprocess.Popen([*HOOKD, "approve", "--once"], env=bare, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out = _Output(proc.stdout)
+        out.wait_for(f"approving as {login}: ")
+    finally:
+        proc.kill()
+        proc.wait()
