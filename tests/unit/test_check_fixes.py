@@ -49,7 +49,15 @@ def test_a_misspelt_key_with_one_close_match_is_renamed_in_place_and_nothing_els
 
 
 def test_crlf_line_endings_and_quoting_are_kept() -> None:
-    text = 'hooks:\r\n  - name: "guard"\r\n    point: \'tool.approval.pre\'\r\n    type: "decison"\r\n    command: /bin/true\r\n    enabled: true\r\n'
+    lines = [
+        "hooks:",
+        '  - name: "guard"',
+        "    point: 'tool.approval.pre'",
+        '    type: "decison"',
+        "    command: /bin/true",
+        "    enabled: true",
+    ]
+    text = "\r\n".join(lines) + "\r\n"
     out = fixes.fix(text, "hooks.yaml")
     assert out.text == text.replace('"decison"', '"decision"')
 
@@ -108,7 +116,11 @@ def test_each_kind_of_fix(written: str, fixed: str) -> None:
 
 
 def test_an_anchor_or_an_alias_is_not_edited() -> None:
-    text = "hooks:\n  - {name: g, point: custom.x, type: &t decison, command: c, enabled: true}\n  - {name: h, point: custom.y, type: *t, command: c, enabled: true}\n"
+    text = (
+        "hooks:\n"
+        "  - {name: g, point: custom.x, type: &t decison, command: c, enabled: true}\n"
+        "  - {name: h, point: custom.y, type: *t, command: c, enabled: true}\n"
+    )
     assert fixes.fix(text, "hooks.yaml").text == text
 
 
