@@ -23,8 +23,8 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="show a help topic (hooks, points, match, files, exit-codes), a page of the documentation, or a command's help",
         description="Show a help page: " + ", ".join(f"`{t}` ({d})" for t, (d, _) in TOPICS.items()) + "; or a page "
         "of the documentation, by its name (`hookd help observe`, also as `docs/observe.md`: the name other help texts "
-        "give it). `hookd help COMMAND` is `hookd COMMAND --help` (a page of the same name comes first: `replay`, "
-        "`plugins`, `dashboard`). Without TOPIC: the topics, the pages and the commands.",
+        "give it). `hookd help COMMAND` is `hookd COMMAND --help` (a page of the same name comes first, and names "
+        "the command's --help). Without TOPIC: the topics, the pages and the commands.",
     )
     p.add_argument("topic", nargs="?", metavar="TOPIC", help="a topic, a page of the documentation, or a command")
     p.add_argument("--json", action="store_true", help="print JSON: {topic, text} (without TOPIC: {topics, documents, commands})")
