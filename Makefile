@@ -19,7 +19,8 @@ TEST_STAMP  = $(TEST_VENV)/.installed
 BIN         = $(TEST_VENV)/bin
 # What the run venv is built from: it holds a copy of the code, so a change to it reinstalls
 # (the Makefile too: a venv made by an older recipe, editable say, is replaced).
-SOURCES    := Makefile pyproject.toml client/pyproject.toml $(shell find hookd client/hookd_client systemd -type f \( -name '*.py' -o -name '*.service' -o -name '*.socket' \) 2>/dev/null)
+# setup.py copies docs/*.md into the package and writes the manual page from the parser at build time.
+SOURCES    := Makefile pyproject.toml setup.py MANIFEST.in client/pyproject.toml $(wildcard docs/*.md) $(shell find hookd client/hookd_client systemd -type f \( -name '*.py' -o -name '*.service' -o -name '*.socket' \) 2>/dev/null)
 # Results go here unless asked otherwise (`make bench BENCH_OUT=bench/RESULTS.md` rewrites the tracked file).
 BENCH_OUT  ?= bench/out/RESULTS.md
 
@@ -80,7 +81,7 @@ _venv:
 	if [ ! -f $(_STAMP) ] || [ ! -x $(_VENV)/bin/python ] || ! $(_VENV)/bin/python -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then \
 	  rm -rf $(_VENV); fresh=1; fi; \
 	echo "==> installing $(_WHAT) into $(_VENV) (about a minute the first time; pip's log: $$log)"; \
-	if [ -n "$(_COPY)" ]; then src=$$(mktemp -d) && cp -R pyproject.toml README.md LICENSE hookd client systemd "$$src"/; fi; \
+	if [ -n "$(_COPY)" ]; then src=$$(mktemp -d) && cp -R pyproject.toml setup.py MANIFEST.in README.md LICENSE hookd client systemd docs "$$src"/; fi; \
 	if { [ -z "$$fresh" ] || $(PYTHON) -m venv $(_VENV); } >$$log 2>&1 \
 	   && $(_VENV)/bin/python -m pip install --disable-pip-version-check --no-input $(_EDITABLE) "$$src$(_EXTRAS)" >>$$log 2>&1; then \
 	  ok=1; touch $(_STAMP); \

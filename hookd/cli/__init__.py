@@ -45,7 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="hookd",
         description="hookd: the per-user hook daemon for AI coding agents. Runs your hooks in a defined order, warm and audited.",
         epilog="Socket: $HOOKD_SOCKET, else $XDG_RUNTIME_DIR/hookd/hookd.sock, else /tmp/hookd-$UID/hookd.sock. "
-        "Docs: README.md and docs/ in the source tree.",
+        "Docs: `hookd help` lists the topics (hooks, points, match, files, exit-codes) and the pages of the "
+        "documentation, each shown by `hookd help NAME` (a page a help text names as docs/NAME.md too); "
+        "`hookd help COMMAND` is a command's help; `man hookd`.",
     )
     from hookd import __version__
 

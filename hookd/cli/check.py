@@ -7,19 +7,38 @@ import os
 import sys
 from typing import Any
 
+FORMATS = ("full", "concise", "json", "github")
+
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "check",
-        help="validate hook files",
+        help="validate hook files (--fix: apply the fixes that leave no choice)",
         description="Validate hook files and print each problem as FILE:LINE:COLUMN: hook, field, what is wrong "
         "and, where obvious, what to write instead, then the line of the file with a caret under the spot. "
+        "A file under the current directory is named relative to it, as ruff does; any other by its absolute path. "
         "Without FILE: the global files and the project files of --project (default: the current directory), "
-        "each hooks.yaml and the hooks.d/*.yaml beside it. Exit status 0 when everything is valid, 1 otherwise.",
+        "each hooks.yaml and the hooks.d/*.yaml beside it. --fix rewrites each file with the fixes that leave no "
+        "choice (a misspelt field or value with one known name close to it, a value to quote as written...), "
+        "in place and in one rename, comments and layout kept. Exit status 0 when everything is valid "
+        "(after the fixes, with --fix), 1 otherwise.",
     )
     p.add_argument("files", nargs="*", metavar="FILE", help="hook files to check (default: the global and project files)")
     p.add_argument("--project", "-p", metavar="DIR", help="project whose hook files to check (default: the current directory)")
-    p.add_argument("--json", action="store_true", help="print JSON: {valid, files, problems}")
+    p.add_argument(
+        "--fix",
+        action="store_true",
+        help="apply the fixes that leave no choice to the files, then report what was fixed and what is left",
+    )
+    p.add_argument(
+        "--output-format",
+        choices=FORMATS,
+        default=None,
+        metavar="FORMAT",
+        help="full (default: each problem, its line and a caret), concise (one line each, as --no-source), "
+        "json (as --json), github (GitHub Actions annotations: ::error file=PATH,line=L,col=C::message)",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON: {valid, files, problems} (and fixed, with --fix)")
     p.add_argument("--no-source", action="store_true", help="problems only, without the source line and caret")
     p.set_defaults(run=run)
 
@@ -125,7 +144,15 @@ def _read(path: str) -> Any:
         return exc.problems
 
 
+def shown(path: str, cwd: str | None = None) -> str:
+    """``path`` as ruff names a file: relative to the current directory when it is under it, else as it is (absolute)."""
+    base = (cwd or os.getcwd()).rstrip(os.sep) + os.sep
+    return path[len(base) :] if path.startswith(base) else path
+
+
 def run(args: argparse.Namespace) -> int:
+    import dataclasses
+
     project = os.path.abspath(args.project or os.getcwd())
     named = [os.path.abspath(f) for f in args.files] or _default_files(project)
     files: list[str] = []
@@ -134,13 +161,31 @@ def run(args: argparse.Namespace) -> int:
         if os.path.realpath(f) not in seen:
             seen.add(os.path.realpath(f))
             files.append(f)
+    fixed: list[Any] = []
+    unwritten: list[Any] = []
+    if args.fix:
+        for path in files:
+            done, error = fix_file(path)
+            fixed += done
+            if error is not None:
+                unwritten.append(error)
     reports, problems = check(files)
+    problems = unwritten + problems
     valid = not problems
-    if args.json:
-        out = {"valid": valid, "files": reports, "problems": [p.to_dict() for p in problems]}
+    style = "json" if args.json else args.output_format or ("concise" if args.no_source else "full")
+    if style == "json":
+        out: dict[str, Any] = {"valid": valid, "files": reports, "problems": [_as_dict(p) for p in problems]}
+        if args.fix:
+            out["fixed"] = [_as_dict(p) for p in fixed]
         from hookd.cli.common import print_json
 
         print_json(out)
+        return 0 if valid else 1
+    if style == "github":
+        for p in fixed:
+            sys.stdout.write(github(p, "notice", f"fixed: {_change(p)}"))
+        for p in problems:
+            sys.stdout.write(github(p))
         return 0 if valid else 1
     if not files:
         sys.stdout.write(
@@ -148,10 +193,13 @@ def run(args: argparse.Namespace) -> int:
             f"project: {project}/.codingcode/hooks.yaml, {project}/.hookd/hooks.yaml)\n"
         )
         return 0
+    cwd = os.getcwd()
+    for p in fixed:
+        sys.stdout.write(f"{dataclasses.replace(p, file=shown(p.file, cwd)).where}: fixed: {_change(p)}\n")
     lines: dict[str, list[str]] = {}
     for problem in problems:
-        sys.stdout.write(f"{problem}\n")
-        if not args.no_source and problem.line is not None:
+        sys.stdout.write(f"{dataclasses.replace(problem, file=shown(problem.file, cwd))}\n")
+        if style == "full" and problem.line is not None:
             if problem.file not in lines:
                 lines[problem.file] = _lines(problem.file)
             sys.stdout.write(snippet(lines[problem.file], problem.line, problem.column))
@@ -159,15 +207,93 @@ def run(args: argparse.Namespace) -> int:
     for r in reports:
         if r["file"] in bad:
             continue
-        line = f"{r['file']}: ok, {r['hooks']} hook{'s' if r['hooks'] != 1 else ''}"
+        line = f"{shown(r['file'], cwd)}: ok, {r['hooks']} hook{'s' if r['hooks'] != 1 else ''}"
         if r.get("names"):
             line += f" ({', '.join(r['names'])})"
         if r.get("trusted") is False:
             line += f"; {r['trust']}"
         sys.stdout.write(line + "\n")
+    summary = []
+    if args.fix:
+        summary.append(f"{len(fixed)} fixed")
     if problems:
-        sys.stdout.write(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in {len(bad)} file{'s' if len(bad) != 1 else ''}\n")
+        summary.append(f"{_count(len(problems), 'problem')} {'left ' if args.fix else ''}in {_count(len(bad), 'file')}")
+        fixable = sum(1 for p in problems if p.fix is not None)
+        if fixable and not args.fix:
+            summary.append(f"{fixable} fixable with `hookd check --fix`")
+    elif args.fix:
+        summary.append("no problem left")
+    if summary:
+        sys.stdout.write(", ".join(summary) + "\n")
     return 0 if valid else 1
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'s' if n != 1 else ''}"
+
+
+def _as_dict(problem: Any) -> dict[str, Any]:
+    return {**problem.to_dict(), "fix": problem.fix.to_dict() if problem.fix is not None else None}
+
+
+def _change(problem: Any) -> str:
+    """A fixed problem in words: its hook and field, and what was written in place of what."""
+    parts = [f"hook {problem.hook!r}"] if problem.hook else []
+    if problem.field:
+        parts.append(f"field {problem.field!r}")
+    return ": ".join([*parts, f"{problem.fix.old} -> {problem.fix.new}"])
+
+
+def fix_file(path: str) -> tuple[list[Any], Any]:
+    """Apply the fixes of the file at ``path`` in place: (the problems fixed, a problem when it could not be written).
+
+    The fixes are computed from the file's bytes as they are when it is rewritten, under a lock and in
+    one rename (hookd/agents/safe_write.py): an edit made meanwhile is never lost, a reader never sees
+    half a file, a symlinked file is written at its target and keeps its mode."""
+    from hookd.agents import safe_write
+    from hookd.config import fixes
+    from hookd.config.problems import Problem
+
+    done: list[Any] = []
+
+    def compute(current: bytes | None) -> object:
+        done.clear()
+        if current is None:
+            return safe_write.UNCHANGED
+        try:
+            text = current.decode("utf-8")
+        except UnicodeDecodeError:
+            return safe_write.UNCHANGED  # check says why
+        result = fixes.fix(text, path)
+        if not result.fixed:
+            return safe_write.UNCHANGED
+        done.extend(result.fixed)
+        return result.text.encode("utf-8")
+
+    if not os.path.isfile(path):
+        return [], None  # absent or not a file: check says so
+    try:
+        safe_write.update(path, compute)
+    except (OSError, safe_write.Busy) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return [], Problem(path, f"cannot write the fixes: {reason}; the file is unchanged")
+    return list(done), None
+
+
+def _escape(text: str, prop: bool = False) -> str:
+    """Text for a GitHub Actions workflow command: % and line breaks escaped, and in a property , and : too."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+
+
+def github(problem: Any, level: str = "error", message: str | None = None) -> str:
+    """One problem as a GitHub Actions annotation: ``::error file=PATH,line=L,col=C::message``."""
+    props = [f"file={_escape(shown(problem.file), prop=True)}"]
+    if problem.line is not None:
+        props.append(f"line={problem.line}")
+        if problem.column is not None:
+            props.append(f"col={problem.column}")
+    return f"::{level} {','.join(props)}::{_escape(message if message is not None else problem.what)}\n"
 
 
 def _lines(path: str) -> list[str]:

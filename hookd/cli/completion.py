@@ -12,7 +12,8 @@ import argparse
 import sys
 
 SHELLS = ("bash", "zsh", "fish")
-# Which positional argument of a command takes what.
+# What `--list KIND` prints.
+KINDS = ("commands", "points", "decision-points", "hooks", "topics", "help", "shells", "agents")
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -27,43 +28,71 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("shell", nargs="?", choices=SHELLS, metavar="SHELL", help="bash, zsh or fish")
     p.add_argument(
         "--list",
-        choices=["commands", "points", "hooks", "topics", "help", "shells"],
+        choices=KINDS,
         metavar="KIND",
-        help="print the names of KIND one per line (commands, points, hooks, topics, help: topics and commands, shells): "
-        "what the scripts call",
+        help="print the names of KIND one per line (commands, points, decision-points: the points `decide` takes, hooks, "
+        "topics, help: topics and commands, shells, agents: those `bridge install` takes): what the scripts call",
     )
     p.add_argument("--socket", metavar="PATH", help="daemon socket, for --list hooks")
     p.set_defaults(run=run)
 
 
 def _structure() -> dict[str, dict[str, object]]:
-    """command -> {help, options: {option: choices or None}}, from the parser itself."""
+    """Each command, and each subcommand as "command sub" -> {help, options: {option: choices, [] for a free
+    value, None for a flag}, choices: what its first positional argument takes (None: free), subcommands:
+    {name: help}}, from the parser itself."""
     from hookd.cli import build_parser
     from hookd.cli.helptopics import subcommand_helps, subparser
 
-    parser = build_parser()
     out: dict[str, dict[str, object]] = {}
-    for name, summary in subcommand_helps(parser).items():
+
+    def describe(key: str, summary: str, parser: argparse.ArgumentParser) -> None:
         options: dict[str, list[str] | None] = {}
-        for action in subparser(parser, name)._actions:
+        choices: list[str] | None = None
+        subcommands: dict[str, str] = {}
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                subcommands = {c.dest: c.help or "" for c in action._choices_actions}
+                continue
+            if action.help == argparse.SUPPRESS:
+                continue  # hidden from --help (kept for old scripts), so not offered either
+            if not action.option_strings:
+                if choices is None and action.choices:
+                    choices = [str(c) for c in action.choices]
+                continue
             for opt in action.option_strings:
                 takes = action.nargs != 0
                 options[opt] = [str(c) for c in action.choices] if action.choices and takes else ([] if takes else None)
-        out[name] = {"help": summary, "options": options}
+        out[key] = {"help": summary, "options": options, "choices": choices, "subcommands": subcommands}
+        for name, about in subcommands.items():
+            describe(f"{key} {name}", about, subparser(parser, name))
+
+    parser = build_parser()
+    for name, summary in subcommand_helps(parser).items():
+        describe(name, summary, subparser(parser, name))
     return out
 
 
 def names(kind: str, socket: str | None = None) -> list[str]:
     if kind == "commands":
-        return list(_structure())
+        return [c for c in _structure() if " " not in c]
     if kind == "points":
         from hookd.core.points import POINTS
 
         return [*POINTS, "custom."]
-    if kind == "topics":
-        from hookd.cli.helptopics import TOPICS
+    if kind == "decision-points":
+        # `decide` refuses an observer point: only the points where a decision can be asked are offered.
+        from hookd.core.points import decision_points
 
-        return list(TOPICS)
+        return [*decision_points(), "custom."]
+    if kind == "agents":
+        from hookd.cli.bridge import INSTALLABLE
+
+        return list(INSTALLABLE)
+    if kind == "topics":
+        from hookd.cli.helptopics import topic_names
+
+        return topic_names()
     if kind == "help":
         return sorted({*names("topics"), *names("commands")})
     if kind == "shells":

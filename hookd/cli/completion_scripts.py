@@ -1,7 +1,8 @@
 """The completion scripts of `hookd completion`, generated from the parser's structure.
 
-``structure`` maps each command to its help line and options (option -> its
-choices, [] for a free value, None for a flag). Dynamic values come from
+``structure`` maps each command, and each subcommand as "command sub" (``bridge install``), to its
+help line, its options (option -> its choices, [] for a free value, None for a flag), the choices
+of its first positional argument and its subcommands. Dynamic values come from
 `hookd completion --list KIND` at tab time.
 """
 
@@ -11,9 +12,12 @@ import shlex
 from typing import Any
 
 Structure = dict[str, dict[str, Any]]
+# What the positional arguments of a command take, by `--list` kind ("files": file names).
+# `decide` asks the decision chain, which an observer point does not have, so it is offered the
+# decision points only; `emit` runs the observers of any point (a decision point has observers too).
 POSITIONAL = {
     "emit": "points",
-    "decide": "points",
+    "decide": "decision-points",
     "explain": "points",
     "enable": "hooks",
     "disable": "hooks",
@@ -23,73 +27,116 @@ POSITIONAL = {
     "edit": "files",
     "trust": "files",
     "untrust": "files",
+    "bridge install": "agents",
+    "bridge uninstall": "agents",
 }
 
 
 OPTION_VALUES = {"--point": "points", "--example": "points"}
 
 
-PATH_OPTIONS = ("--socket", "--journal", "--log-file", "--project", "-p")
+PATH_OPTIONS = ("--socket", "--journal", "--log-file", "--project", "-p", "--settings", "--unit-dir", "--client", "--agent-cli")
 
 _LIST = "hookd completion --list {} 2>/dev/null"
 
 
-def _kinds(kind: str) -> list[str]:
-    return [kind]
+def _value(opt: str, choices: list[str] | None) -> tuple[str, Any] | None:
+    """What an option's value completes to: ("list", kind), ("files", None), ("words", choices), ("none", None);
+    None for a flag."""
+    if choices is None:
+        return None
+    if opt in OPTION_VALUES:
+        return "list", OPTION_VALUES[opt]
+    if opt in PATH_OPTIONS:
+        return "files", None
+    if choices:
+        return "words", choices
+    return "none", None
+
+
+def _positional(key: str, info: dict[str, Any]) -> tuple[str, Any] | None:
+    kind = POSITIONAL.get(key)
+    if kind == "files":
+        return "files", None
+    if kind is not None:
+        return "list", kind
+    if info.get("choices"):
+        return "words", info["choices"]
+    return None
+
+
+def _parents(structure: Structure) -> dict[str, dict[str, str]]:
+    """The commands that have subcommands -> {subcommand: help}."""
+    return {key: info["subcommands"] for key, info in structure.items() if info.get("subcommands")}
+
+
+def _bash_reply(what: tuple[str, Any]) -> str:
+    """The bash statement that offers ``what``."""
+    kind, arg = what
+    if kind == "list":
+        return f'COMPREPLY=($(compgen -W "$({_LIST.format(arg)})" -- "$cur"))'
+    if kind == "files":
+        return 'COMPREPLY=($(compgen -f -- "$cur"))'
+    if kind == "words":
+        return f'COMPREPLY=($(compgen -W {shlex.quote(" ".join(arg))} -- "$cur"))'
+    return "COMPREPLY=()"
 
 
 def bash(structure: Structure) -> str:
-    commands = " ".join(structure)
+    commands = " ".join(k for k in structure if " " not in k)
+    parents = _parents(structure)
     value_cases = []
     option_cases = []
-    for cmd, info in structure.items():
-        opts: dict[str, Any] = info["options"]
-        option_cases.append(f"            {cmd}) words={shlex.quote(' '.join(opts))} ;;")
-        for opt, choices in opts.items():
-            if opt in OPTION_VALUES or opt in PATH_OPTIONS:
-                continue
-            if choices:
-                words = shlex.quote(" ".join(choices))
-                value_cases.append(f'        "{cmd} {opt}") COMPREPLY=($(compgen -W {words} -- "$cur")); return ;;')
-            elif choices == []:
-                value_cases.append(f'        "{cmd} {opt}") COMPREPLY=(); return ;;')
     positional = []
-    for cmd, kind in POSITIONAL.items():
-        if kind == "files":
-            positional.append(f'        {cmd}) COMPREPLY=($(compgen -f -- "$cur")); return ;;')
-        else:
-            lists = "; ".join(_LIST.format(k) for k in _kinds(kind))
-            positional.append(f'        {cmd}) COMPREPLY=($(compgen -W "$({lists})" -- "$cur")); return ;;')
+    for key, info in structure.items():
+        opts: dict[str, Any] = info["options"]
+        option_cases.append(f"            {shlex.quote(key)}) words={shlex.quote(' '.join(opts))} ;;")
+        for opt, choices in opts.items():
+            what = _value(opt, choices)
+            if what is not None:
+                value_cases.append(f"        {shlex.quote(f'{key} {opt}')}) {_bash_reply(what)}; return ;;")
+        what = ("words", list(parents[key])) if key in parents else _positional(key, info)
+        if what is not None:
+            positional.append(f"        {shlex.quote(key)}) {_bash_reply(what)}; return ;;")
+    nested = " ".join(parents)
     nl = "\n"
     return f"""# bash completion for hookd. Install: hookd completion bash > ~/.local/share/bash-completion/completions/hookd
 _hookd_complete() {{
-    local cur prev cmd words i
+    local cur prev key words i
     cur="${{COMP_WORDS[COMP_CWORD]}}"
     prev="${{COMP_WORDS[COMP_CWORD-1]}}"
-    cmd=""
+    # The command (and, for a command with subcommands, the subcommand): its first words that are not options.
+    key=""
     for ((i = 1; i < COMP_CWORD; i++)); do
-        case "${{COMP_WORDS[i]}}" in -*) ;; *) cmd="${{COMP_WORDS[i]}}"; break ;; esac
+        case "${{COMP_WORDS[i]}}" in
+            -*) ;;
+            *)
+                if [[ -z "$key" ]]; then
+                    key="${{COMP_WORDS[i]}}"
+                    [[ " {nested} " == *" $key "* ]] || break
+                else
+                    key="$key ${{COMP_WORDS[i]}}"
+                    break
+                fi
+                ;;
+        esac
     done
-    if [[ -z "$cmd" ]]; then
+    if [[ -z "$key" ]]; then
         COMPREPLY=($(compgen -W "{commands} --help --version" -- "$cur"))
         return
     fi
-    case "$prev" in
-        {"|".join(OPTION_VALUES)}) COMPREPLY=($(compgen -W "$({_LIST.format("points")})" -- "$cur")); return ;;
-        {"|".join(PATH_OPTIONS)}) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    esac
-    case "$cmd $prev" in
+    case "$key $prev" in
 {nl.join(value_cases)}
     esac
     if [[ "$cur" == -* ]]; then
         words=""
-        case "$cmd" in
+        case "$key" in
 {nl.join(option_cases)}
         esac
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
         return
     fi
-    case "$cmd" in
+    case "$key" in
 {nl.join(positional)}
     esac
     COMPREPLY=()
@@ -104,27 +151,40 @@ def _zq(name: str, about: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
+def _zsh_offer(what: tuple[str, Any]) -> str:
+    """The zsh statement that offers ``what``."""
+    kind, arg = what
+    if kind == "list":
+        return f'compadd -- ${{(f)"$({_LIST.format(arg)})"}}'
+    if kind == "files":
+        return "_files"
+    if kind == "words":
+        return f"compadd -- {' '.join(shlex.quote(c) for c in arg)}"
+    return ":"
+
+
 def zsh(structure: Structure) -> str:
-    described = "\n".join("        " + _zq(cmd, info["help"]) for cmd, info in structure.items())
+    described = "\n".join("        " + _zq(cmd, info["help"]) for cmd, info in structure.items() if " " not in cmd)
+    parents = _parents(structure)
     value_cases = []
     option_cases = []
-    for cmd, info in structure.items():
-        opts: dict[str, Any] = info["options"]
-        option_cases.append(f"        {cmd}) compadd -- {' '.join(opts)} ;;")
-        for opt, choices in opts.items():
-            if opt in OPTION_VALUES or opt in PATH_OPTIONS:
-                continue
-            if choices:
-                value_cases.append(f'        "{cmd} {opt}") compadd -- {" ".join(shlex.quote(c) for c in choices)}; return ;;')
-            elif choices == []:
-                value_cases.append(f'        "{cmd} {opt}") return ;;')
     positional = []
-    for cmd, kind in POSITIONAL.items():
-        if kind == "files":
-            positional.append(f"        {cmd}) _files ;;")
-        else:
-            adds = "; ".join(f'compadd -- ${{(f)"$({_LIST.format(k)})"}}' for k in _kinds(kind))
-            positional.append(f"        {cmd}) {adds} ;;")
+    for key, info in structure.items():
+        opts: dict[str, Any] = info["options"]
+        option_cases.append(f"        {shlex.quote(key)}) compadd -- {' '.join(opts)} ;;")
+        for opt, choices in opts.items():
+            what = _value(opt, choices)
+            if what is not None:
+                value_cases.append(f"        {shlex.quote(f'{key} {opt}')}) {_zsh_offer(what)}; return ;;")
+        if key in parents:
+            subs = " ".join(_zq(name, about) for name, about in parents[key].items())
+            described_subs = f"local -a subs; subs=({subs}); _describe -t commands {shlex.quote(f'hookd {key} command')} subs"
+            positional.append(f"        {shlex.quote(key)}) {described_subs} ;;")
+            continue
+        what = _positional(key, info)
+        if what is not None:
+            positional.append(f"        {shlex.quote(key)}) {_zsh_offer(what)} ;;")
+    nested = " ".join(parents)
     nl = "\n"
     return f"""#compdef hookd
 # zsh completion for hookd. Install: hookd completion zsh > "${{fpath[1]}}/_hookd" (then restart zsh)
@@ -137,21 +197,28 @@ _hookd() {{
         _describe -t commands 'hookd command' commands
         return
     fi
-    local cmd=${{words[2]}} prev=${{words[CURRENT-1]}}
-    case $prev in
-        {"|".join(OPTION_VALUES)}) compadd -- ${{(f)"$({_LIST.format("points")})"}}; return ;;
-        {"|".join(PATH_OPTIONS)}) _files; return ;;
-    esac
-    case "$cmd $prev" in
+    # The command (and, for a command with subcommands, the subcommand): its first words that are not options.
+    local key="" prev=${{words[CURRENT-1]}} i
+    for ((i = 2; i < CURRENT; i++)); do
+        [[ ${{words[i]}} == -* ]] && continue
+        if [[ -z $key ]]; then
+            key=${{words[i]}}
+            [[ " {nested} " == *" $key "* ]] || break
+        else
+            key="$key ${{words[i]}}"
+            break
+        fi
+    done
+    case "$key $prev" in
 {nl.join(value_cases)}
     esac
     if [[ $PREFIX == -* ]]; then
-        case $cmd in
+        case $key in
 {nl.join(option_cases)}
         esac
         return
     fi
-    case $cmd in
+    case $key in
 {nl.join(positional)}
     esac
 }}
@@ -168,32 +235,61 @@ def _fq(text: str) -> str:
 
 
 def fish(structure: Structure) -> str:
+    parents = _parents(structure)
     lines = [
         "# fish completion for hookd. Install: hookd completion fish > ~/.config/fish/completions/hookd.fish",
         "complete -c hookd -f",
+        # The command (and, for a command with subcommands, the subcommand): the first words before the
+        # cursor that are not options. `__hookd_at bridge install` is true while completing its arguments.
+        "function __hookd_key",
+        "    set -l key",
+        "    set -l words (commandline -opc)",
+        "    set -e words[1]",
+        "    for w in $words",
+        "        string match -q -- '-*' $w; and continue",
+        "        set -a key $w",
+        f"        if not contains -- $key[1] {' '.join(parents) or '-'}; or test (count $key) -ge 2",
+        "            break",
+        "        end",
+        "    end",
+        '    string join " " -- $key',
+        "end",
+        "function __hookd_at",
+        "    set -l key (__hookd_key)",
+        '    test "$key" = "$argv"',
+        "end",
     ]
     for cmd, info in structure.items():
-        lines.append(f"complete -c hookd -n __fish_use_subcommand -a {cmd} -d {_fq(info['help'])}")
-    for cmd, info in structure.items():
-        seen = f"-n '__fish_seen_subcommand_from {cmd}'"
+        if " " not in cmd:
+            lines.append(f"complete -c hookd -n __fish_use_subcommand -a {cmd} -d {_fq(info['help'])}")
+    for key, subs in parents.items():
+        for name, about in subs.items():
+            lines.append(f"complete -c hookd -n {_fq('__hookd_at ' + key)} -a {name} -d {_fq(about)}")
+    for key, info in structure.items():
+        at = f"-n {_fq('__hookd_at ' + key)}"
         for opt, choices in info["options"].items():
             flag = f"-l {opt[2:]}" if opt.startswith("--") else f"-s {opt[1:]}"
-            if opt in OPTION_VALUES:
-                value = f"-x -a '({_LIST.format('points')})'"
-            elif opt in PATH_OPTIONS:
-                value = "-r -F"
-            elif choices:
-                value = f"-x -a {_fq(' '.join(choices))}"
-            elif choices == []:
-                value = "-x"
-            else:
+            what = _value(opt, choices)
+            if what is None:
                 value = ""
-            lines.append(f"complete -c hookd {seen} {flag} {value}".rstrip())
-    for cmd, kind in POSITIONAL.items():
-        seen = f"-n '__fish_seen_subcommand_from {cmd}'"
-        if kind == "files":
-            lines.append(f"complete -c hookd {seen} -F")
+            elif what[0] == "list":
+                value = f"-x -a '({_LIST.format(what[1])})'"
+            elif what[0] == "files":
+                value = "-r -F"
+            elif what[0] == "words":
+                value = f"-x -a {_fq(' '.join(what[1]))}"
+            else:
+                value = "-x"
+            lines.append(f"complete -c hookd {at} {flag} {value}".rstrip())
+        if key in parents:
+            continue
+        what = _positional(key, info)
+        if what is None:
+            continue
+        if what[0] == "files":
+            lines.append(f"complete -c hookd {at} -F")
+        elif what[0] == "list":
+            lines.append(f"complete -c hookd {at} -a '({_LIST.format(what[1])})'")
         else:
-            for k in _kinds(kind):
-                lines.append(f"complete -c hookd {seen} -a '({_LIST.format(k)})'")
+            lines.append(f"complete -c hookd {at} -a {_fq(' '.join(what[1]))}")
     return "\n".join(lines) + "\n"

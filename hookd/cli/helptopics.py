@@ -1,9 +1,12 @@
-"""`hookd help [TOPIC]`: the YAML format, the points, match, files and exit codes, in the terminal.
+"""`hookd help [TOPIC]`: the YAML format, the points, match, files and exit codes, and every page of
+the documentation, in the terminal.
 
 As `git help`: with a command's name it shows that command's --help; with a
-topic, a page; with nothing, the list of both. Pages are built from the same
-tables the validator and the points catalog use, so they cannot drift from
-what hookd accepts.
+topic, a page; with nothing, the list of them all. The topics are built from the
+same tables the validator and the points catalog use, so they cannot drift from
+what hookd accepts. The documentation's pages (docs/*.md and README.md) ship
+inside the package (copied there when the wheel is built, setup.py), so an
+install without the source tree (pipx, pip) has them; a checkout reads its own.
 """
 
 from __future__ import annotations
@@ -11,17 +14,20 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "help",
-        help="show a help topic (hooks, points, match, files, exit-codes) or a command's help",
-        description="Show a help page: " + ", ".join(f"`{t}` ({d})" for t, (d, _) in TOPICS.items()) + ". "
-        "`hookd help COMMAND` is `hookd COMMAND --help`. Without TOPIC: the topics and the commands.",
+        help="show a help topic (hooks, points, match, files, exit-codes), a page of the documentation, or a command's help",
+        description="Show a help page: " + ", ".join(f"`{t}` ({d})" for t, (d, _) in TOPICS.items()) + "; or a page "
+        "of the documentation, by its name (`hookd help observe`, also as `docs/observe.md`: the name other help texts "
+        "give it). `hookd help COMMAND` is `hookd COMMAND --help` (a page of the same name comes first, and names "
+        "the command's --help). Without TOPIC: the topics, the pages and the commands.",
     )
-    p.add_argument("topic", nargs="?", metavar="TOPIC", help="a topic or a command")
-    p.add_argument("--json", action="store_true", help="print JSON: {topic, text} (without TOPIC: {topics, commands})")
+    p.add_argument("topic", nargs="?", metavar="TOPIC", help="a topic, a page of the documentation, or a command")
+    p.add_argument("--json", action="store_true", help="print JSON: {topic, text} (without TOPIC: {topics, documents, commands})")
     p.set_defaults(run=run)
 
 
@@ -43,12 +49,12 @@ def _hooks() -> str:
         "on_error": f"{', '.join(ON_ERROR)}: what a failing decision hook means (default continue)",
         "match": "field or dotted path -> regular expression: run only when every entry matches (`hookd help match`)",
         "cwd": "working directory, relative to the project (default: the project, or the home directory)",
-        "mode": "spawn (a process per call, default) or persistent (one warm worker; docs/warm-hooks.md)",
+        "mode": "spawn (a process per call, default) or persistent (one warm worker; `hookd help warm-hooks`)",
         "concurrency": "persistent only: calls one worker handles at once (default 1)",
-        "group": "a name: hooks of one group combine as one step (docs/user-config.md)",
+        "group": "a name: hooks of one group combine as one step (`hookd help user-config`)",
         "combine": "first (the first final answer wins, default) or strictest (all run at once; deny > ask > allow)",
         "format": "hookd (default) or claude-code: exit codes and JSON as Claude Code reads them",
-        "shadow": "true: a decision hook tried out, run on every call, its answer recorded, never applied (docs/observe.md)",
+        "shadow": "true: a decision hook tried out, run on every call, its answer recorded, never applied (`hookd help observe`)",
     }
     rows = "\n".join(f"  {k:<12}{'required  ' if k in REQUIRED else '          '}{rules.get(k, '')}" for k in KNOWN_KEYS)
     return f"""A hook file is YAML: a list of hooks under `hooks:`.
@@ -147,31 +153,98 @@ TOPICS: dict[str, tuple[str, Callable[[], str]]] = {
 ALIASES = {"yaml": "hooks", "format": "hooks", "hooks.yaml": "hooks", "config": "hooks", "exit": "exit-codes", "hooks.d": "files"}
 
 
+def documents() -> dict[str, Path]:
+    """The pages of the documentation by topic name (docs/observe.md is ``observe``, README.md ``readme``)."""
+    where = docs_dir()
+    if where is None:
+        return {}
+    pages = {p.stem.lower(): p for p in sorted(where.glob("*.md"))}
+    readme = pages.pop("readme", None) or (where.parent / "README.md" if (where.parent / "pyproject.toml").is_file() else None)
+    if readme is not None and readme.is_file():
+        pages["readme"] = readme
+    return pages
+
+
+def docs_dir() -> Path | None:
+    """Where the pages are: inside the installed package (hookd/docs, put there at build time), else the
+    docs/ of the checkout this hookd runs from (an editable install); None when neither is there."""
+    import hookd
+
+    package = Path(hookd.__file__).resolve().parent
+    shipped = package / "docs"
+    if shipped.is_dir():
+        return shipped
+    checkout = package.parent
+    if (checkout / "pyproject.toml").is_file() and (checkout / "docs").is_dir():
+        return checkout / "docs"
+    return None
+
+
+def title(page: Path) -> str:
+    """A page's first heading, as its one-line description."""
+    if page.name == "README.md":
+        return "the README: what hookd is, installing it, a first guard"
+    try:
+        with page.open(encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("# "):
+                    return line[2:].strip().replace("`", "")
+    except OSError:
+        pass
+    return ""
+
+
+def document_name(topic: str) -> str:
+    """The page a topic names: ``observe``, ``observe.md``, ``docs/observe.md`` and ``README.md`` as given elsewhere."""
+    name = topic.strip().lower()
+    name = name.removeprefix("docs/").removesuffix(".md")
+    return name
+
+
+def topic_names() -> list[str]:
+    """Every name `hookd help` takes besides commands: the topics, then the pages."""
+    return [*TOPICS, *(d for d in documents() if d not in TOPICS)]
+
+
 def run(args: argparse.Namespace) -> int:
     from hookd.cli import build_parser
     from hookd.cli.common import NOT_FOUND, fail, print_json
 
     parser = build_parser()
     commands = subcommand_helps(parser)
+    pages = documents()
     topic = ALIASES.get(args.topic or "", args.topic)
     if topic is None:
         if args.json:
-            print_json({"topics": {t: d for t, (d, _) in TOPICS.items()}, "commands": commands})
+            topics = {t: d for t, (d, _) in TOPICS.items()}
+            print_json({"topics": topics, "documents": {d: title(p) for d, p in pages.items()}, "commands": commands})
             return 0
-        out = ["Topics (hookd help TOPIC):"] + [f"  {t:<12} {d}" for t, (d, _) in TOPICS.items()]
+        out = ["Topics (hookd help TOPIC):"] + [f"  {t:<16} {d}" for t, (d, _) in TOPICS.items()]
+        out += ["", "Documentation (hookd help PAGE):"] + [f"  {d:<16} {title(p)}" for d, p in pages.items()]
+        if not pages:
+            out.append("  (not found: this install has no docs directory)")
         out += ["", "Commands (hookd help COMMAND, or hookd COMMAND --help):"] + [f"  {c:<16} {h}" for c, h in commands.items()]
         sys.stdout.write("\n".join(out) + "\n")
         return 0
+    page = document_name(topic)
     if topic in TOPICS:
         text = TOPICS[topic][1]()
+    elif page in pages:
+        topic = page
+        try:
+            text = pages[page].read_text(encoding="utf-8").rstrip()
+        except OSError as exc:
+            return fail(f"cannot read the page {page!r} ({pages[page]}): {exc.strerror or exc}")
+        if page in commands:
+            text = f"(The page {page}; the command's options: hookd {page} --help.)\n\n{text}"
     elif topic in commands:
         text = subparser(parser, topic).format_help().rstrip()
     else:
         import difflib
 
-        near = difflib.get_close_matches(topic, [*TOPICS, *commands], n=3, cutoff=0.5)
+        near = difflib.get_close_matches(topic, [*TOPICS, *pages, *commands], n=3, cutoff=0.5)
         hint = f"; did you mean {', '.join(near)}?" if near else ""
-        return fail(f"no help topic or command {topic!r}{hint} (topics: {', '.join(TOPICS)})", NOT_FOUND)
+        return fail(f"no help topic, page or command {topic!r}{hint} (topics: {', '.join(TOPICS)}; `hookd help` lists all)", NOT_FOUND)
     if args.json:
         print_json({"topic": topic, "text": text})
     else:

@@ -13,7 +13,19 @@ from typing import Any
 
 import yaml
 
-from hookd.config.problems import Entry, describe_value, did_you_mean, node_position, quote_hint
+from hookd.config.problems import (
+    Entry,
+    Fix,
+    describe_value,
+    did_you_mean,
+    node_position,
+    only_match,
+    plain_scalar,
+    quote_hint,
+    quote_scalar,
+    replace_scalar,
+    typo_of,
+)
 from hookd.core import points
 
 HOOK_TYPES = ("observer", "decision")
@@ -23,10 +35,18 @@ FORMATS = ("hookd", "claude-code")
 MAX_TIMEOUT = 3600.0
 MAX_PRIORITY = 2**53  # exact in JSON and msgpack clients of every language
 _ENV_NAME = re.compile(r"^[^=\x00]+$")
+_SECONDS = re.compile(r"[0-9]+(\.[0-9]+)?")
 
 
 class FieldChecks:
-    """The per-field checks; the class using it provides ``problem`` and ``construct``."""
+    """The per-field checks; the class using it provides ``problem``, ``construct`` and ``text``.
+
+    A problem with exactly one way out carries it as a :class:`Fix` (`hookd check --fix`): a
+    misspelt word with one known word close to it, a value YAML read as a number or boolean in a
+    field that takes a string (quoted as written), spaces around a name, a whole number written
+    as a float, a number of seconds written as a string."""
+
+    text: str
 
     def problem(
         self,
@@ -35,15 +55,27 @@ class FieldChecks:
         hook: str | None = None,
         fieldname: str | None = None,
         suggestion: str | None = None,
+        fix: Fix | None = None,
     ) -> None:
         raise NotImplementedError
+
+    def _one_of(self, e: Entry, key: str, value: Any, choices: tuple[str, ...], cutoff: float) -> tuple[str | None, Fix | None]:
+        """The hint for a value not among ``choices``, and the fix when one choice alone is close to it."""
+        if not isinstance(value, str):
+            return None, None
+        near = only_match(value, choices, cutoff)
+        fix = replace_scalar(self.text, e.value_nodes.get(key), near) if near else None
+        return did_you_mean(value, choices, cutoff), fix
 
     def construct(self, node: yaml.Node) -> Any:
         raise NotImplementedError
 
     def _string(self, e: Entry, label: str, key: str, value: Any, at: tuple[int, int], empty_ok: bool = False) -> bool:
         if not isinstance(value, str):
-            self.problem(f"{key} must be a string, got {describe_value(value)}", at, label, key, quote_hint(value, e.value_nodes.get(key)))
+            node = e.value_nodes.get(key)
+            hint = quote_hint(value, node)
+            fix = quote_scalar(self.text, node) if hint else None
+            self.problem(f"{key} must be a string, got {describe_value(value)}", at, label, key, hint, fix)
             return False
         if not empty_ok and not value.strip():
             self.problem(f"{key} must not be empty", at, label, key)
@@ -52,7 +84,8 @@ class FieldChecks:
 
     def check_name(self, e: Entry, label: str, value: Any, at: tuple[int, int]) -> None:
         if self._string(e, label, "name", value, at) and value != value.strip():
-            self.problem("name must not start or end with spaces", at, label, "name", f"write {value.strip()!r}")
+            fix = replace_scalar(self.text, e.value_nodes.get("name"), value.strip())
+            self.problem("name must not start or end with spaces", at, label, "name", f"write {value.strip()!r}", fix)
 
     def check_description(self, e: Entry, label: str, value: Any, at: tuple[int, int]) -> None:
         self._string(e, label, "description", value, at, empty_ok=True)
@@ -64,18 +97,16 @@ class FieldChecks:
             points.lookup(value)
         except points.UnknownPoint as exc:
             hint = f"did you mean {' or '.join(repr(s) for s in exc.suggestions)}?" if exc.suggestions else None
-            self.problem(
-                exc.reason,
-                at,
-                label,
-                "point",
-                hint,
-            )
+            # One point a typing slip away: written in its place. Points near each other differ in
+            # meaning (pre and post, stop and start), so anything further is left to the author.
+            only = typo_of(value, list(points.POINTS)) if exc.suggestions else None
+            fix = replace_scalar(self.text, e.value_nodes.get("point"), only) if only else None
+            self.problem(exc.reason, at, label, "point", hint, fix)
 
     def check_type(self, e: Entry, label: str, value: Any, at: tuple[int, int]) -> None:
         if value not in HOOK_TYPES:
-            hint = did_you_mean(value, HOOK_TYPES, 0.5) if isinstance(value, str) else None
-            self.problem(f"type must be 'observer' or 'decision', got {describe_value(value)}", at, label, "type", hint)
+            hint, fix = self._one_of(e, "type", value, HOOK_TYPES, 0.5)
+            self.problem(f"type must be 'observer' or 'decision', got {describe_value(value)}", at, label, "type", hint, fix)
 
     def check_kinds(self, e: Entry, label: str) -> None:
         """Cross-field rules: a decision hook needs a decision point; on_error only steers decisions."""
@@ -130,7 +161,8 @@ class FieldChecks:
                 item_node = node.value[i] if isinstance(node, yaml.SequenceNode) and i < len(node.value) else None
                 item_at = node_position(item_node) if item_node is not None else at
                 hint = quote_hint(item, item_node)
-                self.problem(f"args[{i}] must be a string, got {describe_value(item)}", item_at, label, "args", hint)
+                fix = quote_scalar(self.text, item_node) if hint else None
+                self.problem(f"args[{i}] must be a string, got {describe_value(item)}", item_at, label, "args", hint, fix)
 
     def _mapping_items(self, e: Entry, key: str) -> dict[Any, yaml.Node]:
         """The value node of each key of a mapping field, to point at and to quote from."""
@@ -154,12 +186,19 @@ class FieldChecks:
             if not isinstance(name, str) or not _ENV_NAME.match(name):
                 self.problem(f"env name {name!r} is not a valid variable name", where, label, "env")
             elif not isinstance(item, str):
-                self.problem(f"env {name} must be a string, got {describe_value(item)}", where, label, "env", quote_hint(item, node))
+                hint = quote_hint(item, node)
+                fix = quote_scalar(self.text, node) if hint else None
+                self.problem(f"env {name} must be a string, got {describe_value(item)}", where, label, "env", hint, fix)
 
     def check_priority(self, e: Entry, label: str, value: Any, at: tuple[int, int]) -> None:
         if isinstance(value, bool) or not isinstance(value, int):
             hint = f"write {round(value)}" if isinstance(value, float) and math.isfinite(value) else None
-            self.problem(f"priority must be a whole number (higher runs first), got {describe_value(value)}", at, label, "priority", hint)
+            # 10.0 is 10; 10.5 is a choice between 10 and 11 that is the author's.
+            whole = isinstance(value, float) and math.isfinite(value) and value.is_integer() and abs(value) <= MAX_PRIORITY
+            fix = plain_scalar(self.text, e.value_nodes.get("priority"), str(int(value))) if whole else None
+            self.problem(
+                f"priority must be a whole number (higher runs first), got {describe_value(value)}", at, label, "priority", hint, fix
+            )
         elif abs(value) > MAX_PRIORITY:
             self.problem(f"priority must be between -{MAX_PRIORITY} and {MAX_PRIORITY}, got {value}", at, label, "priority")
 
@@ -172,18 +211,22 @@ class FieldChecks:
             return
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_TIMEOUT:
             hint = "write seconds as a number, e.g. timeout: 10" if isinstance(value, str) else None
+            fix = None
+            if isinstance(value, str) and _SECONDS.fullmatch(value) and 0 < float(value) <= MAX_TIMEOUT:
+                fix = plain_scalar(self.text, e.value_nodes.get("timeout"), value)  # "10" -> 10
             self.problem(
                 f"timeout must be a number of seconds, more than 0 and at most {MAX_TIMEOUT:g}; got {describe_value(value)}",
                 at,
                 label,
                 "timeout",
                 hint,
+                fix,
             )
 
     def check_on_error(self, e: Entry, label: str, value: Any, at: tuple[int, int]) -> None:
         if value not in ON_ERROR:
-            hint = did_you_mean(value, ON_ERROR, 0.5) if isinstance(value, str) else None
-            self.problem(f"on_error must be one of continue, deny, ask; got {describe_value(value)}", at, label, "on_error", hint)
+            hint, fix = self._one_of(e, "on_error", value, ON_ERROR, 0.5)
+            self.problem(f"on_error must be one of continue, deny, ask; got {describe_value(value)}", at, label, "on_error", hint, fix)
 
     def check_match(self, e: Entry, label: str, value: Any, at: tuple[int, int]) -> None:
         if value is None:
@@ -205,12 +248,14 @@ class FieldChecks:
                 self.problem(f"match key {path!r} must be a field name or a dotted path like args.command", where, label, "match")
                 continue
             if not isinstance(pattern, str):
+                hint = quote_hint(pattern, node)
                 self.problem(
                     f"match {path}: the pattern must be a string (a regular expression), got {describe_value(pattern)}",
                     where,
                     label,
                     "match",
-                    quote_hint(pattern, node),
+                    hint,
+                    quote_scalar(self.text, node) if hint else None,
                 )
                 continue
             try:
@@ -224,17 +269,18 @@ class FieldChecks:
 
     def check_group(self, e: Entry, label: str, value: Any, at: tuple[int, int]) -> None:
         if value is not None and self._string(e, label, "group", value, at) and value != value.strip():
-            self.problem("group must not start or end with spaces", at, label, "group", f"write {value.strip()!r}")
+            fix = replace_scalar(self.text, e.value_nodes.get("group"), value.strip())
+            self.problem("group must not start or end with spaces", at, label, "group", f"write {value.strip()!r}", fix)
 
     def check_combine(self, e: Entry, label: str, value: Any, at: tuple[int, int]) -> None:
         if value not in COMBINE:
-            hint = did_you_mean(value, COMBINE, 0.5) if isinstance(value, str) else None
-            self.problem(f"combine must be 'first' or 'strictest', got {describe_value(value)}", at, label, "combine", hint)
+            hint, fix = self._one_of(e, "combine", value, COMBINE, 0.5)
+            self.problem(f"combine must be 'first' or 'strictest', got {describe_value(value)}", at, label, "combine", hint, fix)
 
     def check_format(self, e: Entry, label: str, value: Any, at: tuple[int, int]) -> None:
         if value not in FORMATS:
-            hint = did_you_mean(value, FORMATS, 0.5) if isinstance(value, str) else None
-            self.problem(f"format must be 'hookd' or 'claude-code', got {describe_value(value)}", at, label, "format", hint)
+            hint, fix = self._one_of(e, "format", value, FORMATS, 0.5)
+            self.problem(f"format must be 'hookd' or 'claude-code', got {describe_value(value)}", at, label, "format", hint, fix)
 
     def check_shadow(self, e: Entry, label: str, value: Any, at: tuple[int, int]) -> None:
         if not isinstance(value, bool):

@@ -21,7 +21,17 @@ import yaml
 from hookd_client.messages import HookSpec
 
 from hookd.config.hookchecks import FieldChecks
-from hookd.config.problems import ConfigInvalid, Entry, Problem, describe_value, did_you_mean, node_position
+from hookd.config.problems import (
+    ConfigInvalid,
+    Entry,
+    Fix,
+    Problem,
+    describe_value,
+    did_you_mean,
+    node_position,
+    only_match,
+    replace_scalar,
+)
 
 __all__ = ["KNOWN_KEYS", "REQUIRED", "ConfigInvalid", "Problem", "did_you_mean", "validate"]
 
@@ -30,9 +40,10 @@ KNOWN_KEYS = tuple(HookSpec.__struct_fields__)
 
 
 class _Checker(FieldChecks):
-    def __init__(self, file: str, loader: yaml.SafeLoader) -> None:
+    def __init__(self, file: str, loader: yaml.SafeLoader, text: str) -> None:
         self.file = file
         self.loader = loader
+        self.text = text  # what the nodes were read from: a fix edits it where a node was read
         self.problems: list[Problem] = []
 
     def problem(
@@ -42,9 +53,10 @@ class _Checker(FieldChecks):
         hook: str | None = None,
         fieldname: str | None = None,
         suggestion: str | None = None,
+        fix: Fix | None = None,
     ) -> None:
         line, column = at if at is not None else (None, None)
-        self.problems.append(Problem(self.file, message, hook, fieldname, line, column, suggestion))
+        self.problems.append(Problem(self.file, message, hook, fieldname, line, column, suggestion, fix))
 
     def construct(self, node: yaml.Node) -> Any:
         return self.loader.construct_object(node, deep=True)
@@ -65,15 +77,21 @@ class _Checker(FieldChecks):
             )
             return []
         hooks_node: yaml.Node | None = None
-        for key_node, value_node in self._pairs(root, None):
+        pairs = self._pairs(root, None)
+        keys = {self.construct(key_node) for key_node, _ in pairs}
+        for key_node, value_node in pairs:
             key = self.construct(key_node)
             if key == "hooks":
                 hooks_node = value_node
             else:
+                hint = did_you_mean(str(key), ["hooks"], 0.5)
+                # `hook:` for `hooks:`, when the file has no `hooks:` it would clash with.
+                fix = replace_scalar(self.text, key_node, "hooks") if hint and "hooks" not in keys else None
                 self.problem(
                     f"unknown top-level key {key!r}; the only key is 'hooks'",
                     node_position(key_node),
-                    suggestion=did_you_mean(str(key), ["hooks"], 0.5),
+                    suggestion=hint,
+                    fix=fix,
                 )
         if hooks_node is None:
             return []
@@ -175,7 +193,7 @@ class _Checker(FieldChecks):
         return list(pairs.values())
 
     def entry(self, index: int, node: yaml.Node) -> Entry | None:
-        entry = Entry(index, node_position(node))
+        entry = Entry(index, node_position(node), span=(node.start_mark.index, node.end_mark.index))
         if not isinstance(node, yaml.MappingNode):
             value = self.construct(node)
             self.problem(
@@ -195,6 +213,7 @@ class _Checker(FieldChecks):
             entry.key_marks[key] = node_position(key_node)
             entry.value_marks[key] = node_position(value_node)
             entry.value_nodes[key] = value_node
+            entry.key_nodes[key] = key_node
         return entry
 
     # ------------------------------------------------------------- one hook
@@ -206,12 +225,17 @@ class _Checker(FieldChecks):
         for key in values:
             if key not in KNOWN_KEYS:
                 hint = did_you_mean(str(key), KNOWN_KEYS) if isinstance(key, str) else None
+                # A misspelt field with one known field close to it, which the hook does not have yet:
+                # renamed where it is written (a key merged in from elsewhere, `<<: *anchor`, is left alone).
+                near = only_match(key, KNOWN_KEYS) if isinstance(key, str) else None
+                fix = replace_scalar(self.text, e.key_nodes.get(key), near, e.span) if near and near not in values else None
                 self.problem(
                     f"unknown field {key!r}; known fields are {', '.join(KNOWN_KEYS)}",
                     e.key_marks[key],
                     label,
                     str(key),
                     hint,
+                    fix,
                 )
         unknown = [k for k in values if isinstance(k, str) and k not in KNOWN_KEYS]
         for key in REQUIRED:
@@ -271,7 +295,7 @@ def validate(text: str, file: str) -> list[HookSpec]:
             raise ConfigInvalid([Problem(file, f"not valid YAML: {message}", line=line, column=column)]) from None
         except yaml.YAMLError as exc:
             raise ConfigInvalid([Problem(file, f"not valid YAML: {exc}")]) from None
-        checker = _Checker(file, loader)
+        checker = _Checker(file, loader, text)
         try:
             specs = checker.document(root)
         except yaml.MarkedYAMLError as exc:  # e.g. a tag the safe loader refuses (!!python/object)

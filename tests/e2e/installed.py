@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 # What the distribution is built from (the Makefile's run venv copies the same).
-SOURCES = ("pyproject.toml", "README.md", "LICENSE", "hookd", "client", "systemd")
+SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE", "hookd", "client", "systemd", "docs")
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "node_modules", "*.egg-info", "build", "dist")
 
 

@@ -470,6 +470,7 @@ def test_hookd_check_cli(env, tmp_path):
         "field": "type",
         "message": "",
         "suggestion": "did you mean 'decision'?",
+        "fix": {"line": 4, "column": 11, "replace": "decison", "with": "decision"},
     }
     write_project(project, hooks_file(deny_hook("guard", "x")))
     r = env.hookd("check", "--project", str(project))

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hookd_client.paths import default_socket_path
 
+from hookd.cli import manpage
 from hookd.edge import units
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -46,6 +47,16 @@ def test_the_service_unit_is_a_notify_service_with_a_watchdog() -> None:
     assert service["WatchdogSec"]
     assert service["ExecStart"].split()[-1] == "serve"
     assert service["KillMode"] == "mixed", "SIGTERM must reach hookd only, so running hooks can finish in the drain"
+
+
+def test_the_units_document_hookd_not_systemd() -> None:
+    """`systemctl status hookd` and `systemctl help hookd` lead to hookd's manual page, which the wheel installs."""
+    for text in [units.shipped(name) for name in units.UNITS] + [units.render(name) for name in units.UNITS]:
+        documentation = _parse(text)["Unit"]["Documentation"].split()
+        assert documentation[0] == "man:hookd(1)", documentation
+        assert not any("systemd" in uri for uri in documentation), documentation
+    # The page it names is the one generated from the parser: hookd, section 1.
+    assert '.TH HOOKD 1 ""' in manpage.render()
 
 
 def test_render_points_exec_start_at_this_install() -> None:
@@ -103,7 +114,12 @@ def _verify(directory: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]
     # --user needs a runtime directory even without a running user manager (systemd need not be PID 1).
     runtime = tmp_path / "runtime"
     runtime.mkdir(mode=0o700, exist_ok=True)
-    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime), "SYSTEMD_LOG_LEVEL": "notice"}
+    # verify runs `man` for each man: page of Documentation=: the page hookd's build installs, generated from
+    # this checkout's parser (an editable install has none; tests/e2e checks the one a wheel installs).
+    man = tmp_path / "man"
+    (man / "man1").mkdir(parents=True, exist_ok=True)
+    (man / "man1" / "hookd.1").write_text(manpage.render())
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime), "SYSTEMD_LOG_LEVEL": "notice", "MANPATH": str(man)}
     return subprocess.run(
         ["systemd-analyze", "verify", "--user", *(str(directory / n) for n in units.UNITS)],
         capture_output=True,
