@@ -19,9 +19,13 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "holds (global, every loaded project, sessions). Also lists hook files whose latest edit was rejected. "
         "A persistent hook has a `worker:` line (idle, running, backoff, failed: ERROR); plugin hooks are listed as "
         "DIR:EVENT with their plugin directory as the source. A session hook whose owner has gone (its connection "
-        "closed; the session waits for it to attach again) says so, with when the session ends.",
+        "closed; the session waits for it to attach again) says so, with when the session ends. With --global: the "
+        "hooks that hold whatever the project or session (yours and the organisation's), and your global files' "
+        "rejected edits.",
     )
-    p.add_argument("--project", "-p", metavar="DIR", help="project directory")
+    scope = p.add_mutually_exclusive_group()
+    scope.add_argument("--project", "-p", metavar="DIR", help="project directory")
+    scope.add_argument("--global", dest="global_only", action="store_true", help="the global hooks only, as `decide --global` uses")
     p.add_argument("--json", action="store_true", help="print JSON")
     add_socket(p)
     p.set_defaults(run=run_hooks)
@@ -88,8 +92,13 @@ def _gone(h: Any) -> str:
     return f"  (owner gone; the session ends in {math.ceil(h.expires_in)} s unless attached again)"
 
 
+GLOBAL_SCOPES = ("global", "managed", "managed_after")  # the hooks every call runs, whatever its project or session
+
+
 def run_hooks(args: argparse.Namespace) -> int:
     listing = _call(args, "list_hooks", os.path.abspath(args.project) if args.project else None)
+    if getattr(args, "global_only", False):
+        listing = _global_only(listing)
     if args.json:
         print_json(listing)
         return 0
@@ -165,3 +174,16 @@ def run_trust(args: argparse.Namespace) -> int:
     for file, sha in done:
         sys.stdout.write(f"trusted {file} (sha256 {sha[:12]})\n" if args.trusting else f"untrusted {file}\n")
     return 0
+
+
+def _global_only(listing: Any) -> Any:
+    """The listing cut to the global hooks, and the rejected edits of the user's global hook files."""
+    import msgspec
+
+    from hookd.config import userconfig
+
+    mains = userconfig.global_main_files()
+    dropins = tuple(userconfig.dropin_dir(f) + os.sep for f in mains)
+    hooks = [h for h in listing.hooks if h.scope in GLOBAL_SCOPES]
+    rejected = [r for r in listing.rejected if r.file in mains or r.file.startswith(dropins)]
+    return msgspec.structs.replace(listing, hooks=hooks, rejected=rejected)
