@@ -79,7 +79,6 @@ class Registry:
         self._missing: dict[tuple[Scope, str], dict[str, tuple[NotRunReason, str]]] = {}
         self._cache: dict[tuple[str, str | None, str | None], Plan] = {}
         self.generation = 0
-        self.on_change: list[Callable[[], None]] = []  # told after every change (generation moved)
         self.trust = trust
         self._trust_seen = trust.generation if trust is not None else 0
         # Where the untrusted hooks a call would have run are told (hookd.hooks.untrusted_skipped),
@@ -87,7 +86,7 @@ class Registry:
         self.notify = notify
         self._skips_told: set[tuple[str, str]] = set()
 
-    def _tell_untrusted(self, point: str, hooks: list[Hook]) -> None:
+    def _tell_untrusted(self, point: str, hooks: list[Hook], notify: Callable[[str, dict[str, Any]], None]) -> None:
         by_file: dict[str, list[Hook]] = {}
         for hook in hooks:
             if (hook.source, hook.sha) not in self._skips_told:
@@ -103,7 +102,7 @@ class Registry:
                 "hooks": [h.name for h in skipped],
                 "reason": self.verdict(skipped[0]).reason,
             }
-            self.notify("hookd.hooks.untrusted_skipped", payload)  # type: ignore[misc]
+            notify("hookd.hooks.untrusted_skipped", payload)
 
     # ------------------------------------------------------------------ queries
 
@@ -210,7 +209,7 @@ class Registry:
                     not_run.append((HookRef("*", layer[0], source), reason, message))
         plan = Plan(tuple(decisions), tuple(observers), tuple(skipped), tuple(not_run), tuple(shadows), tuple(shadow_skips))
         if untrusted and self.notify is not None:
-            self._tell_untrusted(point, untrusted)
+            self._tell_untrusted(point, untrusted, self.notify)
         # Kept under its key's own strings: a call whose point, session id or project is too long to
         # be worth keeping (a client's bug, or hostile) gets its plan made afresh, so the cache stays small.
         if len(point) + len(session or "") + len(project or "") <= _CACHED_KEY_CHARS:
@@ -241,8 +240,6 @@ class Registry:
     def _changed(self) -> None:
         self.generation += 1
         self._cache.clear()
-        for notify in self.on_change:
-            notify()
 
     def mark_project_loaded(self, project: str) -> None:
         self._loaded_projects.add(project)

@@ -210,11 +210,9 @@ DIALECT = dialect.Dialect(
 )
 
 
-def route(hook_input: Any, environ: Mapping[str, str], carry_env: bool = True, agent: str = AGENT) -> Call:
-    """The hookd call for one Claude Code hook input (or of an agent that speaks its format, named by
-    ``agent``). Raises BadInput. See dialect.route."""
-    d = DIALECT if agent == AGENT else DIALECT._replace(agent=agent)
-    return dialect.route(d, hook_input, environ, carry_env)
+def route(hook_input: Any, environ: Mapping[str, str], carry_env: bool = True) -> Call:
+    """The hookd call for one Claude Code hook input. Raises BadInput. See dialect.route."""
+    return dialect.route(DIALECT, hook_input, environ, carry_env)
 
 
 def render(event: str, v: Verdict | None) -> dict[str, Any] | None:

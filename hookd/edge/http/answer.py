@@ -13,6 +13,7 @@ from hookd_client import messages as m
 from hookd.agents import decode, dialect
 from hookd.agents.claude_code import protocol as cc
 from hookd.agents.codex import protocol as codex
+from hookd.agents.qwen import protocol as qwen
 
 if TYPE_CHECKING:
     from hookd.daemon.daemon import Daemon
@@ -29,6 +30,10 @@ class _Peer:
     it goes away at once, so the session outlives it by the daemon's session grace."""
 
     __slots__ = ("__weakref__",)
+
+
+# The agents that speak Claude Code's hook format, each under its own name and tool table.
+_CLAUDE_FORMAT = {cc.AGENT: cc.DIALECT, qwen.AGENT: qwen.DIALECT}
 
 
 async def _reply(daemon: Daemon, request: m.Request, peer: Any = None) -> m.Reply:
@@ -106,7 +111,7 @@ async def answer(
         verdict = dialect.for_agent(routed, await call(daemon, routed, timeout))
         return encode(codex.render(routed.event, verdict, tool if isinstance(tool, str) else None)), False
     # Claude Code, or an agent that speaks its format under its own name (Qwen Code).
-    routed = cc.route(hook_input, environ, carry_env=False, agent=agent)
+    routed = dialect.route(_CLAUDE_FORMAT.get(agent, cc.DIALECT), hook_input, environ, carry_env=False)
     verdict = dialect.for_agent(routed, await call(daemon, routed, timeout))
     code, stderr = cc.exit_status(routed.event, verdict)
     if code == 2 and exits:
