@@ -73,9 +73,14 @@ def load(home: str = CORPUS_HOME) -> list[Call]:
     for category in CATEGORIES:
         for kind in ("dangerous", "benign"):
             path = CORPUS / f"{category}.{kind}.txt"
-            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-                if not line.strip() or line.startswith("#"):
+            pending = ""
+            for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+                if not pending and (not raw.strip() or raw.startswith("#")):
                     continue
+                if raw.endswith("\\") and not raw.startswith("@{"):
+                    pending += raw + "\n"  # a line continuation: the call goes on on the next line
+                    continue
+                line, pending = pending + raw, ""
                 if line.startswith("@{"):
                     entry = json.loads(line[1:])
                     tool, args, cwd = entry["tool"], entry["args"], entry.get("cwd", CORPUS_HOME + "/proj")

@@ -267,6 +267,12 @@ class _Reader:
             start = len(self.walk.cmds)
             self.statements(node, scope.copy(), -1, 0)
             feeds.extend(range(start, len(self.walk.cmds)))
+            made = self.walk.cmds[start:]
+            if kind == "command_substitution" and len(made) == 1 and made[0].argv[:1] in (("echo",), ("printf",)):
+                # `$(echo rm)`: the output is known, and the shell runs it as the word it is.
+                words = [a for a in made[0].argv[1:] if a not in ("-n", "-e", "-E")]
+                if not any(made[0].dyn) and not made[0].redirects and words and "%" not in "".join(words):
+                    return " ".join(words), False
             return _text(node), True
         self.substitutions(node, scope)
         return _text(node), True
@@ -380,6 +386,8 @@ class _Reader:
             elif child.type == "herestring_redirect":
                 stdin = self.herestring(child, scope)
         if body is None:
+            # `> file` alone truncates it, as `: > file` does.
+            self.add((":",), (False,), _text(node), tuple(redirects), stdin, group, stage, scope, ())
             return
         if trailing and group < 0 and any(t.type == "pipeline" for t in trailing):
             group, stage = self.walk.new_group(), 0
@@ -551,6 +559,10 @@ def unwrap(words: tuple[str, ...], dyn: tuple[bool, ...]) -> tuple[tuple[str, ..
                 i += 1
                 continue
             break
+    if i >= n and wrappers:
+        # `env`, `sudo -l`, `time` alone: the wrapper is the command.
+        start = max(k for k, w in enumerate(words) if w.rsplit("/", 1)[-1] == wrappers[-1])
+        return (wrappers[-1], *words[start + 1 :]), dyn[start:], tuple(wrappers[:-1])
     argv = words[i:]
     adyn = dyn[i:]
     if argv and "/" in argv[0] and not adyn[0]:
