@@ -38,7 +38,7 @@ RSYNC_DELETE = "files.rsync-delete"
 RULES = {
     ROOT_OR_HOME: "deletes /, a system directory, the home directory or the project root (or a parent of one)",
     RECURSIVE: "deletes a directory tree that is not a build or temporary directory, or whose path is unknown",
-    FIND_DELETE: "find -delete or find -exec rm over files that are not build artefacts",
+    FIND_DELETE: "find -delete or find -exec rm over files that are not build artefacts, or xargs rm over a list of files",
     SHRED: "shred, wipe or srm: overwrites files so that nothing can bring them back",
     TRUNCATE: "empties a file that looks tracked (: > file, truncate -s 0, cp /dev/null)",
     PROTECTED: "deletes, moves or overwrites a path the policy protects",
@@ -56,7 +56,7 @@ _LOGLIKE = (".log", ".out", ".tmp", ".lock", ".pid", ".sock", ".err")
 
 def _rm_hit(where: Where, env: Env, how: str, cwd: str | None) -> Hit | None:
     ctx = env.ctx
-    if where.kind != DYNAMIC and env.policy.protected_paths:
+    if where.kind != DYNAMIC and where.kind != CRITICAL and env.policy.protected_paths:
         p = protected(where.path, ctx, env.policy.protected_paths, cwd)
         if p is not None:
             return Hit(

@@ -34,6 +34,7 @@ RULES = {
 }
 
 _ENV_SAFE_SUFFIXES = (".example", ".sample", ".template", ".dist", ".defaults", ".schema", ".tmpl", ".tpl", ".in", ".md")
+_NAMED_ENV = re.compile(r"^[\w.-]+\.env$")
 _KEY_NAMES = re.compile(r"^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$|^.*\.(ppk|p12|pfx|jks|keystore)$|^secring\.gpg$")
 _PUBLICISH = re.compile(r"pub|cert|crt|chain|(^|[._-])ca([._-]|$)", re.I)
 # Credentials by path under the home, and by file name anywhere.
@@ -48,6 +49,7 @@ _SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".kube", ".config/gcloud", ".docker", 
 _CREDENTIAL_NAMES = re.compile(r"^(credentials\.json|service[-_]?account.*\.json|.*-sa-key\.json|client_secret.*\.json|\.htpasswd)$")
 _SYSTEM = frozenset({"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/master.passwd"})
 
+_PATTERN_FIRST = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "awk", "gawk", "sed"})
 # Commands that show a file's content to whoever runs them (the agent's transcript).
 _READERS = frozenset(
     {
@@ -88,7 +90,7 @@ def secret_kind(path: str, ctx: Context) -> tuple[str, str] | None:
     base = posixpath.basename(path.rstrip("/"))
     home = posixpath.normpath(ctx.home)
     rel = path[len(home) + 1 :] if path.startswith(home + "/") else None
-    if base == ".env" or (base.startswith(".env.") and not base.endswith(_ENV_SAFE_SUFFIXES)) or base.endswith(".env"):
+    if base == ".env" or (base.startswith(".env.") and not base.endswith(_ENV_SAFE_SUFFIXES)) or _NAMED_ENV.match(base):
         if base.endswith(_ENV_SAFE_SUFFIXES) or base in (".envrc",):
             return None
         return ENV_FILE, f"the environment file {base}, which holds this project's passwords and keys"
@@ -130,7 +132,11 @@ def _resolve(word: str, dynamic: bool, env: Env, cmd: Cmd) -> str | None:
 def _secret_words(cmd: Cmd, env: Env) -> list[tuple[str, str, str]]:
     """(word, rule, what) of every argument of ``cmd`` that names a secret (curl's -d @file and name=@file included)."""
     out = []
+    pattern_first = cmd.argv[0] in _PATTERN_FIRST and not any(a in ("-e", "-f", "--regexp", "--file") for a in cmd.argv[1:])
     for word, dynamic in zip(cmd.argv[1:], cmd.dyn[1:], strict=False):
+        if pattern_first and not word.startswith("-"):
+            pattern_first = False  # grep's and awk's first operand is what they look for, not a file
+            continue
         if dynamic or not word or (word.startswith("-") and "=" not in word):
             continue
         candidates = [word]
@@ -251,6 +257,21 @@ def exfiltrate(cmd: Cmd, env: Env) -> Hit | None:
     return None
 
 
+def _sender_of(cmd: Cmd, env: Env) -> Cmd | None:
+    """The command that sends ``cmd``'s output off the machine: later in its pipeline, or around its substitution."""
+    for down in env.downstream(cmd):
+        if _sends(down):
+            return down
+    cmds = env.script.cmds
+    for i, c in enumerate(cmds):
+        if c is cmd:
+            for outer in cmds:
+                if i in outer.feeds and _sends(outer):
+                    return outer
+            break
+    return None
+
+
 def read(cmd: Cmd, env: Env) -> Hit | None:
     if _sends(cmd):
         return None  # judged by exfiltrate, which names the sending
@@ -258,6 +279,9 @@ def read(cmd: Cmd, env: Env) -> Hit | None:
     if found is None:
         return None
     word, rule, what = found
+    sender = _sender_of(cmd, env)
+    if sender is not None:
+        return _send_hit(sender, word, what)  # read to be sent: the sending is what matters
     verb = "copies" if cmd.argv[0] in ("cp", "install", "dd", "tee") else "prints"
     where = (
         "into another place where it is no longer protected"

@@ -82,7 +82,6 @@ _WRAPPERS: dict[str, frozenset[str]] = {
         }
     ),
     "parallel": frozenset({"-j", "--jobs", "-S", "--sshlogin"}),
-    "watch": frozenset({"-n", "-d", "--interval", "--differences"}),
     "npx": frozenset({"-p", "--package", "--cache"}),
     "bunx": frozenset({"-p", "--package"}),
     "pnpx": frozenset(),
@@ -601,8 +600,11 @@ def nested_code(argv: tuple[str, ...], dyn: tuple[bool, ...], stdin: str | None)
         return None
     if name == "eval":
         return " ".join(argv[1:]) or None
-    if name == "watch" and len(argv) > 1:
-        return " ".join(argv[1:])
+    if name == "watch":
+        i = 1
+        while i < len(argv) and argv[i].startswith("-"):
+            i += 2 if argv[i] in ("-n", "--interval", "-q", "--equexit") else 1
+        return " ".join(argv[i:]) or None
     if name in ("su", "runuser") and len(argv) > 1:
         for i, a in enumerate(argv[1:-1], start=1):
             if a in ("-c", "--command"):
