@@ -628,7 +628,16 @@ def ssh_command(argv: tuple[str, ...]) -> str | None:
     return " ".join(rest) if rest else None
 
 
+# tree-sitter-bash 0.25 reads past its tables on `{` followed by a character outside the Basic
+# Multilingual Plane (four UTF-8 bytes) and can crash the process on Linux. Such characters are
+# only ever data in a command (an emoji in a message, a rare ideograph in a name), so each is read
+# as U+FFFD: the command's structure and every rule's reading of it stay the same.
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
 def read(code: str, walk: _Walk, depth: int, scope: _Scope | None = None, origin: str | None = None) -> None:
+    if not code.isascii():
+        code = _ASTRAL.sub("\ufffd", code)
     tree = _PARSER.parse(code.encode("utf-8", "surrogatepass"))
     reader = _Reader(walk, depth, origin)
     start = len(walk.cmds)

@@ -122,3 +122,27 @@ def test_interpreters_shelling_out_are_read_as_shell(command: str) -> None:
     inner = [c for c in parse(command).cmds if c.depth > 0]
     assert [c.argv for c in inner] == [("rm", "-rf", "src")]
     assert inner[0].text == command
+
+
+CRASHERS = "\n".join(
+    [
+        "import random, sys",
+        "from hookd.guards.shell import parse",
+        "rng = random.Random(7)",
+        "for i in range(3000):",
+        "    parse.cache_clear()",
+        "    astral = chr(rng.randrange(0x10000, 0x110000))",
+        "    parse(rng.choice(['{', 'echo {', 'sudo {', '{ ', 'x{y']) + astral + rng.choice(['', '}', ' rm', astral]))",
+        "print('answered')",
+    ]
+)
+
+
+def test_a_brace_before_a_four_byte_character_does_not_crash_the_process() -> None:
+    """The grammar's parser reads past its tables on `{` then a character outside the BMP; it runs in a
+    child here, so a crash fails this test instead of ending the test run."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", CRASHERS], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "answered" in done.stdout, done.stderr[-500:]
