@@ -294,7 +294,7 @@ def report(calls: list[Call], results: dict[str, list[bool]], skipped: list[Anch
         if not any(c.held_out == held_out for c in calls):
             continue
         lines += [
-            "### The held-out corpus (bench/guards/holdout/): written after the rules, never used to change them"
+            "### The held-out corpus (bench/guards/holdout/): written after the rules; its first run, before any fix, is noted below"
             if held_out
             else "### The corpus (bench/guards/corpus/): written first, then the rules, which were fixed where it showed them wrong",
             "",
@@ -312,6 +312,12 @@ def report(calls: list[Call], results: dict[str, list[bool]], skipped: list[Anch
             label = "**all**" if category == "all" else category
             lines.append(f"| {label} | {len(bad)} | {len(good)} | " + " | ".join(cells) + " |")
         lines.append("")
+    lines += [
+        "The held-out corpus's first run, before any fix: hookd blocked 98.7% of its dangerous calls and 2.6% of its benign ones",
+        "(secrets 96.9% / 6.7%, publish 96.4% / 7.1%, the other three 100% / 0%). The six calls it got wrong showed real bugs",
+        "(a glob over .env files, yarn workspace, ${TOKEN:+...}, rsync --exclude's value, --help, the project root taken for a",
+        "system directory by chmod), which were fixed; from then on it is no longer unseen.",
+    ]
     lines += ["", "## Time per call", ""]
     lines += ["| guard | median per call | how |", "|---|---|---|"]
     for name, (value, how) in latency.items():

@@ -3,11 +3,12 @@ uploads; chmod -R 777 and chown -R on system trees; mkfs and dd onto devices; po
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from hookd.guards.model import Hit
 from hookd.guards.pack import TOO_DEEP, Env, Pack, flags
-from hookd.guards.paths import CRITICAL, DYNAMIC, SAFE, classify, display
+from hookd.guards.paths import CRITICAL, DYNAMIC, SAFE, SYSTEM_DIRS, Where, classify, display
 from hookd.guards.shell import Cmd
 
 NPM = "publish.npm-publish"
@@ -58,6 +59,10 @@ def _first_word(argv: tuple[str, ...], skip_values: frozenset[str] = frozenset()
 def npm(cmd: Cmd, env: Env) -> Hit | None:
     argv = cmd.argv
     sub, i = _first_word(argv, frozenset({"--filter", "-F", "-C", "--dir", "--prefix", "-w", "--workspace"}))
+    if argv[0] == "yarn" and sub in ("workspace", "workspaces") and len(argv) > i + 2:
+        # `yarn workspace @org/ui npm publish`: the rest is a yarn command run in that workspace.
+        rest = argv[i + 2 :] if sub == "workspace" else tuple(a for a in argv[i + 1 :] if a != "foreach")
+        return npm(cmd._replace(argv=("yarn", *rest)), env)
     if argv[0] == "yarn" and sub == "npm":
         sub, _ = _first_word(argv[i:])
     if _dry(argv):
@@ -155,7 +160,15 @@ def registry(cmd: Cmd, env: Env) -> Hit | None:
 # -- system ----------------------------------------------------------------------------------
 
 _WORLD_DIGITS = re.compile(r"^0?[0-7]?[0-7][0-7][2367]$")
-_WORLD_SYMBOLIC = re.compile(r"(^|,)[ao]*[ao][ugo]*\+[rwxXst]*w|(^|,)\+[rwx]*w|(^|,)[ugoa]*=[rwxXst]*w[rwxXst]*(,|$)")
+_WORLD_SYMBOLIC = re.compile(r"(^|,)[ugoa]*[oa][ugoa]*[+=][rwxXst]*w|(^|,)[+=][rwxXst]*w")
+
+
+def _system_or_home(where: Where, env: Env) -> bool:
+    """/, a system directory, the home or one of its parents; the project's own root is the project's to change."""
+    if where.kind != CRITICAL:
+        return False
+    home = posixpath.normpath(env.ctx.home)
+    return where.path == "/" or where.path in SYSTEM_DIRS or home == where.path or home.startswith(where.path.rstrip("/") + "/")
 
 
 def chmod(cmd: Cmd, env: Env) -> Hit | None:
@@ -172,7 +185,7 @@ def chmod(cmd: Cmd, env: Env) -> Hit | None:
     dyn = dict.fromkeys((a for a, d in zip(argv, cmd.dyn, strict=False) if d), True)
     for t in targets:
         where = classify(t, t in dyn, env.ctx, cwd)
-        if where.kind == CRITICAL and (recursive or where.path == "/" or where.path.count("/") <= 2):
+        if _system_or_home(where, env) and (recursive or where.path == "/" or where.path.count("/") <= 2):
             return Hit(
                 CHMOD,
                 f"chmod {mode} {display(where, env.ctx)} changes the permissions of {'everything under ' if recursive else ''}a "
@@ -198,7 +211,7 @@ def chown(cmd: Cmd, env: Env) -> Hit | None:
     dyn = dict.fromkeys((a for a, d in zip(argv, cmd.dyn, strict=False) if d), True)
     for t in operands[1:]:
         where = classify(t, t in dyn, env.ctx, cwd)
-        if where.kind == CRITICAL or where.kind == DYNAMIC:
+        if _system_or_home(where, env) or where.kind == DYNAMIC:
             return Hit(
                 CHOWN,
                 f"{argv[0]} -R {operands[0]} {display(where, env.ctx)} hands every file under a system directory (or your home) "

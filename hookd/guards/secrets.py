@@ -3,13 +3,14 @@ anywhere, and writes that put a secret into a file that looks tracked."""
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from hookd.guards.model import Context, Hit
-from hookd.guards.pack import TOO_DEEP, Env, Pack
+from hookd.guards.pack import TOO_DEEP, Env, Pack, flags
 from hookd.guards.paths import UNKNOWN, resolve
 from hookd.guards.policy import Policy
 from hookd.guards.shell import Cmd
@@ -34,6 +35,7 @@ RULES = {
 }
 
 _ENV_SAFE_SUFFIXES = (".example", ".sample", ".template", ".dist", ".defaults", ".schema", ".tmpl", ".tpl", ".in", ".md")
+_GLOB_PROBES = (".env", ".env.local", ".env.production", "id_rsa", "id_ed25519", "credentials", "server.key", "private.pem")
 _NAMED_ENV = re.compile(r"^[\w.-]+\.env$")
 _KEY_NAMES = re.compile(r"^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$|^.*\.(ppk|p12|pfx|jks|keystore)$|^secring\.gpg$")
 _PUBLICISH = re.compile(r"pub|cert|crt|chain|(^|[._-])ca([._-]|$)", re.I)
@@ -49,6 +51,11 @@ _SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".kube", ".config/gcloud", ".docker", 
 _CREDENTIAL_NAMES = re.compile(r"^(credentials\.json|service[-_]?account.*\.json|.*-sa-key\.json|client_secret.*\.json|\.htpasswd)$")
 _SYSTEM = frozenset({"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/master.passwd"})
 
+# Options of cp, scp and rsync that take a value (the value is no file being copied).
+_COPY_VALUES = frozenset(
+    {"--exclude", "--include", "--filter", "-f", "-e", "--rsh", "--exclude-from", "--include-from", "-i", "-P", "-o", "-F", "-S", "-t"}
+    | {"--target-directory", "-J", "-c", "-l"}
+)
 _PATTERN_FIRST = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "awk", "gawk", "sed"})
 # Commands that show a file's content to whoever runs them (the agent's transcript).
 _READERS = frozenset(
@@ -88,6 +95,12 @@ def secret_kind(path: str, ctx: Context) -> tuple[str, str] | None:
     if not path or path == UNKNOWN:
         return None
     base = posixpath.basename(path.rstrip("/"))
+    if any(c in base for c in "*?["):
+        # A glob reads every file it matches: `.env*` reads .env.
+        hit = next((n for n in _GLOB_PROBES if fnmatch.fnmatchcase(n, base)), None)
+        if hit is None:
+            return None
+        return secret_kind(posixpath.join(posixpath.dirname(path), hit), ctx)
     home = posixpath.normpath(ctx.home)
     rel = path[len(home) + 1 :] if path.startswith(home + "/") else None
     if base == ".env" or (base.startswith(".env.") and not base.endswith(_ENV_SAFE_SUFFIXES)) or _NAMED_ENV.match(base):
@@ -173,7 +186,7 @@ def _reads_secret(cmd: Cmd, env: Env) -> tuple[str, str, str] | None:
     if name in _READERS or name in _SENDERS or cmd.redirects:
         found = _secret_words(cmd, env)
         if name in ("cp", "install", "rsync", "scp"):
-            operands = [a for a in cmd.argv[1:] if not a.startswith("-")]
+            _, _, operands = flags(cmd.argv, _COPY_VALUES)
             found = [f for f in found if f[0] in operands[:-1]]  # the sources, not where they go
         elif name == "dd":
             found = [f for f in found if any(a == "if=" + f[0] for a in cmd.argv)]
@@ -208,7 +221,7 @@ def exfiltrate(cmd: Cmd, env: Env) -> Hit | None:
     if name == "ssh":
         found = [f for f in found if any(op == "<" and t == f[0] for op, t, _ in cmd.redirects)]  # -i key is how ssh logs in
     elif name in ("scp", "rsync", "sftp"):
-        operands = [a for a in cmd.argv[1:] if not a.startswith("-")]
+        _, _, operands = flags(cmd.argv, _COPY_VALUES)
         found = [f for f in found if f[0] in operands[:-1]]
     if name in ("curl", "wget", "http", "https", "xh", "httpie"):
         # curl reads a file only behind @, < or -T/--upload-file; a bare word is a URL or a value.
@@ -304,8 +317,9 @@ def print_token(cmd: Cmd, env: Env) -> Hit | None:
         return None
     if name in ("echo", "printf"):
         for word in argv[1:]:
-            m = _TOKEN_VAR.search(word)
-            if m and m.group(1).upper() not in ("PATH", "HOME", "USER"):
+            for m in _TOKEN_VAR.finditer(word):
+                if word[m.end(1) : m.end(1) + 2] in (":+", ":?") or word[m.end(1) : m.end(1) + 1] == "+":
+                    continue  # ${TOKEN:+set} prints the word, not the value
                 return _token_hit(name, m.group(1))
         return None
     if name == "printenv":

@@ -26,6 +26,8 @@ from .guard import rule, shell
         ("chmod -R 777 .", "publish.chmod-world"),
         ("chmod 777 -R src", "publish.chmod-world"),
         ("chmod -R a+rwx ~", "publish.chmod-world"),
+        ("chmod -R go+w .", "publish.chmod-world"),
+        ("yarn workspace @org/ui npm publish", "publish.npm-publish"),
         ("chmod 000 /etc", "publish.chmod-world"),
         ("sudo chown -R $USER /usr", "publish.chown-recursive"),
         ("chown -R nobody /", "publish.chown-recursive"),
@@ -66,6 +68,9 @@ def test_publishing_and_system_changes_fire(command: str, expected: str) -> None
         "shutdown --help",
         "systemctl restart nginx",
         'echo "npm publish" >> RELEASING.md',
+        "docker push --help",
+        "chmod -R u+rwX,go-w .",
+        "chmod -R 755 .",
     ],
 )
 def test_builds_dry_runs_and_own_files_pass(command: str) -> None:
