@@ -46,6 +46,18 @@ RULES = {
     "files.too-deep": TOO_DEEP,
 }
 
+# The safer command for each rule, as docs/guards-rules.md lists it.
+SAFER = {
+    "files.delete-root-or-home": "delete the one subdirectory you mean (rm -rf ./dist), or move the tree aside with mv",
+    "files.recursive-delete": "spell the path out and delete build output only (rm -rf ./build); move a source tree aside (mv src src.bak)",
+    "files.find-delete": "run the find without -delete to see the list, then narrow it with -name to build artefacts",
+    "files.shred": "rm (or move the file to the trash) when you only want it gone",
+    "files.truncate": "check git status first, or move the file aside (mv f f.bak)",
+    "files.protected-path": "leave the path alone, or change the policy's protected_paths",
+    "files.rsync-delete": "rsync --dry-run first, or sync into a new directory",
+    "files.too-deep": "run the inner command directly, without the nesting",
+}
+
 # find's name tests that only ever match build artefacts: deleting what they find loses nothing.
 _ARTEFACTS = (".pyc", ".pyo", ".o", ".obj", ".class", ".tmp", ".log", ".orig", ".rej", ".swp", ".swo", "~", ".DS_Store", ".map")
 _ARTEFACT_NAMES = frozenset(
@@ -393,4 +405,5 @@ PACK = Pack(
     },
     (redirects,),
     {"write_file": write_protected, "edit_file": write_protected},
+    safer=SAFER,
 )

@@ -32,6 +32,20 @@ RULES = {
     "git.too-deep": TOO_DEEP,
 }
 
+# The safer command for each rule, as docs/guards-rules.md lists it.
+SAFER = {
+    "git.checkout-discard": "git stash (or git diff > changes.patch) first; git checkout -p to pick hunks",
+    "git.restore-worktree": "git restore --staged to unstage only; git stash to keep the changes",
+    "git.reset-hard": "git stash first, or git reset --keep, which refuses to overwrite local changes",
+    "git.clean-force": "git clean -n to see the list, then remove only what you mean",
+    "git.stash-drop": "git stash apply first, or keep the stash",
+    "git.force-push": "push a new branch and open a merge request, or git revert; on your branch, git push --force-with-lease origin it",
+    "git.delete-protected-branch": "delete feature branches only",
+    "git.branch-force-delete": "git branch -d, which refuses to drop unmerged work",
+    "git.reflog-expire": "leave the reflog to expire on its own; git gc without --prune=now",
+    "git.too-deep": "run the inner command directly, without the nesting",
+}
+
 # git's own options before the subcommand; the ones in the first set take a value.
 _GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--super-prefix", "--config-env"})
 _PATHLIKE = re.compile(r"(^\.{1,2}(/|$))|(^/)|[*?]|(\.[A-Za-z][A-Za-z0-9]{0,7}$)")
@@ -251,4 +265,9 @@ def git(cmd: Cmd, env: Env) -> Hit | None:
     return None
 
 
-PACK = Pack("git", RULES, {"git": (git,)})
+PACK = Pack(
+    "git",
+    RULES,
+    {"git": (git,)},
+    safer=SAFER,
+)

@@ -35,6 +35,21 @@ RULES = {
     "infra.too-deep": TOO_DEEP,
 }
 
+# The safer command for each rule, as docs/guards-rules.md lists it.
+SAFER = {
+    "infra.sql-drop": "take a dump first (pg_dump, mysqldump), or rename the table and drop it later",
+    "infra.sql-truncate": "back the table up, or DELETE with a WHERE that names the rows",
+    "infra.sql-delete-all": "add the WHERE that names the rows, checked with a SELECT first",
+    "infra.db-flush": "delete the keys or documents you mean (DEL, UNLINK, deleteMany with a filter)",
+    "infra.terraform-destroy": "terraform plan -destroy to see the list, and let a person destroy",
+    "infra.terraform-auto-approve": "terraform plan -out=tfplan, and have a person apply that plan",
+    "infra.kubectl-delete-namespace": "delete the one resource you mean, by name or a narrow -l selector",
+    "infra.helm-uninstall": "helm get manifest to see what goes, and let a person uninstall",
+    "infra.cloud-delete": "snapshot or back up first, and let a person delete",
+    "infra.docker-volumes": "docker compose down without -v; back the volume up before removing it",
+    "infra.too-deep": "run the inner command directly, without the nesting",
+}
+
 _STRINGS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"\\]|\\.)*\"|\$\$.*?\$\$|--[^\n]*|/\*.*?\*/", re.S)
 _DROP = re.compile(r"^DROP\s+(?:TEMPORARY\s+)?(TABLE|DATABASE|SCHEMA|KEYSPACE|COLLECTION)\b(?:\s+IF\s+EXISTS)?\s*([^\s;]*)", re.I)
 _TRUNCATE = re.compile(r"^TRUNCATE\b(?:\s+TABLE)?\s*([^\s;]*)", re.I)
@@ -520,4 +535,5 @@ PACK = Pack(
         "podman": (docker,),
         "docker-compose": (docker,),
     },
+    safer=SAFER,
 )

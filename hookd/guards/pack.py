@@ -49,6 +49,7 @@ class Pack(NamedTuple):
     commands: dict[str, tuple[CommandRule, ...]]  # command name -> the rules that read it
     every: tuple[CommandRule, ...] = ()  # rules that read every command (redirects, pipelines)
     tools: dict[str, ToolRule] = {}  # canonical tool name -> the rule that reads its arguments
+    safer: dict[str, str] = {}  # rule name -> the safer command, for docs/guards-rules.md
 
 
 def flags(argv: tuple[str, ...], with_value: frozenset[str] = frozenset()) -> tuple[set[str], set[str], list[str]]:

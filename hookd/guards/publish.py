@@ -34,6 +34,20 @@ RULES = {
     "publish.too-deep": TOO_DEEP,
 }
 
+# The safer command for each rule, as docs/guards-rules.md lists it.
+SAFER = {
+    "publish.npm-publish": "npm publish --dry-run or npm pack, and let a person publish",
+    "publish.pypi-upload": "twine check dist/*, and let a person upload",
+    "publish.docker-push": "build and tag locally (docker buildx build --load), and let a person or CI push",
+    "publish.registry-publish": "the tool's dry run (cargo publish --dry-run, gh release create --draft), and let a person publish",
+    "publish.chmod-world": "give the owner what it needs (chmod -R u+rwX), on the directory you mean",
+    "publish.chown-recursive": "change the owner of the one directory you mean (chown -R me ./build)",
+    "publish.mkfs": "check the device with lsblk, and let a person format it",
+    "publish.dd-device": "write to an image file (of=disk.img); let a person write the device",
+    "publish.power": "ask a person to do it",
+    "publish.too-deep": "run the inner command directly, without the nesting",
+}
+
 _DRY = frozenset({"--dry-run", "-n", "--dryrun", "--dry"})
 
 
@@ -329,4 +343,5 @@ PACK = Pack(
         "telinit": (power,),
     },
     (device_redirects,),
+    safer=SAFER,
 )

@@ -34,6 +34,18 @@ RULES = {
     "secrets.too-deep": TOO_DEEP,
 }
 
+# The safer command for each rule, as docs/guards-rules.md lists it.
+SAFER = {
+    "secrets.read-private-key": "use the key without showing it (ssh -i key, ssh-add); read the .pub file",
+    "secrets.read-env-file": "read .env.example for the names; let the program load .env (source .env && cmd)",
+    "secrets.read-credentials": "use the tool's own commands (aws sts get-caller-identity, kubectl config current-context)",
+    "secrets.print-token": 'check it is set without printing it: [ -n "$TOKEN" ] && echo set',
+    "secrets.exfiltrate": "send only what a service needs, through its own login (gh auth login, docker login --password-stdin)",
+    "secrets.write-secret": "put the secret in .env (ignored by git) and read it from the environment",
+    "secrets.commit-secret-file": "add the file to .gitignore and commit an example (.env.example) instead",
+    "secrets.too-deep": "run the inner command directly, without the nesting",
+}
+
 _ENV_SAFE_SUFFIXES = (".example", ".sample", ".template", ".dist", ".defaults", ".schema", ".tmpl", ".tpl", ".in", ".md")
 _GLOB_PROBES = (".env", ".env.local", ".env.production", "id_rsa", "id_ed25519", "credentials", "server.key", "private.pem")
 _NAMED_ENV = re.compile(r"^[\w.-]+\.env$")
@@ -499,4 +511,5 @@ PACK = Pack(
     },
     (),
     {"read_file": read_tool, "write_file": write_tool, "edit_file": write_tool, "edit_notebook": write_tool},
+    safer=SAFER,
 )
