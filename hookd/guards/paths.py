@@ -29,7 +29,11 @@ BUILD_DIRS = frozenset(
 )  # fmt: skip
 BUILD_SUFFIXES = (".egg-info", ".dist-info", ".pyc", ".o", ".class", ".log", ".tmp")
 TEMP_ROOTS = ("/tmp/", "/var/tmp/", "/private/tmp/", "/private/var/folders/", "/var/folders/", "/dev/shm/")
-HOME_CACHES = ("~/.cache/", "~/Library/Caches/", "~/.npm/_cacache", "~/.npm/_npx/", "~/.gradle/caches/", "~/.m2/repository/")
+# Package managers' download caches in the home: everything in them is fetched again on demand.
+HOME_CACHES = (
+    "~/.cache/", "~/Library/Caches/", "~/.npm/", "~/.yarn/cache/", "~/.pnpm-store/", "~/.gradle/caches/", "~/.m2/repository/",
+    "~/.cargo/registry/", "~/go/pkg/mod/", "~/.nuget/packages/", "~/.bun/install/cache/", "~/.deno/", "~/.pub-cache/",
+)  # fmt: skip
 SYSTEM_DIRS = frozenset(
     {
         "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/opt", "/proc", "/root", "/run", "/sbin", "/srv", "/sys",
@@ -185,8 +189,8 @@ def classify(word: str, dynamic: bool, ctx: Context, cwd: str | None) -> Where:
         return Where(SAFE, path)
     for cache in HOME_CACHES:
         full = home + cache[1:]
-        if (probe + "/").startswith(full) and probe + "/" != full:
-            return Where(SAFE, path)
+        if (probe + "/").startswith(full):
+            return Where(SAFE, path)  # a cache, or everything in it
     if project and _inside(probe, project) and probe != project:
         rel = probe[len(project) :].strip("/").split("/")
         return Where(SAFE if _safe_parts(rel) else PROJECT, path)

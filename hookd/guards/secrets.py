@@ -493,6 +493,37 @@ def write_tool(tool: str, args: Mapping[str, Any], ctx: Context, policy: Policy)
     return None
 
 
+_PATCH_TARGET = re.compile(r"^(?:\*\*\* (?:Add|Update) File: |\+\+\+ (?:b/)?)(\S.*)$", re.M)
+
+
+def _strings(value: Any, depth: int = 0) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if depth > 4:
+        return []
+    if isinstance(value, Mapping):
+        return [s for v in list(value.values())[:50] for s in _strings(v, depth + 1)]
+    if isinstance(value, list | tuple):
+        return [s for v in value[:50] for s in _strings(v, depth + 1)]
+    return []
+
+
+def patch_tool(tool: str, args: Mapping[str, Any], ctx: Context, policy: Policy) -> Hit | None:
+    """apply_patch: a live secret on an added line of a file that is not where secrets belong."""
+    for text in _strings(args):
+        if "\n+" not in text and "*** Add File" not in text:
+            continue
+        targets = [m.group(1).strip() for m in _PATCH_TARGET.finditer(text)]
+        resolved = [resolve(t, False, ctx, ctx.cwd or ctx.project) for t in targets]
+        if targets and all(_write_target_ok(r, ctx) for r in resolved):
+            continue
+        added = "\n".join(line[1:] for line in text[:200_000].splitlines() if line.startswith("+") and not line.startswith("+++"))
+        m = _SECRET_TEXT.search(added)
+        if m is not None:
+            return _write_hit(posixpath.basename(targets[0]) if targets else "the patched file", m.group(0))
+    return None
+
+
 PACK = Pack(
     "secrets",
     RULES,
@@ -510,6 +541,6 @@ PACK = Pack(
         "git": (git_add,),
     },
     (),
-    {"read_file": read_tool, "write_file": write_tool, "edit_file": write_tool, "edit_notebook": write_tool},
+    {"read_file": read_tool, "write_file": write_tool, "edit_file": write_tool, "edit_notebook": write_tool, "apply_patch": patch_tool},
     safer=SAFER,
 )

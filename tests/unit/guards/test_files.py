@@ -145,3 +145,9 @@ def test_interpreters_deleting_a_tree_are_read_as_rm(command: str) -> None:
 )
 def test_interpreters_printing_or_deleting_build_dirs_pass(command: str) -> None:
     assert shell(command) is None
+
+
+def test_package_manager_caches_in_the_home_are_safe_to_delete() -> None:
+    assert shell("rm -rf ~/.npm") is None
+    assert shell("rm -rf ~/.cargo/registry/cache") is None
+    assert rule("rm -rf ~/.cargo") == "files.recursive-delete"

@@ -96,3 +96,13 @@ def test_a_secret_written_into_a_tracked_file_fires_and_into_env_passes() -> Non
         is not None
     )
     assert tool("write_file", {"path": "/home/dev/proj/docs/setup.md", "content": "Put OPENAI_API_KEY=sk-... in .env"}) is None
+
+
+def test_a_patch_adding_a_secret_to_a_tracked_file_fires() -> None:
+    patch = "*** Begin Patch\n*** Update File: src/config.py\n@@\n-KEY = os.environ['KEY']\n+KEY = 'AKIAIOSFODNN7EXAMPLE'\n*** End Patch\n"
+    found = tool("apply_patch", {"input": patch})
+    assert found is not None and found.rule == "secrets.write-secret"
+    into_env = "*** Begin Patch\n*** Add File: .env\n+KEY=AKIAIOSFODNN7EXAMPLE\n*** End Patch\n"
+    assert tool("apply_patch", {"input": into_env}) is None
+    removed = "--- a/src/config.py\n+++ b/src/config.py\n@@\n-KEY = 'AKIAIOSFODNN7EXAMPLE'\n+KEY = os.environ['KEY']\n"
+    assert tool("apply_patch", {"command": ["apply_patch", removed]}) is None
