@@ -7,7 +7,7 @@ from typing import Any
 
 from hookd.guards.catalogue import PACK_TABLE, too_deep
 from hookd.guards.model import Context, Finding, Hit
-from hookd.guards.pack import Env
+from hookd.guards.pack import Env, Pack
 from hookd.guards.policy import Policy
 from hookd.guards.shell import MAX_COMMANDS, MAX_DEPTH, parse
 
@@ -22,7 +22,13 @@ def check(packs: Sequence[str], tool: str, args: Mapping[str, Any], ctx: Context
     """The first finding of ``packs`` (in their order) on a tool call, or None. Never raises for what an agent sends."""
     if not isinstance(args, Mapping):
         return None
-    chosen = [PACK_TABLE[p] for p in packs if p in PACK_TABLE]
+    if not (
+        isinstance(ctx.home, str)
+        and (ctx.cwd is None or isinstance(ctx.cwd, str))
+        and (ctx.project is None or isinstance(ctx.project, str))
+    ):
+        ctx = Context(_text_or_none(ctx.cwd), _text_or_none(ctx.project), ctx.home if isinstance(ctx.home, str) else "")
+    chosen = [PACK_TABLE[p] for p in packs if isinstance(p, str) and p in PACK_TABLE]
     if tool == SHELL_TOOL:
         command = args.get("command")
         if not isinstance(command, str) or not command.strip():
@@ -34,8 +40,16 @@ def check(packs: Sequence[str], tool: str, args: Mapping[str, Any], ctx: Context
             continue
         hit = rule(tool, args, ctx, policy)
         if hit is not None and not policy.allowed(hit.rule):
-            return _finding(pack.name, hit, tool, policy)
+            path = next((args[k] for k in _PATH_KEYS if isinstance(args.get(k), str)), None)
+            return _finding(pack.name, hit, f"{tool} {path}" if path else tool, policy)
     return None
+
+
+_PATH_KEYS = ("path", "file_path", "filePath", "absolute_path", "notebook_path")
+
+
+def _text_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _asks_for_help(argv: tuple[str, ...]) -> bool:
@@ -48,7 +62,7 @@ def _asks_for_help(argv: tuple[str, ...]) -> bool:
     return False
 
 
-def _shell(chosen: list[Any], command: str, ctx: Context, policy: Policy) -> Finding | None:
+def _shell(chosen: list[Pack], command: str, ctx: Context, policy: Policy) -> Finding | None:
     script = parse(command)
     env = Env(ctx, policy, script)
     for pack in chosen:

@@ -91,3 +91,18 @@ def test_too_deep_is_a_finding_of_the_first_pack_and_can_be_allowed() -> None:
     assert found is not None and found.rule == "files.too-deep" and "levels deep" in found.reason
     found = shell(deep, policy=Policy(allow=("files.too-deep",)))
     assert found is not None and found.rule == "git.too-deep"
+
+
+def test_a_context_with_values_of_the_wrong_type_is_read_as_unknown() -> None:
+    from hookd.guards import Context, check
+
+    odd = Context(3, b"/p", None)  # type: ignore[arg-type]
+    found = check(PACKS, "execute_command", {"command": "rm -rf src"}, odd, Policy())
+    assert found is not None and found.rule == "files.recursive-delete"
+
+
+def test_a_finding_on_a_file_tool_names_the_tool_and_the_path() -> None:
+    from hookd.guards import Context, check
+
+    found = check(PACKS, "read_file", {"file_path": "/h/.ssh/id_rsa"}, Context("/h/p", "/h/p", "/h"), Policy())
+    assert found is not None and found.command == "read_file /h/.ssh/id_rsa"
