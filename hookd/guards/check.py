@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -31,6 +32,8 @@ def check(packs: Sequence[str], tool: str, args: Mapping[str, Any], ctx: Context
     chosen = [PACK_TABLE[p] for p in packs if isinstance(p, str) and p in PACK_TABLE]
     if tool == SHELL_TOOL:
         command = args.get("command")
+        if isinstance(command, list) and command and all(isinstance(w, str) for w in command):
+            command = shlex.join(command)  # an argv (["bash", "-lc", "..."]): the same words, quoted
         if not isinstance(command, str) or not command.strip():
             return None
         return _shell(chosen, command, ctx, policy)

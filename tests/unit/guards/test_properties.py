@@ -92,7 +92,12 @@ def test_any_arguments_of_any_tool_are_answered_without_raising(tool: str, args:
 
 def test_arguments_that_are_not_a_mapping_pass() -> None:
     assert check(PACKS, "execute_command", None, Context(None, None, "/h"), Policy()) is None  # type: ignore[arg-type]
-    assert check(PACKS, "execute_command", {"command": ["rm", "-rf", "/"]}, Context(None, None, "/h"), Policy()) is None
+    assert check(PACKS, "execute_command", {"command": [1, 2]}, Context(None, None, "/h"), Policy()) is None
+
+
+def test_a_command_sent_as_an_argv_is_read_as_its_words() -> None:
+    found = check(PACKS, "execute_command", {"command": ["bash", "-lc", "rm -rf ~"]}, Context(None, None, "/h"), Policy())
+    assert found is not None and found.rule == "files.delete-root-or-home"
 
 
 # -- spellings -----------------------------------------------------------------------------------
