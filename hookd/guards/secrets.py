@@ -86,20 +86,32 @@ _TOKEN_VAR = re.compile(
     re.I,
 )
 _TOKEN_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL)", re.I)
-_SECRET_TEXT = re.compile(
-    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"
-    r"|-----BEGIN (?:RSA |DSA |EC |OPENSSH |PGP |ENCRYPTED )?PRIVATE KEY(?: BLOCK)?-----"
-    r"|\bgh[pousr]_[A-Za-z0-9]{36,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}"
-    r"|\bglpat-[A-Za-z0-9_\-]{20,}"
-    r"|\bxox[abposr]-[A-Za-z0-9-]{10,}"
-    r"|\bsk-(?:proj-|ant-)?[A-Za-z0-9_\-]{32,}"
-    r"|\b[sr]k_live_[A-Za-z0-9]{16,}"
-    r"|\bAIza[0-9A-Za-z_\-]{35}"
-    r"|\bnpm_[A-Za-z0-9]{36}\b"
-    r"|\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{20,}"
-    r"|aws_?secret_?access_?key['\"]?\s*[:=]\s*['\"]?[A-Za-z0-9/+]{40}",
-    re.I,
+# Live secrets by their shapes, each with the literal text it cannot appear without: the text is
+# searched for those first (fast even over a large file), and a pattern runs only where one is.
+_SECRET_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
+    (("AKIA", "ASIA"), re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    (("-----BEGIN",), re.compile(r"-----BEGIN (?:RSA |DSA |EC |OPENSSH |PGP |ENCRYPTED )?PRIVATE KEY(?: BLOCK)?-----")),
+    (("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36,}\b")),
+    (("github_pat_",), re.compile(r"\bgithub_pat_[A-Za-z0-9_]{22,}")),
+    (("glpat-",), re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}")),
+    (("xox",), re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    (("sk-",), re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_\-]{32,}")),
+    (("k_live_",), re.compile(r"\b[sr]k_live_[A-Za-z0-9]{16,}")),
+    (("AIza",), re.compile(r"\bAIza[0-9A-Za-z_\-]{35}")),
+    (("npm_",), re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    (("pypi-AgEIcHlwaS5vcmc",), re.compile(r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{20,}")),
+    (("secret", "SECRET", "Secret"), re.compile(r"aws_?secret_?access_?key['\"]?\s*[:=]\s*['\"]?[A-Za-z0-9/+]{40}", re.I)),
 )
+
+
+def find_secret(text: str) -> str | None:
+    """The first live secret in ``text``, if one is there."""
+    for needles, shape in _SECRET_SHAPES:
+        if any(n in text for n in needles):
+            m = shape.search(text)
+            if m is not None:
+                return m.group(0)
+    return None
 
 
 def secret_kind(path: str, ctx: Context) -> tuple[str, str] | None:
@@ -411,13 +423,13 @@ def written(cmd: Cmd, env: Env) -> Hit | None:
     text = cmd.stdin or ""
     if cmd.argv[0] in ("echo", "printf"):
         text += " ".join(cmd.argv[1:])
-    m = _SECRET_TEXT.search(text)
-    if m is None:
+    secret = find_secret(text)
+    if secret is None:
         return None
     for target in targets:
         path = _resolve(target, False, env, cmd)
         if not _write_target_ok(path, env.ctx) and not (path or "").startswith(("/tmp/", "/dev/")):
-            return _write_hit(target, m.group(0))
+            return _write_hit(target, secret)
     return None
 
 
@@ -487,9 +499,9 @@ def write_tool(tool: str, args: Mapping[str, Any], ctx: Context, policy: Policy)
     if path is not None and _write_target_ok(path, ctx):
         return None
     for text in _contents(args):
-        m = _SECRET_TEXT.search(text[:200_000])
-        if m is not None:
-            return _write_hit(posixpath.basename(path) if path else "the file", m.group(0))
+        secret = find_secret(text[:200_000])
+        if secret is not None:
+            return _write_hit(posixpath.basename(path) if path else "the file", secret)
     return None
 
 
@@ -518,9 +530,9 @@ def patch_tool(tool: str, args: Mapping[str, Any], ctx: Context, policy: Policy)
         if targets and all(_write_target_ok(r, ctx) for r in resolved):
             continue
         added = "\n".join(line[1:] for line in text[:200_000].splitlines() if line.startswith("+") and not line.startswith("+++"))
-        m = _SECRET_TEXT.search(added)
-        if m is not None:
-            return _write_hit(posixpath.basename(targets[0]) if targets else "the patched file", m.group(0))
+        secret = find_secret(added)
+        if secret is not None:
+            return _write_hit(posixpath.basename(targets[0]) if targets else "the patched file", secret)
     return None
 
 
