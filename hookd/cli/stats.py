@@ -48,6 +48,9 @@ def _line(label: str, c: dict[str, Any], shadow: bool = False) -> str:
         parts.append(f"p50 {_ms(c.get('p50'))} ms  p95 {_ms(c.get('p95'))} ms  p99 {_ms(c.get('p99'))} ms")
     if c.get("skips"):
         parts.append(f"skipped: {_skips(c['skips'])}")
+    if c.get("rules"):  # the rules its answers named (a built-in guard's), most frequent first
+        ranked = sorted(c["rules"].items(), key=lambda kv: (-kv[1], kv[0]))
+        parts.append("rules: " + ", ".join(f"{rule} {n}" for rule, n in ranked))
     return f"    {label:<7} " + "  ".join(parts) + "\n"
 
 
