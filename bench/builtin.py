@@ -107,7 +107,8 @@ def row(n: int, rounds: int, blocks: int = 10) -> str:
         "",
         f"{rounds} rounds x {n} calls per case, unpinned; each case against the no-hooks daemon's same kind of call in the same round.",
         "",
-        "| call | no hooks median µs | builtin median µs | ratio (median; range) | added µs (wall) | daemon CPU µs/call no hooks | builtin | added µs (CPU) | goal |",
+        "| call | no hooks median µs | builtin median µs | ratio (median; range) | added µs (wall) "
+        "| daemon CPU µs/call no hooks | builtin | added µs (CPU) | goal |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     titles = {
@@ -126,7 +127,9 @@ def row(n: int, rounds: int, blocks: int = 10) -> str:
             f"| {title} | {med(base, 0):.1f} | {med(built, 0):.1f} | {ratio:.2f}x ({min(ratios):.2f}-{max(ratios):.2f}) | "
             f"{wall:+.1f} | {med(base, 1):.1f} | {med(built, 1):.1f} | {cpu:+.1f} | <= {GOAL_RATIO}x |"
         )
-        verdicts.append(f"{kind}: {ratio:.2f}x ({'met' if ratio <= GOAL_RATIO else 'MISSED'}), {wall:+.1f} µs wall, {cpu:+.1f} µs daemon CPU")
+        verdicts.append(
+            f"{kind}: {ratio:.2f}x ({'met' if ratio <= GOAL_RATIO else 'MISSED'}), {wall:+.1f} µs wall, {cpu:+.1f} µs daemon CPU"
+        )
     return "\n".join(lines) + "\n\n" + "; ".join(verdicts) + ".\n"
 
 

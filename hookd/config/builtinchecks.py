@@ -66,7 +66,9 @@ class BuiltinChecks:
     def _items(node: yaml.Node | None) -> list[yaml.Node | None]:
         return list(node.value) if isinstance(node, yaml.SequenceNode) else []
 
-    def _name(self, node: yaml.Node | None, value: Any, choices: tuple[str, ...], where: str, label: str, at: tuple[int, int], what: str) -> bool:
+    def _name(
+        self, node: yaml.Node | None, value: Any, choices: tuple[str, ...], where: str, label: str, at: tuple[int, int], what: str
+    ) -> bool:
         """One name among ``choices``; a problem at its node (with a fix for a lone near miss) if not."""
         if isinstance(value, str) and value in choices:
             return True
@@ -119,7 +121,13 @@ class BuiltinChecks:
                     keys[k_node.value] = k_node
                     values[k_node.value] = v_node
         before = self._count()
-        packs = expand([p for p in (e.values.get("builtin") if isinstance(e.values.get("builtin"), list) else [e.values.get("builtin")]) if isinstance(p, str)])
+        packs = expand(
+            [
+                p
+                for p in (e.values.get("builtin") if isinstance(e.values.get("builtin"), list) else [e.values.get("builtin")])
+                if isinstance(p, str)
+            ]
+        )
         rules = _rule_names()
         for key, item in value.items():
             where = f"options.{key}"

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from hookd_client import messages as m
 
+from hookd.core.hooks import Runner
 from hookd.core.matcher import compile_match
 from hookd.core.registry import Hook, Registry
-from hookd.core.hooks import Runner
 from hookd.core.settings import Settings
 from hookd.runners.builtin import BuiltinRunner
 from hookd.runners.command import CommandRunner

@@ -371,8 +371,8 @@ class Engine:
         except HookFailure as failure:
             return self.failed(hook, ctx, failure, round((_clock() - started) * 1000, 3))
         except Exception as exc:  # a pack's bug: a failed hook under its on_error, as invoke makes it; never a crash
-            failure = HookFailure("error", f"{type(exc).__name__}: {exc}")
-            return self.failed(hook, ctx, failure, round((_clock() - started) * 1000, 3))
+            raised = HookFailure("error", f"{type(exc).__name__}: {exc}")
+            return self.failed(hook, ctx, raised, round((_clock() - started) * 1000, 3))
         return result, result_run(hook, result, round((_clock() - started) * 1000, 3))
 
     def decided_without_hooks(self, plan: Plan, payload: dict[str, Any], ctx: CallContext) -> ChainState:

@@ -52,7 +52,9 @@ class BuiltinRunner:
 
     __slots__ = ("check", "home", "packs", "policy")
 
-    def __init__(self, packs: Sequence[str], options: Mapping[str, Any] | None, home: str | None = None, check: Check | None = None) -> None:
+    def __init__(
+        self, packs: Sequence[str], options: Mapping[str, Any] | None, home: str | None = None, check: Check | None = None
+    ) -> None:
         self.packs = tuple(expand(list(packs)))
         unknown = [p for p in self.packs if p not in guards.PACKS]
         if unknown:

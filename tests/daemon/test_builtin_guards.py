@@ -53,9 +53,9 @@ def test_a_global_builtin_hook_denies_naming_its_rule_and_lets_the_rest_through(
 
     async def scenario(d: InProcess) -> tuple[Any, ...]:
         d.daemon.files.load_global_now()
+        benign = await decide(d, "git status && ls -la")
         # Answered in the call's own pass: a reply, not work that waits (no task, no process).
         now = d.daemon.handle(d.peer, m.Decide(d.id(), "tool.approval.pre", shell("git reset --hard HEAD~3")))
-        benign = await decide(d, "git status && ls -la")
         stats = await d.call(m.StatsRequest(d.id()))
         return now, benign, stats
 
@@ -137,8 +137,9 @@ def test_a_trace_names_the_rule_and_the_chain_order_holds(in_process: Any, home:
     write_global(
         home,
         guards("git", "priority: 10\n")
-        + textwrap.dedent(
-            """\
+        + textwrap.indent(
+            textwrap.dedent(
+                """\
               - name: first
                 point: tool.approval.pre
                 type: decision
@@ -148,6 +149,8 @@ def test_a_trace_names_the_rule_and_the_chain_order_holds(in_process: Any, home:
                 command: sh
                 args: ["-c", "echo '{\\"decision\\": \\"allow\\", \\"reason\\": \\"pushes are fine here\\"}'"]
             """
+            ),
+            "  ",
         ),
     )
 

@@ -9,8 +9,8 @@ import structlog
 from hookd_client import messages as m
 
 from hookd.core.registry import Hook
-from hookd.guards import OptionsError
 from hookd.daemon.handlers.common import Handler, MakesHooks, Peer, RequestError, Result, check_point, project_arg
+from hookd.guards import OptionsError
 from hookd.runners.callback import CallbackRunner
 
 if TYPE_CHECKING:

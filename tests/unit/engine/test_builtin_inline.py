@@ -31,7 +31,9 @@ class Allow:
 
 def builtin(name: str, packs: list[str], *, on_error: str = "continue", check: Any = None, options: Any = None, match: Any = None) -> Hook:
     runner = BuiltinRunner(packs, options, home="/home/u", check=check)
-    return Hook(name, "tool.approval.pre", "decision", "global", "", f"/f/{name}", runner, on_error=on_error, matcher=compile_match(match or {}))  # type: ignore[arg-type]
+    return Hook(
+        name, "tool.approval.pre", "decision", "global", "", f"/f/{name}", runner, on_error=on_error, matcher=compile_match(match or {})
+    )  # type: ignore[arg-type]
 
 
 def shell(command: str) -> dict[str, Any]:
@@ -54,7 +56,13 @@ def _plain(state: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize("on_error", ["deny", "ask"])
 def test_a_pack_that_raises_decides_by_on_error_on_both_paths(on_error: str) -> None:
-    plan = Plan((builtin("guards", ["git"], on_error=on_error, check=boom), Hook("later", "tool.approval.pre", "decision", "global", "", "/f/l", Allow())), ())
+    plan = Plan(
+        (
+            builtin("guards", ["git"], on_error=on_error, check=boom),
+            Hook("later", "tool.approval.pre", "decision", "global", "", "/f/l", Allow()),
+        ),
+        (),
+    )
     assert not plan.inline  # a hook that awaits: the general path
     general = asyncio.run(Engine().decide(plan, shell("ls"), CTX)).outcome(1)
     assert general.decision == on_error and general.decided_by is not None and general.decided_by.name == "guards"
