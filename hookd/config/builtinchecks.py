@@ -74,11 +74,14 @@ class BuiltinChecks:
             return True
         spot = node_position(node) if node is not None else at
         if not isinstance(value, str):
-            self.problem(f"{where} must be {what} (a string), got {describe_value(value)}", spot, label, where)
+            self.problem(f"a {what} name must be a string, got {describe_value(value)}", spot, label, where)
             return False
         near = only_match(value, choices, 0.6)
         fix = replace_scalar(self.text, node, near) if near else None
-        self.problem(f"{where}: unknown {what} {value!r}", spot, label, where, did_you_mean(value, choices, 0.6), fix)
+        hint = did_you_mean(value, choices, 0.6) or (
+            f"the packs are {', '.join(PACK_NAMES)}" if what == "pack" else "`hookd help guards` lists every rule of every pack"
+        )
+        self.problem(f"unknown {what} {value!r}", spot, label, where, hint, fix)
         return False
 
     def check_builtin(self, e: Entry, label: str, value: Any, at: tuple[int, int]) -> None:
@@ -164,7 +167,7 @@ class BuiltinChecks:
         pack = rule.partition(".")[0]
         if packs and pack not in packs:
             self.problem(
-                f"{where}: {rule!r} is a rule of the {pack} pack, which this hook does not run (it runs {', '.join(packs)})",
+                f"{rule!r} is a rule of the {pack} pack, which this hook does not run (it runs {', '.join(packs)})",
                 at,
                 label,
                 where,
