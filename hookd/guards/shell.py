@@ -23,6 +23,8 @@ from typing import NamedTuple
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
+from hookd.guards.interpreters import inline_code, shell_of
+
 MAX_DEPTH = 6  # levels of bash -c / eval / piped scripts read
 MAX_COMMANDS = 400  # simple commands read from one string
 MAX_LOOP_VALUES = 16  # a for loop's words tried one by one
@@ -81,7 +83,14 @@ _WRAPPERS: dict[str, frozenset[str]] = {
     ),
     "parallel": frozenset({"-j", "--jobs", "-S", "--sshlogin"}),
     "watch": frozenset({"-n", "-d", "--interval", "--differences"}),
+    "npx": frozenset({"-p", "--package", "--cache"}),
+    "bunx": frozenset({"-p", "--package"}),
+    "pnpx": frozenset(),
+    "dotenv": frozenset({"-e", "-v"}),
 }
+# Package managers' ways of running a tool: `pnpm dlx x`, `npm exec x`, `yarn dlx x`.
+_RUNNERS = {"pnpm": ("dlx", "exec"), "npm": ("exec", "x"), "yarn": ("dlx", "exec"), "uv": ("run",), "poetry": ("run",), "pipenv": ("run",)}
+_PYTHON = re.compile(r"^python[0-9.]*$")
 # Wrappers whose first operand is not the command (the timeout's duration, the lock's file, the cpu list).
 _LEADING_OPERANDS = {"timeout": 1, "flock": 1, "taskset": 1, "chrt": 1}
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -209,9 +218,10 @@ def _ansi(s: str) -> str:
 class _Reader:
     """Walks one parse tree into the script's commands."""
 
-    def __init__(self, walk: _Walk, depth: int) -> None:
+    def __init__(self, walk: _Walk, depth: int, origin: str | None = None) -> None:
         self.walk = walk
         self.depth = depth
+        self.origin = origin  # the interpreter command these commands were read from, shown as theirs
 
     # -- words -------------------------------------------------------------------------------
 
@@ -457,7 +467,8 @@ class _Reader:
         feeds: tuple[int, ...],
     ) -> None:
         argv, adyn, wrappers = unwrap(words, dyn)
-        cmd = Cmd(argv, adyn, text, redirects, stdin, group, stage, tuple(scope.cds), feeds, self.depth, wrappers)
+        shown = self.origin if self.origin is not None else text
+        cmd = Cmd(argv, adyn, shown, redirects, stdin, group, stage, tuple(scope.cds), feeds, self.depth, wrappers)
         self.walk.cmds.append(cmd)
         if not argv:
             return
@@ -468,14 +479,20 @@ class _Reader:
             scope.cds.append(target if known and target != "-" else "$?")
         nested = nested_code(argv, adyn, stdin)
         if nested is not None:
-            self.nested(nested, scope, group, stage)
+            self.nested(nested, scope)
+            return
+        inline = inline_code(argv, stdin)
+        if inline is not None:
+            equivalent = shell_of(*inline)
+            if equivalent:
+                self.nested("\n".join(equivalent), scope, self.origin or text)
 
-    def nested(self, code: str, scope: _Scope, group: int, stage: int) -> None:
+    def nested(self, code: str, scope: _Scope, origin: str | None = None) -> None:
         if self.depth + 1 > MAX_DEPTH:
             self.walk.too_deep = True
             self.walk.complete = False
             return
-        read(code, self.walk, self.depth + 1, scope.copy())
+        read(code, self.walk, self.depth + 1, scope.copy(), origin or self.origin)
 
 
 def unwrap(words: tuple[str, ...], dyn: tuple[bool, ...]) -> tuple[tuple[str, ...], tuple[bool, ...], tuple[str, ...]]:
@@ -491,6 +508,18 @@ def unwrap(words: tuple[str, ...], dyn: tuple[bool, ...]) -> tuple[tuple[str, ..
         name = words[i].rsplit("/", 1)[-1]
         takes = _WRAPPERS.get(name)
         if takes is None:
+            if name in _RUNNERS and i + 1 < n and words[i + 1] in _RUNNERS[name]:
+                wrappers.append(name)
+                i += 2
+                while i < n and words[i].startswith("-") and words[i] != "--":
+                    i += 1
+                if i < n and words[i] == "--":
+                    i += 1
+                continue
+            if _PYTHON.match(name) and i + 2 < n and words[i + 1] == "-m":
+                wrappers.append(name)
+                i += 2  # `python -m twine upload`: the module runs as its own command
+                continue
             break
         if name == "command" and any(w in ("-v", "-V") for w in words[i + 1 : i + 2]):
             break  # `command -v rm` looks rm up, it runs nothing
@@ -585,9 +614,9 @@ def ssh_command(argv: tuple[str, ...]) -> str | None:
     return " ".join(rest) if rest else None
 
 
-def read(code: str, walk: _Walk, depth: int, scope: _Scope | None = None) -> None:
+def read(code: str, walk: _Walk, depth: int, scope: _Scope | None = None, origin: str | None = None) -> None:
     tree = _PARSER.parse(code.encode("utf-8", "surrogatepass"))
-    reader = _Reader(walk, depth)
+    reader = _Reader(walk, depth, origin)
     start = len(walk.cmds)
     reader.statements(tree.root_node, scope or _Scope(), -1, 0)
     _piped_scripts(reader, start)
@@ -610,7 +639,7 @@ def _piped_scripts(reader: _Reader, start: int) -> None:
                 elif up.argv[0] == "cat" and up.stdin is not None:
                     code = up.stdin
                 if code:
-                    reader.nested(code, _Scope(), -1, 0)
+                    reader.nested(code, _Scope())
 
 
 @functools.lru_cache(maxsize=CACHE_SIZE)
