@@ -283,7 +283,9 @@ def _would(answer: dict[str, str] | None) -> str:
         return "no rule of its packs applies (it abstains)"
     if answer["decision"] == "error":
         return f"its packs fail on this payload ({answer['reason']}): its on_error decides"
-    return f"would {answer['decision']} by rule {answer['rule']}: {answer['reason']}"
+    rule, reason = answer["rule"], answer["reason"]
+    reason = reason.removeprefix(f"{rule}: ")  # the reason the agent reads starts with its rule: said once here
+    return f"would {answer['decision']} by rule {rule}: {reason}"
 
 
 def run_status(args: argparse.Namespace) -> int:
