@@ -207,3 +207,31 @@ def test_a_session_builtin_hook_with_a_bad_option_is_refused_naming_it(in_proces
     bad, out = in_process(scenario)
     assert isinstance(bad, m.Error) and bad.code == "bad_request" and "git.nope" in bad.message and "guards" in bad.message
     assert isinstance(out, m.Outcome) and out.decision == "deny" and out.decided_by is not None and out.decided_by.scope == "session"
+
+
+def test_a_project_s_own_policy_through_its_file_trust_and_a_toggle_of_the_global_guards(in_process: Any, home: Path) -> None:
+    write_global(home, guards("default"))
+    project = home / "home" / "app"
+    other = home / "home" / "other"
+    other.mkdir(parents=True)
+    write(
+        project / ".hookd" / "hooks.d" / "guards.yaml",
+        guards("default", "options:\n  allow: [git.clean-force]\n").replace("name: guards", "name: app-guards"),
+    )
+
+    async def scenario(d: InProcess) -> tuple[Any, ...]:
+        d.daemon.files.load_global_now()
+        assert not isinstance(await d.call(m.Trust(d.id(), str(project))), m.Error)
+        await d.daemon.files.load_project(str(project))
+        both = await decide(d, "git clean -fdx", project=str(project))  # the global guards still deny it
+        assert not isinstance(await d.call(m.DisableHook(d.id(), "guards", str(project))), m.Error)
+        mine = await decide(d, "git clean -fdx", project=str(project))
+        still = await decide(d, "git reset --hard", project=str(project))
+        elsewhere = await decide(d, "git clean -fdx", project=str(other))
+        return both, mine, still, elsewhere
+
+    both, mine, still, elsewhere = in_process(scenario)
+    assert both.decision == "deny" and both.decided_by is not None and both.decided_by.name == "guards"
+    assert mine.decision is None and not mine.not_run  # allowed by name in this project only
+    assert still.decision == "deny" and still.decided_by is not None and still.decided_by.name == "app-guards"
+    assert elsewhere.decision == "deny" and elsewhere.decided_by is not None and elsewhere.decided_by.name == "guards"
