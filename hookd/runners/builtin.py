@@ -38,12 +38,15 @@ def reason_of(finding: guards.Finding) -> str:
 def _cwd(payload: Mapping[str, Any], args: Mapping[str, Any]) -> str | None:
     """The call's working directory: the tool's own (a shell tool's ``cwd`` argument), else the
     event's (``cwd``, or the agent's input under ``hookInput``); None when the call names none."""
-    for where in (args, payload, payload.get("hookInput")):
-        if isinstance(where, Mapping):
-            cwd = where.get("cwd")
-            if isinstance(cwd, str) and cwd:
-                return cwd
-    return None
+    cwd = args.get("cwd")
+    if type(cwd) is str and cwd:
+        return cwd
+    cwd = payload.get("cwd")
+    if type(cwd) is str and cwd:
+        return cwd
+    agent = payload.get("hookInput")
+    cwd = agent.get("cwd") if isinstance(agent, Mapping) else None
+    return cwd if type(cwd) is str and cwd else None
 
 
 class BuiltinRunner:
