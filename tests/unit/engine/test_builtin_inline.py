@@ -10,6 +10,8 @@ from typing import Any
 import msgspec
 import pytest
 from hookd_client.messages import Decision
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hookd import guards
 from hookd.core.matcher import compile_match
@@ -117,3 +119,31 @@ def test_a_passed_deadline_leaves_the_call_to_the_general_path() -> None:
 
     ctx = CallContext("tool.approval.pre", "s1", None, deadline=time.monotonic() - 1)
     assert Engine().decide_now(Plan((builtin("guards", ["git"]),), ()), shell("ls"), ctx) is None
+
+
+_text = st.text(max_size=60)
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | _text,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_text, inner, max_size=4),
+    max_leaves=12,
+)
+_payloads = st.fixed_dictionaries(
+    {},
+    optional={
+        "toolName": st.sampled_from(["execute_command", "write_file", "read_file", "edit_file"]) | _json,
+        "args": st.fixed_dictionaries({}, optional={"command": _text | _json, "path": _text, "content": _text, "cwd": _json}) | _json,
+        "cwd": _json,
+        "hookInput": _json,
+    },
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(payload=_payloads)
+def test_whatever_an_agent_sends_both_paths_answer_alike_and_never_raise(payload: dict[str, Any]) -> None:
+    plan = Plan((builtin("guards", ["default"], on_error="deny"),), ())
+    general, inline = both(plan, payload)
+    assert general == inline
+    assert general.get("decision") in (None, "deny", "ask")
+    if general.get("decision") is not None and not general.get("errors"):
+        assert general["runs"][0]["rule"] and general["reason"].startswith(general["runs"][0]["rule"] + ": ")
