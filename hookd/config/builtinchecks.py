@@ -124,13 +124,8 @@ class BuiltinChecks:
                     keys[k_node.value] = k_node
                     values[k_node.value] = v_node
         before = self._count()
-        packs = expand(
-            [
-                p
-                for p in (e.values.get("builtin") if isinstance(e.values.get("builtin"), list) else [e.values.get("builtin")])
-                if isinstance(p, str)
-            ]
-        )
+        written = e.values.get("builtin")
+        packs = expand([p for p in (written if isinstance(written, list) else [written]) if isinstance(p, str)])
         rules = _rule_names()
         for key, item in value.items():
             where = f"options.{key}"
@@ -144,10 +139,10 @@ class BuiltinChecks:
                 if item not in FORCE_WITH_LEASE:
                     near = only_match(item, FORCE_WITH_LEASE, 0.5) if isinstance(item, str) else None
                     fix = replace_scalar(self.text, values.get(key), near) if near else None
-                    self.problem(f"{where} must be 'allow' or 'deny', got {describe_value(item)}", spot, label, where, None, fix)
+                    self.problem(f"must be 'allow' or 'deny', got {describe_value(item)}", spot, label, where, None, fix)
             elif not isinstance(item, list):
                 hint = f"write {key}: [{item}]" if isinstance(item, str) else None
-                self.problem(f"{where} must be a list of strings, got {describe_value(item)}", spot, label, where, hint)
+                self.problem(f"must be a list of strings, got {describe_value(item)}", spot, label, where, hint)
             else:
                 nodes = self._items(values.get(key))
                 for i, entry in enumerate(item):
@@ -156,7 +151,7 @@ class BuiltinChecks:
                         if self._name(nodes[i] if i < len(nodes) else None, entry, rules, f"{where}[{i}]", label, at_i, "rule"):
                             self._in_packs(entry, packs, f"{where}[{i}]", label, at_i)
                     elif not isinstance(entry, str) or not entry.strip():
-                        self.problem(f"{where}[{i}] must be a non-empty string, got {describe_value(entry)}", at_i, label, where)
+                        self.problem(f"item {i} must be a non-empty string, got {describe_value(entry)}", at_i, label, where)
         if self._count() == before:
             try:
                 guards.policy(value)
