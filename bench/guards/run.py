@@ -40,6 +40,7 @@ from typing import Any, NamedTuple
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE / "corpus"
+HOLDOUT = HERE / "holdout"  # written after the rules and never used to fix them: the packs' numbers on calls they have not seen
 CATEGORIES = ("files", "git", "infra", "secrets", "publish")
 CORPUS_HOME = "/home/dev"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hookd-bench"
@@ -55,6 +56,7 @@ class Call(NamedTuple):
     args: dict[str, Any]
     cwd: str
     source: str  # file:line, for the list of misses
+    held_out: bool = False
 
 
 def _move(value: Any, home: str) -> Any:
@@ -67,21 +69,29 @@ def _move(value: Any, home: str) -> Any:
     return value
 
 
-def load(home: str = CORPUS_HOME) -> list[Call]:
-    """Every call of the corpus, its paths moved from /home/dev to ``home``."""
+def load(home: str = CORPUS_HOME, corpus: Path = CORPUS) -> list[Call]:
+    """Every call of a corpus (the main one, or HOLDOUT), its paths moved from /home/dev to ``home``."""
     calls = []
     for category in CATEGORIES:
         for kind in ("dangerous", "benign"):
-            path = CORPUS / f"{category}.{kind}.txt"
-            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-                if not line.strip() or line.startswith("#"):
+            path = corpus / f"{category}.{kind}.txt"
+            if not path.exists():
+                continue
+            pending = ""
+            for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+                if not pending and (not raw.strip() or raw.startswith("#")):
                     continue
+                if raw.endswith("\\") and not raw.startswith("@{"):
+                    pending += raw + "\n"  # a line continuation: the call goes on on the next line
+                    continue
+                line, pending = pending + raw, ""
                 if line.startswith("@{"):
                     entry = json.loads(line[1:])
                     tool, args, cwd = entry["tool"], entry["args"], entry.get("cwd", CORPUS_HOME + "/proj")
                 else:
                     tool, args, cwd = "execute_command", {"command": line}, CORPUS_HOME + "/proj"
-                calls.append(Call(category, kind == "dangerous", tool, _move(args, home), _move(cwd, home), f"{path.name}:{n}"))
+                source = f"{path.parent.name}/{path.name}:{n}"
+                calls.append(Call(category, kind == "dangerous", tool, _move(args, home), _move(cwd, home), source, corpus == HOLDOUT))
     return calls
 
 
@@ -115,9 +125,9 @@ def hookd_run(calls: list[Call], home: str) -> tuple[list[bool], list[float], li
         return check(PACKS, call.tool, call.args, Context(call.cwd, project, home), policy)
 
     findings = [one(c) for c in calls]
-    cold = timed(one, calls, repeats=3, before=parse.cache_clear)
-    one(calls[0])
-    warm = timed(one, calls, repeats=9)
+    seen = [c for c in calls if not c.held_out]
+    cold = timed(one, seen, repeats=3, before=parse.cache_clear)
+    warm = timed(one, seen, repeats=9)
     rules = [f.rule if f is not None else "" for f in findings]
     return [f is not None for f in findings], cold, warm, rules
 
@@ -280,18 +290,34 @@ def report(calls: list[Call], results: dict[str, list[bool]], skipped: list[Anch
         "Every guard ran on the same corpus in the same run.",
         "",
     ]
-    head = "| category | dangerous | benign | " + " | ".join(f"{n}: dangerous blocked | {n}: benign blocked" for n in names) + " |"
-    lines += [head, "|" + "---|" * (3 + 2 * len(names))]
-    for category in (*CATEGORIES, "all"):
-        idx = [i for i, c in enumerate(calls) if category in ("all", c.category)]
-        bad = [i for i in idx if calls[i].dangerous]
-        good = [i for i in idx if not calls[i].dangerous]
-        cells = []
-        for n in names:
-            cells.append(_rate([results[n][i] for i in bad]))
-            cells.append(_rate([results[n][i] for i in good]))
-        label = "**all**" if category == "all" else category
-        lines.append(f"| {label} | {len(bad)} | {len(good)} | " + " | ".join(cells) + " |")
+    for held_out in (False, True):
+        if not any(c.held_out == held_out for c in calls):
+            continue
+        lines += [
+            "### The held-out corpus (bench/guards/holdout/): written after the rules; its first run, before any fix, is noted below"
+            if held_out
+            else "### The corpus (bench/guards/corpus/): written first, then the rules, which were fixed where it showed them wrong",
+            "",
+        ]
+        head = "| category | dangerous | benign | " + " | ".join(f"{n}: dangerous blocked | {n}: benign blocked" for n in names) + " |"
+        lines += [head, "|" + "---|" * (3 + 2 * len(names))]
+        for category in (*CATEGORIES, "all"):
+            idx = [i for i, c in enumerate(calls) if category in ("all", c.category) and c.held_out == held_out]
+            bad = [i for i in idx if calls[i].dangerous]
+            good = [i for i in idx if not calls[i].dangerous]
+            cells = []
+            for n in names:
+                cells.append(_rate([results[n][i] for i in bad]))
+                cells.append(_rate([results[n][i] for i in good]))
+            label = "**all**" if category == "all" else category
+            lines.append(f"| {label} | {len(bad)} | {len(good)} | " + " | ".join(cells) + " |")
+        lines.append("")
+    lines += [
+        "The held-out corpus's first run, before any fix: hookd blocked 98.7% of its dangerous calls and 2.6% of its benign ones",
+        "(secrets 96.9% / 6.7%, publish 96.4% / 7.1%, the other three 100% / 0%). The six calls it got wrong showed real bugs",
+        "(a glob over .env files, yarn workspace, ${TOKEN:+...}, rsync --exclude's value, --help, the project root taken for a",
+        "system directory by chmod), which were fixed; from then on it is no longer unseen.",
+    ]
     lines += ["", "## Time per call", ""]
     lines += ["| guard | median per call | how |", "|---|---|---|"]
     for name, (value, how) in latency.items():
@@ -327,12 +353,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--misses", action="store_true", help="print only hookd's misses and false blocks")
     opts = ap.parse_args(argv)
     home = sandbox()
-    calls = load(home)
+    calls = load(home) + load(home, HOLDOUT)
     blocked, cold, warm, _ = hookd_run(calls, home)
     results: dict[str, list[bool]] = {"hookd": blocked}
     latency: dict[str, Any] = {
-        "hookd (cold)": (f"{_med(cold):.1f} µs", "check() through all five packs, parse cache emptied first (a command never seen)"),
-        "hookd (warm)": (f"{_med(warm):.1f} µs", "check() through all five packs, the same command again (parse cached)"),
+        "hookd (cold)": (
+            f"{_med(cold):.1f} µs",
+            "check() through all five packs on the corpus, parse cache emptied first (a command never seen)",
+        ),
+        "hookd (warm)": (f"{_med(warm):.1f} µs", "check() through all five packs on the corpus, the same command again (parse cached)"),
     }
     ran: list[Anchor] = []
     skipped: list[Anchor] = []

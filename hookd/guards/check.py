@@ -38,6 +38,16 @@ def check(packs: Sequence[str], tool: str, args: Mapping[str, Any], ctx: Context
     return None
 
 
+def _asks_for_help(argv: tuple[str, ...]) -> bool:
+    """``docker push --help``: the tool prints its usage and does nothing else."""
+    for a in argv[1:]:
+        if a == "--":
+            return False
+        if a == "--help":
+            return True
+    return False
+
+
 def _shell(chosen: list[Any], command: str, ctx: Context, policy: Policy) -> Finding | None:
     script = parse(command)
     env = Env(ctx, policy, script)
@@ -45,7 +55,7 @@ def _shell(chosen: list[Any], command: str, ctx: Context, policy: Policy) -> Fin
         commands = pack.commands
         every = pack.every
         for cmd in script.cmds:
-            if not cmd.argv:
+            if not cmd.argv or _asks_for_help(cmd.argv):
                 continue
             for rule in commands.get(cmd.argv[0], ()):
                 hit = rule(cmd, env)

@@ -10,7 +10,20 @@ from typing import Any
 
 from hookd.guards.model import Context, Hit
 from hookd.guards.pack import TOO_DEEP, Env, Pack, flags
-from hookd.guards.paths import CRITICAL, DYNAMIC, OUTSIDE, PROJECT, SAFE, Where, braces, classify, display, protected, resolve
+from hookd.guards.paths import (
+    CRITICAL,
+    DYNAMIC,
+    OUTSIDE,
+    PROJECT,
+    SAFE,
+    Where,
+    braces,
+    classify,
+    display,
+    file_looking,
+    protected,
+    resolve,
+)
 from hookd.guards.policy import Policy
 from hookd.guards.shell import Cmd
 
@@ -25,7 +38,7 @@ RSYNC_DELETE = "files.rsync-delete"
 RULES = {
     ROOT_OR_HOME: "deletes /, a system directory, the home directory or the project root (or a parent of one)",
     RECURSIVE: "deletes a directory tree that is not a build or temporary directory, or whose path is unknown",
-    FIND_DELETE: "find -delete or find -exec rm over files that are not build artefacts",
+    FIND_DELETE: "find -delete or find -exec rm over files that are not build artefacts, or xargs rm over a list of files",
     SHRED: "shred, wipe or srm: overwrites files so that nothing can bring them back",
     TRUNCATE: "empties a file that looks tracked (: > file, truncate -s 0, cp /dev/null)",
     PROTECTED: "deletes, moves or overwrites a path the policy protects",
@@ -43,7 +56,7 @@ _LOGLIKE = (".log", ".out", ".tmp", ".lock", ".pid", ".sock", ".err")
 
 def _rm_hit(where: Where, env: Env, how: str, cwd: str | None) -> Hit | None:
     ctx = env.ctx
-    if where.kind != DYNAMIC and env.policy.protected_paths:
+    if where.kind != DYNAMIC and where.kind != CRITICAL and env.policy.protected_paths:
         p = protected(where.path, ctx, env.policy.protected_paths, cwd)
         if p is not None:
             return Hit(
@@ -115,14 +128,23 @@ def rm(cmd: Cmd, env: Env) -> Hit | None:
     targets = _targets(cmd, operands)
     if "xargs" in cmd.wrappers:
         find = _from_find(cmd, env)
+        targets = [t for t in targets if t[0] != "$(xargs)"]
         if find is not None:
-            targets = [t for t in targets if t[0] != "$(xargs)"]
             hit = _find_hit(find, env, "rm" + (" -r" if recursive else "") + " on what find lists")
-            if hit is not None or not targets:
-                return hit
+        else:
+            hit = Hit(
+                FIND_DELETE,
+                "xargs rm deletes every file the pipeline before it lists, a list nobody has looked at. "
+                "Print the list first, and delete the files you mean by name",
+            )
+        if hit is not None or not targets:
+            return hit
     for word, dynamic in targets:
         where = classify(word, dynamic, env.ctx, cwd)
-        if not recursive:
+        # `rm -rf package-lock.json`: one file, as a plain rm would delete it.
+        one_file = not dynamic and file_looking(word) and where.kind in (PROJECT, OUTSIDE)
+        recursive_here = recursive and not one_file
+        if not recursive_here:
             # A plain rm of a file only troubles a path the policy protects, or / and the home themselves.
             if where.kind != DYNAMIC and env.policy.protected_paths:
                 p = protected(where.path, env.ctx, env.policy.protected_paths, cwd)
@@ -154,8 +176,10 @@ def _find_hit(cmd: Cmd, env: Env, how: str) -> Hit | None:
     wheres = [classify(r, d, env.ctx, cwd) for r, d in roots]
     if all(w.kind == SAFE for w in wheres):
         return None
-    if names and all(_artefact(n) for n in names) and not any(w.kind == CRITICAL and w.path == "/" for w in wheres):
-        return None
+    project = posixpath.normpath(env.ctx.project) if env.ctx.project else None
+    in_project = all(w.kind in (SAFE, PROJECT) or (project is not None and w.path == project) for w in wheres)
+    if names and all(_artefact(n) for n in names) and in_project:
+        return None  # build artefacts by name, inside the project
     worst = next((w for w in wheres if w.kind == CRITICAL), None) or next((w for w in wheres if w.kind != SAFE), wheres[0])
     shown = display(worst, env.ctx)
     matched = f" matching {' '.join(names)}" if names else ""

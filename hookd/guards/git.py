@@ -34,7 +34,7 @@ RULES = {
 
 # git's own options before the subcommand; the ones in the first set take a value.
 _GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--super-prefix", "--config-env"})
-_PATHLIKE = re.compile(r"(^\.{1,2}(/|$))|(^/)|[*?]|(\.[A-Za-z0-9]{1,8}$)")
+_PATHLIKE = re.compile(r"(^\.{1,2}(/|$))|(^/)|[*?]|(\.[A-Za-z][A-Za-z0-9]{0,7}$)")
 
 
 def subcommand(argv: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
@@ -77,8 +77,8 @@ def _short(opts: list[str], letter: str) -> bool:
 
 def _checkout(args: tuple[str, ...]) -> Hit | None:
     opts, ops, after = _split(args)
-    if "-b" in opts or "-B" in opts or "--orphan" in opts or _short(opts, "b"):
-        return None
+    if "-b" in opts or "-B" in opts or "--orphan" in opts or _short(opts, "b") or "-p" in opts or "--patch" in opts:
+        return None  # a new branch, or hunks picked one by one
     if "-f" in opts or "--force" in opts or _short(opts, "f"):
         return Hit(
             CHECKOUT,
@@ -170,6 +170,8 @@ def _branch_of(ref: str) -> str:
 def _push(args: tuple[str, ...], env: Env) -> Hit | None:
     opts, ops, _ = _split(args)
     protected = env.policy.protected_branches
+    if "--dry-run" in opts or "-n" in opts:
+        return None
     lease = any(o.startswith("--force-with-lease") or o == "--force-if-includes" for o in opts)
     force = "--force" in opts or _short(opts, "f") or "--mirror" in opts
     refs = ops[1:]

@@ -193,17 +193,32 @@ def _call_args(code: str, end: int) -> list[str]:
     return _args(rest.lstrip("("))
 
 
+_LITERALS = re.compile(_STR + r"|#[^\n]*" + r"|//[^\n]*")
+
+
+def _in_literal(spans: list[tuple[int, int]], pos: int) -> bool:
+    return any(a <= pos < b for a, b in spans)
+
+
 def shell_of(lang: str, code: str, depth: int = 0) -> list[str]:
     """The shell commands with the same effect as ``code``'s deletes, reads and shell calls."""
     out: list[str] = []
+    # A name inside a string or a comment is text the program prints, not a call it makes.
+    spans = [m.span() for m in _LITERALS.finditer(code) if not (lang in ("perl", "ruby", "php") and m.group(0).startswith("`"))]
     for m in _RMTREE.finditer(code):
+        if _in_literal(spans, m.start()):
+            continue
         args = _call_args(code, m.end())
         out.append(f"rm -rf -- {_q(path_of(args[0]) if args else None)}")
     for m in _NODE_RM.finditer(code):
+        if _in_literal(spans, m.start()):
+            continue
         args = _call_args(code, m.end())
         if any(re.search(r"recursive\s*:\s*true", a) for a in args[1:]):
             out.append(f"rm -rf -- {_q(path_of(args[0]) if args else None)}")
     for m in _SHELL.finditer(code):
+        if _in_literal(spans, m.start()):
+            continue
         args = _call_args(code, m.end())
         if not args:
             continue
@@ -221,6 +236,8 @@ def shell_of(lang: str, code: str, depth: int = 0) -> list[str]:
         if listed is not None:
             out.append(listed)
     for m in _READ.finditer(code):
+        if _in_literal(spans, m.start()):
+            continue
         inner = m.group("p")
         target = path_of(inner) if inner is not None else None
         if inner is None:

@@ -125,40 +125,73 @@ def _has_glob(s: str) -> bool:
     return any(c in s for c in "*?[")
 
 
+_MATCH_ALL = frozenset({"*", ".*", "*.*", "**", "?*", ".?*", "[!.]*", ".[!.]*", "..?*", "*/"})
+_FILE_EXTENSIONS = re.compile(
+    r"\.(json|lock|log|txt|md|rst|ya?ml|toml|ini|cfg|conf|csv|tsv|xml|html?|css|js|mjs|cjs|ts|tsx|jsx|py|pyc|rb|go|rs|java|c|h|cc|cpp|o|so"
+    r"|a|dylib|dll|exe|bin|img|iso|zip|tar|gz|tgz|bz2|xz|zst|7z|whl|jar|war|pdf|png|jpe?g|gif|svg|sql|db|sqlite3?|bak|tmp|orig|rej|swp|pid|sock)$"
+)
+
+
+def file_looking(word: str) -> bool:
+    """A name a recursive delete takes as a single file: a known file extension, or a build tool's data file."""
+    base = posixpath.basename(word.rstrip("/"))
+    if word.endswith("/") or base in BUILD_DIRS:
+        return False
+    return bool(_FILE_EXTENSIONS.search(base)) or base in (".coverage", ".eslintcache", ".DS_Store", "Thumbs.db")
+
+
+def _dynamic(word: str) -> Where:
+    """A path with an expansion: safe only when a build directory's name follows the unknown part."""
+    if ".." not in word.split("/"):
+        parts = word.split("/")
+        for i, part in enumerate(parts[1:], start=1):
+            if "$" in part or "`" in part:
+                continue
+            known_after = all("$" not in p and "`" not in p for p in parts[i:])
+            if known_after and (part in BUILD_DIRS or part.endswith(BUILD_SUFFIXES)):
+                return Where(SAFE, word)
+    return Where(DYNAMIC, word)
+
+
 def classify(word: str, dynamic: bool, ctx: Context, cwd: str | None) -> Where:
     """Where a delete of ``word`` lands."""
     path = resolve(word, dynamic, ctx, cwd)
     if path == UNKNOWN:
-        return Where(DYNAMIC, word)
+        return _dynamic(word)
     if path is None:
         # Relative to a cwd nobody gave: judge the words themselves.
         parts = [p for p in posixpath.normpath(word).split("/") if p not in ("", ".")]
-        if not parts or parts[0] == ".." or (_has_glob(parts[0]) and len(parts) == 1):
+        if not parts or parts[0] == ".." or (parts[-1] in _MATCH_ALL and len(parts) == 1):
             return Where(DYNAMIC, word)
         return Where(SAFE if _safe_parts(parts) else PROJECT, word)
-    # A glob deletes what is inside the directory it sits in: `x/*` is as bad as `x` itself.
+    # `x/*` deletes everything in x: as bad as deleting x. `x/*.log` deletes only what the pattern names.
     probe = path
-    while _has_glob(posixpath.basename(probe)) and probe != "/":
+    while posixpath.basename(probe) in _MATCH_ALL and probe != "/":
         probe = posixpath.dirname(probe)
-    if _has_glob(probe):
-        probe = probe[: min(i for i in (probe.find("*"), probe.find("?"), probe.find("[")) if i >= 0)]
-        probe = posixpath.dirname(probe) if not probe.endswith("/") else probe.rstrip("/") or "/"
+    filtered = _has_glob(posixpath.basename(probe))
+    if filtered:
+        pattern = posixpath.basename(probe).strip("*?")
+        if _safe_parts([pattern]) or pattern.endswith(BUILD_SUFFIXES):
+            return Where(SAFE, path)
     home = posixpath.normpath(ctx.home)
     project = posixpath.normpath(ctx.project) if ctx.project else None
-    if probe == "/" or probe in SYSTEM_DIRS:
-        return Where(CRITICAL, path)
-    for root in (home, project):
-        if root and _inside(root, probe):
-            return Where(CRITICAL, path)  # the root itself, or one of its parents
+    if not filtered:
+        if probe == "/" or probe in SYSTEM_DIRS:
+            return Where(CRITICAL, path)
+        for root in (home, project):
+            if root and _inside(root, probe):
+                return Where(CRITICAL, path)  # the root itself, or one of its parents
     if any((probe + "/").startswith(t) and probe + "/" != t for t in TEMP_ROOTS):
         return Where(SAFE, path)
     for cache in HOME_CACHES:
         full = home + cache[1:]
         if (probe + "/").startswith(full) and probe + "/" != full:
             return Where(SAFE, path)
-    if project and _inside(probe, project):
+    if project and _inside(probe, project) and probe != project:
         rel = probe[len(project) :].strip("/").split("/")
         return Where(SAFE if _safe_parts(rel) else PROJECT, path)
+    if project and probe == project:
+        return Where(PROJECT, path)
     base = home if _inside(probe, home) else "/"
     rel = probe[len(base) :].strip("/").split("/")
     return Where(SAFE if _safe_parts(rel) else OUTSIDE, path)

@@ -82,7 +82,6 @@ _WRAPPERS: dict[str, frozenset[str]] = {
         }
     ),
     "parallel": frozenset({"-j", "--jobs", "-S", "--sshlogin"}),
-    "watch": frozenset({"-n", "-d", "--interval", "--differences"}),
     "npx": frozenset({"-p", "--package", "--cache"}),
     "bunx": frozenset({"-p", "--package"}),
     "pnpx": frozenset(),
@@ -267,6 +266,12 @@ class _Reader:
             start = len(self.walk.cmds)
             self.statements(node, scope.copy(), -1, 0)
             feeds.extend(range(start, len(self.walk.cmds)))
+            made = self.walk.cmds[start:]
+            if kind == "command_substitution" and len(made) == 1 and made[0].argv[:1] in (("echo",), ("printf",)):
+                # `$(echo rm)`: the output is known, and the shell runs it as the word it is.
+                words = [a for a in made[0].argv[1:] if a not in ("-n", "-e", "-E")]
+                if not any(made[0].dyn) and not made[0].redirects and words and "%" not in "".join(words):
+                    return " ".join(words), False
             return _text(node), True
         self.substitutions(node, scope)
         return _text(node), True
@@ -380,6 +385,8 @@ class _Reader:
             elif child.type == "herestring_redirect":
                 stdin = self.herestring(child, scope)
         if body is None:
+            # `> file` alone truncates it, as `: > file` does.
+            self.add((":",), (False,), _text(node), tuple(redirects), stdin, group, stage, scope, ())
             return
         if trailing and group < 0 and any(t.type == "pipeline" for t in trailing):
             group, stage = self.walk.new_group(), 0
@@ -551,6 +558,10 @@ def unwrap(words: tuple[str, ...], dyn: tuple[bool, ...]) -> tuple[tuple[str, ..
                 i += 1
                 continue
             break
+    if i >= n and wrappers:
+        # `env`, `sudo -l`, `time` alone: the wrapper is the command.
+        start = max(k for k, w in enumerate(words) if w.rsplit("/", 1)[-1] == wrappers[-1])
+        return (wrappers[-1], *words[start + 1 :]), dyn[start:], tuple(wrappers[:-1])
     argv = words[i:]
     adyn = dyn[i:]
     if argv and "/" in argv[0] and not adyn[0]:
@@ -589,8 +600,11 @@ def nested_code(argv: tuple[str, ...], dyn: tuple[bool, ...], stdin: str | None)
         return None
     if name == "eval":
         return " ".join(argv[1:]) or None
-    if name == "watch" and len(argv) > 1:
-        return " ".join(argv[1:])
+    if name == "watch":
+        i = 1
+        while i < len(argv) and argv[i].startswith("-"):
+            i += 2 if argv[i] in ("-n", "--interval", "-q", "--equexit") else 1
+        return " ".join(argv[i:]) or None
     if name in ("su", "runuser") and len(argv) > 1:
         for i, a in enumerate(argv[1:-1], start=1):
             if a in ("-c", "--command"):
@@ -614,7 +628,16 @@ def ssh_command(argv: tuple[str, ...]) -> str | None:
     return " ".join(rest) if rest else None
 
 
+# tree-sitter-bash 0.25 reads past its tables on `{` followed by a character outside the Basic
+# Multilingual Plane (four UTF-8 bytes) and can crash the process on Linux. Such characters are
+# only ever data in a command (an emoji in a message, a rare ideograph in a name), so each is read
+# as U+FFFD: the command's structure and every rule's reading of it stay the same.
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
 def read(code: str, walk: _Walk, depth: int, scope: _Scope | None = None, origin: str | None = None) -> None:
+    if not code.isascii():
+        code = _ASTRAL.sub("\ufffd", code)
     tree = _PARSER.parse(code.encode("utf-8", "surrogatepass"))
     reader = _Reader(walk, depth, origin)
     start = len(walk.cmds)
