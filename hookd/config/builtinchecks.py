@@ -5,20 +5,22 @@ A mixin of :class:`hookd.config.validator._Checker`, as :mod:`hookd.config.hookc
 problem names the field at fault down to the option and the list item (``options.allow[1]``), and
 a misspelt pack or rule name with one known name close to it carries its fix (`hookd check --fix`).
 hookd.guards has the last word on the options: whatever it refuses that the checks here did not
-word is reported with its own message.
+word is reported with its own message. It is imported when a file has a built-in hook, not before:
+reading every other hook file (and building the command line's manual page, where the packs' shell
+parser is not installed) needs none of it.
 """
 
 from __future__ import annotations
 
+from functools import cache
+from types import ModuleType
 from typing import Any
 
 import yaml
 
-from hookd import guards
 from hookd.config.problems import Entry, Fix, describe_value, did_you_mean, node_position, only_match, replace_scalar
 
 DEFAULT = "default"  # `builtin: default`: every pack of guards.DEFAULT
-PACK_NAMES = (*guards.PACKS, DEFAULT)
 # The options of guards.Policy, and what each holds.
 LISTS = ("allow", "ask", "protected_branches", "protected_paths")
 RULE_LISTS = ("allow", "ask")
@@ -28,7 +30,21 @@ OPTIONS = (*LISTS, "force_with_lease")
 COMMAND_ONLY = ("command", "args", "env", "cwd", "mode", "concurrency", "format", "timeout")
 
 
+def _guards() -> ModuleType:
+    from hookd import guards
+
+    return guards
+
+
+@cache
+def pack_names() -> tuple[str, ...]:
+    """What `builtin` may name: each pack, and default."""
+    return (*_guards().PACKS, DEFAULT)
+
+
+@cache
 def _rule_names() -> tuple[str, ...]:
+    guards = _guards()
     names: list[str] = []
     for pack in guards.PACKS:
         names.append(f"{pack}.*")
@@ -38,9 +54,10 @@ def _rule_names() -> tuple[str, ...]:
 
 def expand(packs: list[str]) -> list[str]:
     """The packs ``builtin`` names, ``default`` expanded."""
+    default = _guards().DEFAULT
     out: list[str] = []
     for name in packs:
-        for pack in guards.DEFAULT if name == DEFAULT else (name,):
+        for pack in default if name == DEFAULT else (name,):
             if pack not in out:
                 out.append(pack)
     return out
@@ -79,16 +96,17 @@ class BuiltinChecks:
         near = only_match(value, choices, 0.6)
         fix = replace_scalar(self.text, node, near) if near else None
         hint = did_you_mean(value, choices, 0.6) or (
-            f"the packs are {', '.join(PACK_NAMES)}" if what == "pack" else "`hookd help guards` lists every rule of every pack"
+            f"the packs are {', '.join(choices)}" if what == "pack" else "`hookd help guards` lists every rule of every pack"
         )
         self.problem(f"unknown {what} {value!r}", spot, label, where, hint, fix)
         return False
 
     def check_builtin(self, e: Entry, label: str, value: Any, at: tuple[int, int]) -> None:
-        what = f"a pack ({', '.join(guards.PACKS)}, or {DEFAULT} for all of them)"
+        names = pack_names()
+        what = f"a pack ({', '.join(names[:-1])}, or {DEFAULT} for all of them)"
         node = e.value_nodes.get("builtin")
         if isinstance(value, str):
-            self._name(node, value, PACK_NAMES, "builtin", label, at, "pack")
+            self._name(node, value, names, "builtin", label, at, "pack")
             return
         if not isinstance(value, list) or not value:
             self.problem(
@@ -101,7 +119,7 @@ class BuiltinChecks:
             return
         items = self._items(node)
         for i, item in enumerate(value):
-            self._name(items[i] if i < len(items) else None, item, PACK_NAMES, f"builtin[{i}]", label, at, "pack")
+            self._name(items[i] if i < len(items) else None, item, names, f"builtin[{i}]", label, at, "pack")
 
     def check_options(self, e: Entry, label: str, value: Any, at: tuple[int, int]) -> None:
         if value is None:
@@ -153,6 +171,7 @@ class BuiltinChecks:
                     elif not isinstance(entry, str) or not entry.strip():
                         self.problem(f"item {i} must be a non-empty string, got {describe_value(entry)}", at_i, label, where)
         if self._count() == before:
+            guards = _guards()
             try:
                 guards.policy(value)
             except guards.OptionsError as exc:  # what the packs refuse that the checks above did not word
