@@ -187,3 +187,28 @@ def test_the_file_accepts_exactly_the_options_the_packs_accept(allow: list[str],
             guards.policy({"allow": allow, "ask": ask})
         return
     assert guards.policy(spec.options) == guards.policy({"allow": allow, "ask": ask})
+
+
+def test_a_file_without_builtin_hooks_is_read_without_the_packs_or_their_parser() -> None:
+    """The wheel's build writes the manual page from the parser where only msgspec and PyYAML are
+    installed, and `hookd check` of an ordinary file should not pay for the packs: neither imports them."""
+    import subprocess
+    import sys
+
+    script = textwrap.dedent(
+        """\
+        import sys
+        sys.modules["tree_sitter"] = None  # not installed: importing it fails
+        sys.modules["tree_sitter_bash"] = None
+        from hookd.config.userconfig import parse
+        [spec] = parse("hooks:\\n  - {name: g, point: tool.approval.pre, type: decision, command: c, enabled: true}\\n", "h.yaml")
+        from hookd.cli import build_parser
+        build_parser().format_help()
+        from hookd.cli.helptopics import TOPICS
+        for _, make in TOPICS.values():
+            make()
+        assert "hookd.guards" not in sys.modules, "the packs were imported"
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
