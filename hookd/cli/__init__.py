@@ -20,6 +20,7 @@ COMMANDS = (
     "calls",
     "catalog",
     "check",
+    "guards",
     "hookconf",
     "tail",
     "stats",

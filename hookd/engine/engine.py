@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from time import monotonic
 from time import perf_counter as _clock
 from typing import TYPE_CHECKING, Any
 
@@ -55,7 +56,9 @@ def _take(hook: Hook) -> Release | None:
 
 def result_run(hook: Hook, result: Decision | None, ms: float) -> HookRun:
     """A decision hook's result for the call's event and stats, from its answer."""
-    return HookRun(hook.ref, ms=ms) if result is None else HookRun(hook.ref, decision=result.decision, reason=result.reason, ms=ms)
+    if result is None:
+        return HookRun(hook.ref, ms=ms)
+    return HookRun(hook.ref, decision=result.decision, reason=result.reason, ms=ms, rule=result.rule)
 
 
 def _release_when_done(release: Release, hook: Hook, _task: asyncio.Future[Any]) -> None:
@@ -325,6 +328,53 @@ class Engine:
         finally:
             if release is not None:
                 _release(release, hook)
+
+    # ------------------------------------------------------------------ inline
+
+    def decide_now(self, plan: Plan, payload: dict[str, Any], ctx: CallContext) -> ChainState | None:
+        """``decide`` for a plan whose decision hooks all answer at once (``plan.inline``: the
+        built-in guards), without an await and without a task: each hook's answer is folded by the
+        chain's one step as the general path folds it, a matcher that does not match, a final answer
+        and the hooks after it are named the same way. None: the caller's deadline has passed, so
+        the general path names the hooks as not run."""
+        if ctx.deadline is not None and ctx.deadline <= monotonic():
+            return None
+        self.counters.decides += 1
+        state = ChainState(payload)
+        runs = state.runs
+        steps = plan.decisions
+        index = 0
+        while index < len(steps):
+            hook = steps[index]
+            index += 1
+            if hook.matcher is not None and not hook.matcher(state.payload):
+                self._unmatched(hook, state.payload, runs, None)
+                continue
+            answer, run = self._member_now(hook, state.payload, ctx)
+            runs.append(run)
+            if state.take(hook, answer):
+                break
+        if index < len(steps):
+            self._after_final(state, steps[index:], None)
+        if plan.observers:
+            self.observe(plan.observers, {**state.payload, "outcome": state.summary()}, ctx)
+        return state
+
+    def _member_now(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> tuple[Answer, HookRun]:
+        """One hook that answers at once: its answer (a failure as :meth:`invoke` makes one) and its result."""
+        self.counters.hook_runs += 1
+        started = _clock()
+        try:
+            result = hook.runner.answer_now(hook, payload, ctx)  # type: ignore[attr-defined]
+            if result is not None and not isinstance(result, Decision):
+                raise HookFailure("error", f"answered {type(result).__name__}, not a HookDecision or null")
+        except HookFailure as failure:
+            return self.failed(hook, ctx, failure, round((_clock() - started) * 1000, 3))
+        except Exception as exc:  # a pack's bug: a failed hook under its on_error, as invoke makes it; never a crash
+            raised = HookFailure("error", f"{type(exc).__name__}: {exc}")
+            return self.failed(hook, ctx, raised, round((_clock() - started) * 1000, 3))
+        # Milliseconds to the µs, without round()'s trip through a decimal string (the warm path's way).
+        return result, result_run(hook, result, int((_clock() - started) * 1e6 + 0.5) / 1e3)
 
     def decided_without_hooks(self, plan: Plan, payload: dict[str, Any], ctx: CallContext) -> ChainState:
         """``decide`` for a plan with no decision hooks, without an await (the hot path)."""
