@@ -13,6 +13,7 @@ from hookd_client import messages as m
 from hookd.agents import decode, dialect
 from hookd.agents.claude_code import protocol as cc
 from hookd.agents.codex import protocol as codex
+from hookd.agents.gemini import protocol as gemini
 from hookd.agents.qwen import protocol as qwen
 
 if TYPE_CHECKING:
@@ -110,6 +111,9 @@ async def answer(
         tool = hook_input.get("tool_name")
         verdict = dialect.for_agent(routed, await call(daemon, routed, timeout))
         return encode(codex.render(routed.event, verdict, tool if isinstance(tool, str) else None)), False
+    if agent == "gemini":  # the shim, run by Gemini CLI's command hooks: always an object, in Gemini CLI's words
+        routed = dialect.route(gemini.DIALECT, hook_input, environ)
+        return encode(gemini.render(routed.event, dialect.for_agent(routed, await call(daemon, routed, timeout)))), False
     # Claude Code, or an agent that speaks its format under its own name (Qwen Code).
     routed = dialect.route(_CLAUDE_FORMAT.get(agent, cc.DIALECT), hook_input, environ, carry_env=False)
     verdict = dialect.for_agent(routed, await call(daemon, routed, timeout))

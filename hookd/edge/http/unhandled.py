@@ -26,6 +26,7 @@ import structlog
 from hookd.agents import dialect
 from hookd.agents.claude_code import protocol as cc
 from hookd.agents.codex import protocol as codex
+from hookd.agents.gemini import protocol as gemini
 
 if TYPE_CHECKING:
     from hookd.daemon.daemon import Daemon
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("hookd.httphooks")
 
-MAPPINGS: dict[str, ModuleType] = {"claude-code": cc, "codex": codex}
+MAPPINGS: dict[str, ModuleType] = {"claude-code": cc, "codex": codex, "gemini": gemini}
 
 
 class Reply(NamedTuple):
