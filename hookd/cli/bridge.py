@@ -93,7 +93,8 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             i.add_argument(
                 "--all-events",
                 action="store_true",
-                help="no effect, kept so that older scripts still run: every event the bridge maps is always installed",
+                help="gemini: also the events Gemini CLI fires on every model request (BeforeModel, BeforeToolSelection, "
+                "AfterModel), a process each; elsewhere no effect, kept so that older scripts still run",
             )
             i.add_argument("--no-shim", action="store_true", help="use the Python bridge, not the compiled shim, where a command is needed")
             i.add_argument(
@@ -172,14 +173,10 @@ def run_gemini_bridge(args: argparse.Namespace) -> int:
 
 
 def run_hook(args: argparse.Namespace) -> int:
-    if args.agent == "gemini":
-        from hookd.agents.gemini.adapter import main as gemini_hook
-
-        return gemini_hook(args.cmd)
-    from hookd.agents.claude_code.adapter import main
+    from hookd.agents.adapter import main
 
     matcher = ["--matcher", args.matcher] if args.matcher is not None else []
-    return main([*matcher, *args.cmd])
+    return main(args.agent, [*matcher, *args.cmd])
 
 
 def _settings_path(args: argparse.Namespace) -> str:

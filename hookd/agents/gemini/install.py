@@ -60,29 +60,32 @@ def gemini_command(hookd: str, timeout: int, fail_closed: bool = False, extra: s
     return " ".join(parts)
 
 
-def gemini_layout(command: str, timeout: int) -> settings_file.Layout:
+def gemini_layout(command: str, timeout: int, events: tuple[str, ...] = protocol.INSTALLED_EVENTS) -> settings_file.Layout:
     """Every installed Gemini CLI event runs ``command``; Gemini CLI waits ``timeout`` s (written in ms)."""
     how = f"command hooks running {command}; timeout {timeout * 1000} ms"
-    return _layout(lambda event: command + settings_file.with_event(event), timeout, how)
+    return _layout(lambda event: command + settings_file.with_event(event), timeout, how, events)
 
 
-def gemini_shim_layout(route: settings_file.Route) -> settings_file.Layout:
-    """Every installed Gemini CLI event runs the shim with ``--agent gemini`` (the Python bridge where
-    ``route`` has no shim), which gives up a margin before Gemini CLI's timeout."""
+def gemini_shim_layout(route: settings_file.Route, events: tuple[str, ...] = protocol.INSTALLED_EVENTS) -> settings_file.Layout:
+    """Every installed Gemini CLI event (``events``: by default all but those fired on every model request)
+    runs the shim with ``--agent gemini`` (the Python bridge where ``route`` has no shim), which gives up a
+    margin before Gemini CLI's timeout."""
     route = route._replace(agent=protocol.AGENT)
     runner = f"the shim {route.shim} --agent gemini" if route.shim else f"the Python bridge ({route.fallback} {BRIDGE_ARGS})"
     how = f"command hooks running {runner}, to 127.0.0.1:{route.port}; timeout {route.timeout * 1000} ms"
     if route.fail_closed:
         how += "; BeforeTool denied when hookd cannot be asked (--fail-closed)"
-    return _layout(route.command_for, route.timeout, how)
+    return _layout(route.command_for, route.timeout, how, events)
 
 
-def _layout(command_for: Callable[[str], str], timeout: int, how: str) -> settings_file.Layout:
+def _layout(command_for: Callable[[str], str], timeout: int, how: str, events: tuple[str, ...]) -> settings_file.Layout:
     def group(event: str) -> dict[str, Any]:
         hook = {"type": "command", "name": HOOK_NAME, "command": command_for(event), "timeout": timeout * 1000}
         return {"matcher": "*", "hooks": [hook]}
 
-    return settings_file.Layout(protocol.INSTALLED_EVENTS, group, is_gemini_ours, how, "gemini")
+    if events != protocol.INSTALLED_EVENTS:
+        how += f"; events: {', '.join(events)}"
+    return settings_file.Layout(events, group, is_gemini_ours, how, "gemini")
 
 
 def is_gemini_ours(group: Any) -> bool:
