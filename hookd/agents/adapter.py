@@ -4,7 +4,7 @@ hookd command hook. One adapter for every agent whose hooks `hookd import` runs 
 hookd starts this with its payload on stdin (and HOOKD_* in the environment); it starts CMD with the
 agent's hook input, environment and working directory, and prints the HookDecision that CMD's answer
 means. What differs from agent to agent is the agent's hook contract, pure functions in its ``hooks.py``
-gathered in one :class:`HookFormat` (``FORMAT``); this module does the process work for all of them.
+gathered in one HookFormat (``FORMAT``, hook_format.py); this module does the process work for all of them.
 """
 
 from __future__ import annotations
@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from importlib import import_module
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING
+
+from hookd.agents.hook_format import HookFormat, NotADecision
 
 if TYPE_CHECKING:
     import argparse
@@ -22,31 +24,6 @@ if TYPE_CHECKING:
 # The agent -> the module holding its HookFormat as ``FORMAT`` (imported only for the agent asked for:
 # this runs once per hook call).
 FORMATS = {"claude-code": "hookd.agents.claude_code.hooks", "gemini": "hookd.agents.gemini.hooks"}
-
-
-class NotADecision(Exception):
-    """The hook failed the way the agent reports as a non-blocking error: no decision, exit 1."""
-
-
-class HookFormat(NamedTuple):
-    """One agent's hook contract, from the hook's side."""
-
-    prog: str  # how errors name this command
-    description: str
-    option: str  # the one option the imported hook is written with: "--matcher" or "--event"
-    option_help: str
-    # (hookd's payload, the option's value, hookd's environment, the working directory) -> the agent's hook input
-    hook_input: Callable[[Mapping[str, Any], str | None, Mapping[str, str], str], dict[str, Any]]
-    # (hookd's environment, the payload, the hook input) -> the environment the agent gives its hook
-    environment: Callable[[Mapping[str, str], Mapping[str, Any], Mapping[str, Any]], dict[str, str]]
-    # (the option's value, the event, the hook input) -> whether the hook runs (it abstains otherwise)
-    selected: Callable[[str | None, str, Mapping[str, Any]], bool]
-    # (CMD, its environment) -> the argv started
-    argv: Callable[[list[str], Mapping[str, str]], list[str]]
-    # the hook input -> the working directory the agent starts its hook in (None: this one)
-    cwd: Callable[[Mapping[str, Any]], str | None]
-    # (event, exit code, stdout, stderr, the payload) -> the HookDecision as JSON data (None: abstain). Raises NotADecision.
-    answer: Callable[[str, int, str, str, Mapping[str, Any]], dict[str, Any] | None]
 
 
 def hook_format(agent: str) -> HookFormat:

@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from hookd.agents import adapter
+from hookd.agents import hook_format
 from hookd.agents.claude_code.protocol import AGENT_ENV, HOOK_INPUT, MATCHER_FIELDS, ROUTES, snake
 from hookd.core import vocabulary
 
@@ -119,7 +119,7 @@ def matches(matcher: str | None, event: str, data: Mapping[str, Any]) -> bool:
 
 
 # The hook failed the way Claude Code reports as a non-blocking error (a `hook error` notice).
-NotADecision = adapter.NotADecision
+NotADecision = hook_format.NotADecision
 
 
 def first_line(text: str) -> str:
@@ -263,7 +263,7 @@ def _argv(cmd: list[str], env: Mapping[str, str]) -> list[str]:
 
 
 # `hookd bridge run-hook claude-code`: a hook written for Claude Code, run by hookd/agents/adapter.py.
-FORMAT = adapter.HookFormat(
+FORMAT = hook_format.HookFormat(
     prog="hookd bridge run-hook",
     description="Run a hook written for Claude Code under hookd: translate hookd's payload to the Claude Code hook "
     "input, run CMD, and translate its output JSON or exit code 2 to a hookd decision.",

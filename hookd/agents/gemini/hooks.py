@@ -1,5 +1,5 @@
 """Gemini CLI's hook contract, from the hook's side: what a hook written for Gemini CLI is given and
-what its answer means, as pure functions (``adapter.py`` does the process work).
+what its answer means, as pure functions (hookd/agents/adapter.py does the process work).
 
 Read from Gemini CLI's hooks reference and its hook runner (packages/core/src/hooks/hookRunner.ts):
 the text read is stdout, or stderr when stdout is empty; a JSON object there (or a JSON string holding
@@ -16,7 +16,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from hookd.agents import adapter
+from hookd.agents import hook_format
 from hookd.agents.claude_code import hooks as claude_hooks
 from hookd.agents.claude_code.protocol import AGENT_ENV
 from hookd.agents.gemini.protocol import BLOCKING, ROUTES
@@ -124,7 +124,7 @@ def _answer(event: str, code: int, stdout: str, stderr: str, payload: Mapping[st
 
 
 # `hookd bridge run-hook gemini`: a hook written for Gemini CLI, run by hookd/agents/adapter.py.
-FORMAT = adapter.HookFormat(
+FORMAT = hook_format.HookFormat(
     prog="hookd bridge run-hook gemini",
     description="Run a hook written for Gemini CLI under hookd: hookd's payload becomes Gemini CLI's hook input "
     "on CMD's stdin, and CMD's output JSON, text or exit code becomes a hookd decision.",

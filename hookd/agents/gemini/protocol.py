@@ -112,6 +112,7 @@ DIALECT = dialect.Dialect(
     project_env="GEMINI_PROJECT_DIR",
     session_end=SESSION_END,
     always_answer=True,
+    fail_closed_event="BeforeTool",
 )
 
 

@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 SOURCE = Path(__file__).resolve().parent / "shim.c"
 NAME = "claude-shim"
@@ -64,46 +64,36 @@ def _c_string(text: bytes) -> str:
 
 
 def denies_header() -> str:
-    """C source of the shim's deny tables, rendered by each agent's own mapping (``AGENTS``): ``denies``,
-    for each event that decides (``ROUTES[event][1]``), what the agent reads as a deny when a running
-    hookd's answer cannot be used (its JSON, or exit status 2 and the reason on stderr where it blocks
-    that event only so); ``closed``, for each event its ``fail_closed`` denies, what --fail-closed
-    answers when hookd cannot be asked at all."""
+    """C source of the shim's deny tables, rendered by each agent's own dialect (``endpoints.DIALECTS``):
+    ``denies``, for each event that decides (``routes[event][1]``), what the agent reads as a deny when a
+    running hookd's answer cannot be used (its JSON, or exit status 2 and the reason on stderr where it
+    blocks that event only so); ``closed``, for the agent's tool-call event (``fail_closed_event``), the
+    deny --fail-closed answers when hookd cannot be asked at all."""
     import msgspec
 
-    from hookd.agents.claude_code import protocol as claude
+    from hookd.agents import dialect, endpoints
 
     def c_json(out: object) -> str:
         return _c_string(msgspec.json.encode(out).replace(b"\\u0001", _MARK.encode()))
 
     rows, closed = [], []
-    for agent, proto in _mappings():
-        for event, (_, decides) in proto.ROUTES.items():
-            shut = proto.fail_closed(event, _MARK)
-            if shut is not None:
-                closed.append(f"    {{{_c_string(agent.encode())}, {_c_string(event.encode())}, {c_json(shut)}}},")
+    for agent, d in endpoints.DIALECTS.items():
+        verdict = dialect.Verdict("deny", _MARK)
+        if d.fail_closed_event:
+            shut = dialect.render(d, d.fail_closed_event, verdict)
+            closed.append(f"    {{{_c_string(agent.encode())}, {_c_string(d.fail_closed_event.encode())}, {c_json(shut)}}},")
+        for event, (_, decides) in d.routes.items():
             if not decides:
                 continue
-            verdict = claude.Verdict("deny", _MARK)
-            exit2 = getattr(proto, "exit_status", lambda *_: (0, ""))(event, verdict)[0] == 2
+            exit2 = dialect.exit_status(d, event, verdict)[0] == 2
             # Where the event has no field for a deny, the user is told in systemMessage.
-            out = proto.render(event, verdict) or proto.render(event, claude.Verdict(not_run=(_MARK,)))
+            out = dialect.render(d, event, verdict) or dialect.render(d, event, dialect.Verdict(not_run=(_MARK,)))
             rows.append(f"    {{{_c_string(agent.encode())}, {_c_string(event.encode())}, {int(exit2)}, {c_json(out)}}},")
     return (
-        "/* Made by hookd/agents/shim/__init__.py from the agents' mappings; do not edit. */\n"
+        "/* Made by hookd/agents/shim/__init__.py from the agents' dialects; do not edit. */\n"
         + ("static const struct deny denies[] = {\n" + "\n".join(rows) + "\n};\n")
         + ("static const struct closed closed[] = {\n" + "\n".join(closed) + "\n};\n")
     )
-
-
-def _mappings() -> list[tuple[str, Any]]:
-    """(the ``--agent`` name, its protocol module) for every agent whose command hooks run the shim."""
-    from hookd.agents.claude_code import protocol as claude
-    from hookd.agents.codex import protocol as codex
-    from hookd.agents.gemini import protocol as gemini
-    from hookd.agents.qwen import protocol as qwen
-
-    return [("claude-code", claude), ("codex", codex), ("gemini", gemini), ("qwen", qwen)]
 
 
 def build(directory: Path | None = None, cc: list[str] | None = None) -> Built:
