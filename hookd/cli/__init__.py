@@ -74,6 +74,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from hookd.agents.codex.run import main as codex_main
 
         return codex_main(args_list[2:])
+    if args_list[:2] == ["bridge", "droid"]:
+        from hookd.cli import bridge_droid
+
+        return bridge_droid.main(args_list[2:])
     if args_list[:2] == ["bridge", "gemini"]:
         from hookd.cli import bridge_gemini as cli
 

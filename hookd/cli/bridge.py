@@ -185,6 +185,7 @@ INSTALLERS = {
     "gemini": "hookd.cli.bridge_gemini",
     "codex": "hookd.cli.bridge_codex",
     "opencode": "hookd.cli.bridge_opencode",
+    "droid": "hookd.cli.bridge_droid",
 }
 
 
