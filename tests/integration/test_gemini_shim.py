@@ -162,3 +162,16 @@ def test_an_answer_the_shim_cannot_use_denies_every_deciding_gemini_event(tmp_pa
                 assert expected == {"decision": "deny", "reason": reason}
     finally:
         server.sock.close()
+
+
+def test_all_events_adds_the_events_fired_on_every_model_request(env: Env, tmp_path: Path) -> None:
+    settings = tmp_path / "settings.json"
+    assert env.hookd("bridge", "install", "gemini", "--settings", str(settings)).returncode == 0
+    assert not {"BeforeModel", "BeforeToolSelection", "AfterModel"} & set(installed(settings))
+    r = env.hookd("bridge", "install", "gemini", "--settings", str(settings), "--all-events")
+    assert r.returncode == 0, r.stderr
+    assert set(installed(settings)) == set(gemini.ALL_EVENTS)
+    doc = json.loads(settings.read_text())
+    assert all(len(groups) == 1 for groups in doc["hooks"].values()), "reinstalling replaces hookd's groups"
+    assert env.hookd("bridge", "uninstall", "gemini", "--settings", str(settings)).returncode == 0
+    assert not settings.exists()
