@@ -91,6 +91,7 @@ class Dialect(NamedTuple):
     flow: Callable[[str, dict[str, Any], dict[str, Any]], None] | None = None
     always_answer: bool = False  # an empty object rather than no output (the agent reads stderr otherwise)
     exit2_only: frozenset[str] = frozenset()  # events the agent blocks only when a command hook exits 2
+    fail_closed_event: str = "PreToolUse"  # the tool-call event a command hook under --fail-closed denies when hookd is down
 
 
 def camel(name: str) -> str:

@@ -103,6 +103,15 @@ AGENTS: tuple[Agent, ...] = (
         "hookd.agents.codex.installed",
     ),
     Agent("opencode", "tool.execute.before", "bash", _DESCRIBED, {}, ("", "--project"), "hookd.agents.opencode.installed", False),
+    Agent(
+        "droid",
+        "PreToolUse",
+        "Execute",
+        {"summary": "hookd doctor canary"},
+        {"permission_mode": "auto-low"},
+        ("", "--project"),
+        "hookd.agents.droid.installed",
+    ),
 )
 NAMES = tuple(a.name for a in AGENTS)
 _BY_NAME = {a.name: a for a in AGENTS}

@@ -22,7 +22,9 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "rewritten without them (its original bytes kept beside it) so that they do not run twice; --undo puts it "
         "back byte for byte. Without -o the YAML is printed and nothing is changed.",
     )
-    p.add_argument("agent", choices=("claude-code", "codex", "gemini", "qwen"), help="the agent whose settings format SETTINGS uses")
+    p.add_argument(
+        "agent", choices=("claude-code", "codex", "gemini", "qwen", "droid"), help="the agent whose settings format SETTINGS uses"
+    )
     p.add_argument("settings", metavar="SETTINGS.json", help="the settings file to read, e.g. ~/.claude/settings.json")
     p.add_argument("-o", "--output", metavar="FILE", help="write the hooks here (refuses to overwrite) and move them out of SETTINGS")
     p.add_argument("--keep", action="store_true", help="with -o: leave SETTINGS as it is (the hooks then run twice)")
@@ -74,6 +76,11 @@ def run(args: argparse.Namespace) -> int:
     if args.agent == "claude-code":
         plugin_root = os.path.abspath(args.plugin_root) if args.plugin_root else plugin_root_of(args.settings)
         result = convert(settings, os.path.basename(args.settings), plugin_root=plugin_root)
+    elif args.agent == "droid":
+        from hookd.agents.droid import importer as droid
+
+        result = droid.convert(settings, os.path.basename(args.settings))
+        how = "# format: claude-code runs each command as Factory Droid would (it kept Claude Code's format); decisions combine strictest."
     else:
         from hookd.agents.gemini.importer import convert_for
 

@@ -127,12 +127,29 @@ _OPENCODE = {
     "task": _t("spawn_agent"),
     "todowrite": _t("todo_write"),
 }
+# Factory Droid names its tools its own way; its file arguments are Claude Code's.
+_DROID = {
+    "Execute": _t("execute_command"),
+    "Read": _t("read_file", file_path="path"),
+    "Create": _t("write_file", file_path="path"),
+    "Edit": _t("edit_file", file_path="path"),
+    "MultiEdit": _t("edit_file", file_path="path"),
+    "ApplyPatch": _t("apply_patch"),
+    "LS": _t("list_files", directory_path="path"),
+    "Glob": _t("find_files"),
+    "Grep": _t("search_files"),
+    "FetchUrl": _t("web_fetch"),
+    "WebSearch": _t("web_search"),
+    "Task": _t("spawn_agent"),
+    "TodoWrite": _t("todo_write"),
+}
 TOOLS: dict[str, dict[str, Tool]] = {
     "claude-code": _CLAUDE_CODE,
     "codex": _CODEX,
     "gemini": _GEMINI,
     "qwen": _QWEN,
     "opencode": _OPENCODE,
+    "droid": _DROID,
 }
 AGENTS = tuple(TOOLS)
 
@@ -226,6 +243,7 @@ def rewritten_args(payload: Mapping[str, Any], modified: dict[str, Any]) -> dict
 
 
 AGENT_TITLES = {"claude-code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI", "qwen": "Qwen Code", "opencode": "opencode"}
+AGENT_TITLES["droid"] = "Factory Droid"
 
 
 def markdown_table() -> str:
