@@ -127,12 +127,33 @@ _OPENCODE = {
     "task": _t("spawn_agent"),
     "todowrite": _t("todo_write"),
 }
+# GitHub Copilot CLI's tools; `create` writes a file whole (its text in `file_text`).
+_COPILOT = {
+    "bash": _t("execute_command"),
+    "view": _t("read_file"),
+    "create": _t("write_file"),
+    "edit": _t("edit_file"),
+    "glob": _t("find_files"),
+    "grep": _t("search_files"),
+    "task": _t("spawn_agent"),
+}
+# Cline CLI's tools: its shell tool takes a list of `commands`, which its bridge also gives as one `command`.
+_CLINE = {
+    "run_commands": _t("execute_command"),
+    "read_files": _t("read_file"),
+    "editor": _t("edit_file"),
+    "search_codebase": _t("search_files"),
+    "fetch_web_content": _t("web_fetch"),
+    "spawn_agent": _t("spawn_agent"),
+}
 TOOLS: dict[str, dict[str, Tool]] = {
     "claude-code": _CLAUDE_CODE,
     "codex": _CODEX,
     "gemini": _GEMINI,
     "qwen": _QWEN,
     "opencode": _OPENCODE,
+    "copilot": _COPILOT,
+    "cline": _CLINE,
 }
 AGENTS = tuple(TOOLS)
 
@@ -225,7 +246,7 @@ def rewritten_args(payload: Mapping[str, Any], modified: dict[str, Any]) -> dict
     return out if isinstance(out, dict) else modified
 
 
-AGENT_TITLES = {"claude-code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI", "qwen": "Qwen Code", "opencode": "opencode"}
+AGENT_TITLES = {"claude-code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI", "qwen": "Qwen Code", "opencode": "opencode", "copilot": "Copilot CLI", "cline": "Cline"}
 
 
 def markdown_table() -> str:

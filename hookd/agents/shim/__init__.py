@@ -24,6 +24,7 @@ SOURCE = Path(__file__).resolve().parent / "shim.c"
 NAME = "claude-shim"
 DENIES = "shim_denies.h"
 _MARK = "\x01"  # where the reason goes, in the JSON the shim prints (JSON escapes it as \u0001)
+_SHELL_MARK = "\x02"  # where the reason goes inside a shell command's single quotes
 
 
 class Built(NamedTuple):
@@ -80,11 +81,24 @@ def denies_header() -> str:
             exit2 = dialect.exit_status(d, event, verdict)[0] == 2
             # Where the event has no field for a deny, the user is told in systemMessage.
             out = dialect.render(d, event, verdict) or dialect.render(d, event, dialect.Verdict(not_run=(_MARK,)))
-            text = msgspec.json.encode(out).replace(b"\\u0001", _MARK.encode())
+            text = msgspec.json.encode(out).replace(b"\\u0001", _mark(d, event))
             rows.append(f"    {{{_c_string(agent.encode())}, {_c_string(event.encode())}, {int(exit2)}, {_c_string(text)}}},")
+    # The agents whose deny under --fail-closed (hookd not asked at all) is their own; a last row ends the table.
+    closed = []
+    for agent, d in endpoints.DIALECTS.items():
+        for event in sorted(d.fail_closed):
+            text = msgspec.json.encode(dialect.render(d, event, dialect.Verdict("deny", _MARK))).replace(b"\\u0001", _mark(d, event))
+            closed.append(f"    {{{_c_string(agent.encode())}, {_c_string(event.encode())}, 0, {_c_string(text)}}},")
+    closed.append("    {0, 0, 0, 0},")
     return "/* Made by hookd/agents/shim/__init__.py from the agents' mappings; do not edit. */\n" + (
         "static const struct deny denies[] = {\n" + "\n".join(rows) + "\n};\n"
+        "static const struct deny closed[] = {\n" + "\n".join(closed) + "\n};\n"
     )
+
+
+def _mark(d: object, event: str) -> bytes:
+    """Where the shim writes the reason: \\001 as JSON text, \\002 also quoted for the shell (an event whose deny is a command)."""
+    return _SHELL_MARK.encode() if event in getattr(d, "shell_reason", ()) else _MARK.encode()
 
 
 def build(directory: Path | None = None, cc: list[str] | None = None) -> Built:

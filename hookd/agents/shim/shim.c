@@ -50,6 +50,8 @@ struct deny {
     const char *json;
 };
 #include "shim_denies.h"
+/* shim_denies.h also holds closed[]: for the agents whose fail-closed deny is their own (Copilot CLI,
+ * Cline), the output that denies each such event when hookd cannot be asked, in the same form. */
 
 #define MAX_ENV_BYTES 32768 /* the daemon reads a request head of up to 64 KiB */
 #define MAX_RESPONSE (64L << 20)
@@ -106,8 +108,30 @@ static int remaining_ms(void) {
     return left > 2e6 ? 2000000000 : (int)(left * 1000) + 1;
 }
 
+static void put_json_text(const char *s);
+static void put_shell_json_text(const char *s);
+
+/* Under --fail-closed, the agent's own deny for the event when hookd cannot be asked (closed[]); 0 when it has none. */
+static int closed_deny(const char *why) {
+    for (size_t i = 0; i < sizeof closed / sizeof closed[0]; i++) {
+        if (!closed[i].agent || strcmp(closed[i].agent, agent) != 0 || strcmp(closed[i].event, event) != 0) continue;
+        char reason[1200];
+        snprintf(reason, sizeof reason, "hookd could not be asked (%s); the hookd shim runs with --fail-closed", why);
+        fprintf(stderr, "hookd shim: %s; denying the tool call (--fail-closed)\n", why);
+        for (const char *p = closed[i].json; *p; p++) {
+            if (*p == '\001') put_json_text(reason);
+            else if (*p == '\002') put_shell_json_text(reason);
+            else putchar(*p);
+        }
+        putchar('\n');
+        return 1;
+    }
+    return 0;
+}
+
 /* hookd did not answer: the agent proceeds, or under --fail-closed a tool call is denied. */
 static int unavailable(const char *why) {
+    if (fail_closed && closed_deny(why)) return fflush(stdout) == 0 ? 0 : 1;
     int deny = fail_closed && strcmp(event, "PreToolUse") == 0;
     fprintf(stderr, "hookd shim: %s; %s\n", why, deny ? "denying the tool call (--fail-closed)" : "the agent proceeds");
     if (deny) {
@@ -129,6 +153,18 @@ static void put_json_text(const char *s) {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p == '"' || *p == '\\') printf("\\%c", *p);
         else if (*p < 0x20) printf("\\u%04x", *p);
+        else putchar(*p < 0x80 ? *p : '?');
+    }
+}
+
+/* The reason inside a single-quoted shell word, as a JSON string's contents: each quote closes the word,
+ * is escaped and reopens it ('\''), so no byte of the reason is ever read as shell syntax. For agents
+ * whose deny is a command that prints the reason (Cline's overrideInput), where the table has \002. */
+static void put_shell_json_text(const char *s) {
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '\'') fputs("'\\\\''", stdout);
+        else if (*p == '"' || *p == '\\') printf("\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f) putchar(' ');
         else putchar(*p < 0x80 ? *p : '?');
     }
 }
@@ -155,6 +191,7 @@ static int cannot_handle(const char *why) {
     }
     for (const char *p = d->json; *p; p++) {
         if (*p == '\001') put_json_text(reason);
+        else if (*p == '\002') put_shell_json_text(reason);
         else putchar(*p);
     }
     putchar('\n');

@@ -25,6 +25,8 @@ SHELL = {
     "gemini": ("run_shell_command", {"command": "rm -rf /", "dir_path": "/tmp"}),
     "qwen": ("run_shell_command", {"command": "rm -rf /", "directory": "/tmp"}),
     "opencode": ("bash", {"command": "rm -rf /", "workdir": "/tmp"}),
+    "copilot": ("bash", {"command": "rm -rf /", "description": "clean"}),
+    "cline": ("run_commands", {"commands": ["rm -rf /"]}),  # its bridge adds `command` (tests/unit/agents/test_cline_protocol.py)
 }
 ROUTES = {"claude-code": cc.route, "codex": codex.route, "gemini": gemini.route, "qwen": qwen.route}
 EVENTS = {"claude-code": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool", "qwen": "PreToolUse"}
