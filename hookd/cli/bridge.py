@@ -188,6 +188,8 @@ INSTALLERS = {
     "gemini": "hookd.cli.bridge_gemini",
     "codex": "hookd.cli.bridge_codex",
     "opencode": "hookd.cli.bridge_opencode",
+    "copilot": "hookd.cli.bridge_copilot",
+    "cline": "hookd.cli.bridge_cline",
 }
 
 
