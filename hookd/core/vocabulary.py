@@ -246,7 +246,15 @@ def rewritten_args(payload: Mapping[str, Any], modified: dict[str, Any]) -> dict
     return out if isinstance(out, dict) else modified
 
 
-AGENT_TITLES = {"claude-code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI", "qwen": "Qwen Code", "opencode": "opencode", "copilot": "Copilot CLI", "cline": "Cline"}
+AGENT_TITLES = {
+    "claude-code": "Claude Code",
+    "codex": "Codex",
+    "gemini": "Gemini CLI",
+    "qwen": "Qwen Code",
+    "opencode": "opencode",
+    "copilot": "Copilot CLI",
+    "cline": "Cline",
+}
 
 
 def markdown_table() -> str:

@@ -12,6 +12,7 @@ import functools
 import json
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from hookd.agents import agent_version
@@ -70,7 +71,7 @@ def hooks(path: str, env: Mapping[str, str]) -> list[Hook]:
     file = os.path.join(path, TOOL_EVENT)
     if not install.is_ours(file):
         return []
-    text = open(file, encoding="utf-8", errors="replace").read()
+    text = Path(file).read_text(encoding="utf-8", errors="replace")
     return [Hook(AGENT, path, "command", file, fail_closed="--fail-closed" in text)]
 
 

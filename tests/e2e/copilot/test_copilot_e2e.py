@@ -208,7 +208,7 @@ def test_an_allow_rewrites_the_command_from_a_trusted_repository(copilot) -> Non
 
 
 def test_fail_closed_holds_with_the_daemon_down(copilot) -> None:  # type: ignore[no-untyped-def]
-    env, project, run = copilot
+    _, project, run = copilot
     victim = project / "keep"
     victim.mkdir()
     (victim / "file").write_text("precious")
