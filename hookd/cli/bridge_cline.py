@@ -60,3 +60,52 @@ def run_uninstall(args: argparse.Namespace) -> int:
         return fail(str(exc))
     sys.stdout.write(result + "\n")
     return 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    """`hookd import cline PATH [-o OUT] [--keep | --undo]` (a hooks folder or one hook file), from hookd/cli/importer.py."""
+    import os
+
+    import yaml
+
+    from hookd.agents import import_move, settings_file
+    from hookd.agents.cline import importer
+    from hookd.cli.bridge_copilot import write_yaml
+    from hookd.cli.common import fail
+
+    path = args.settings
+    try:
+        if args.undo:
+            for line in importer.undo(path):
+                sys.stderr.write(f"hookd: {line}\n")
+            return 0
+        moving = bool(args.output) and not args.keep
+        result = importer.convert(path, args.hookd or settings_file.default_hookd(), moved=moving)
+    except (import_move.MoveError, importer.ImportFileError, OSError) as exc:
+        return fail(str(exc))
+    lines = [
+        f"# hookd hooks imported from {os.path.abspath(path)} by `hookd import cline`.",
+        "# Each runs through `hookd bridge run-hook cline`, which gives it Cline's input and reads its answer as Cline "
+        "does; a cancel denies the one tool call (Cline would end the run); the decision hooks combine strictest.",
+    ]
+    lines += [f"# note: {n}" for n in result.notes]
+    text = "\n".join(lines) + "\n" + yaml.safe_dump({"hooks": result.hooks}, sort_keys=False, allow_unicode=True, width=1000)
+    if not args.output:
+        sys.stdout.write(text)
+    else:
+        error = write_yaml(args.output, text, len(result.hooks))
+        if error:
+            return fail(error)
+        if moving and result.taken:
+            try:
+                moved = importer.move(result)
+            except (import_move.MoveError, OSError) as exc:
+                os.unlink(args.output)
+                return fail(f"{exc}; {args.output} was not kept")
+            sys.stderr.write(
+                f"hookd: moved {', '.join(moved)} aside, where Cline no longer runs them "
+                f"(`hookd import cline --undo {path}` puts them back)\n"
+            )
+    for note in result.notes:
+        sys.stderr.write(f"hookd: note: {note}\n")
+    return 0

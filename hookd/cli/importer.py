@@ -22,7 +22,11 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "rewritten without them (its original bytes kept beside it) so that they do not run twice; --undo puts it "
         "back byte for byte. Without -o the YAML is printed and nothing is changed.",
     )
-    p.add_argument("agent", choices=("claude-code", "codex", "gemini", "qwen"), help="the agent whose settings format SETTINGS uses")
+    p.add_argument(
+        "agent",
+        choices=("claude-code", "codex", "gemini", "qwen", "copilot", "cline"),
+        help="the agent whose settings format SETTINGS uses",
+    )
     p.add_argument("settings", metavar="SETTINGS.json", help="the settings file to read, e.g. ~/.claude/settings.json")
     p.add_argument("-o", "--output", metavar="FILE", help="write the hooks here (refuses to overwrite) and move them out of SETTINGS")
     p.add_argument("--keep", action="store_true", help="with -o: leave SETTINGS as it is (the hooks then run twice)")
@@ -43,6 +47,10 @@ def plugin_root_of(settings: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.agent in ("copilot", "cline"):
+        import importlib
+
+        return int(importlib.import_module(f"hookd.cli.bridge_{args.agent}").run_import(args))
     if args.agent == "codex":
         from hookd.cli.import_codex import run as import_codex
 

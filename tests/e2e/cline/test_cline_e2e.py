@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from hookd.agents.shim import compiler
-from tests.conftest import Env
+from tests.conftest import Env, write_script
 from tests.e2e.guards import install_guards
 from tests.e2e.session_guard import REASON, node_session_guard
 
@@ -87,11 +87,12 @@ def cline(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore
         install: tuple[str, ...] = (),
         ready_file: Path | None = None,
         started: Callable[[], None] | None = None,
+        prepare: Callable[[], None] | None = None,
     ) -> Run:
         """One `cline --json` whose model runs ``command`` (commands separated by a `;;` line: one tool call with
         them all), with the bridge installed (``install``: more install options) and uninstalled after;
-        ``started()`` runs once the daemon does; with ``ready_file`` the model asks for the command only once
-        that file exists."""
+        ``prepare()`` runs before the daemon starts, ``started()`` once it does; with ``ready_file`` the model asks for
+        the command only once that file exists."""
         port_file, log_file = tmp_path / f"port{len(servers)}", tmp_path / f"requests{len(servers)}.jsonl"
         log_file.touch()
         serve = [sys.executable, str(HERE / "model_server.py"), str(port_file), str(log_file), command]
@@ -106,6 +107,8 @@ def cline(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore
         auth = [str(binary), "auth", "--data-dir", str(data_dir), "-p", "openai", "--apikey", "x", "--modelid", "m", "--baseurl", url]
         done = subprocess.run(auth, cwd=project, env=env.env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
         assert done.returncode == 0 and "Provider configured" in done.stdout, done.stdout + done.stderr
+        if prepare is not None:
+            prepare()
         daemon = daemon_factory()
         if started is not None:
             started()
@@ -227,3 +230,46 @@ def test_a_session_hook_attached_by_a_node_program(cline, tmp_path: Path) -> Non
     assert call["decision"] == "deny" and call["session"] == session
     assert call["decided_by"]["name"] == "node-session-guard" and call["decided_by"]["scope"] == "session"
     assert call["decided_by"]["source"] == f"client:{guard[0].pid}"
+
+
+NO_TOUCH = """
+import json, os, sys
+data = json.load(sys.stdin)
+with open(os.path.join(os.environ["HOME"], "seen.jsonl"), "a") as log:
+    log.write(json.dumps(data) + "\\n")
+if data["tool_call"]["input"]["commands"][0].startswith("touch "):
+    print(json.dumps({"cancel": True, "errorMessage": "touch is not allowed here"}))
+"""
+
+
+def test_a_cline_hook_imported_into_hookd_runs_once_and_blocks_only_the_call(cline) -> None:  # type: ignore[no-untyped-def]
+    env, project, run = cline
+    hooks = env.home / ".cline" / "hooks"
+    mine = hooks / "PreToolUse.py"
+    seen = env.home / "seen.jsonl"
+
+    def import_it() -> None:
+        hooks.mkdir(parents=True)
+        write_script(mine, NO_TOUCH)
+        out = env.config / "hookd" / "hooks.d" / "cline.yaml"
+        done = env.hookd("import", "cline", str(hooks), "-o", str(out))
+        assert done.returncode == 0, done.stderr
+        assert "where Cline no longer runs them" in done.stderr, done.stderr
+        assert "name: cline-pre-tool-use-1" in out.read_text()
+
+    marker = project / "touched"
+    result = run(f"touch {marker}", prepare=import_it)
+    assert result.returncode == 0, result.output
+    assert not marker.exists()
+    # In Cline a cancel ends the run unexplained; through hookd it refuses the one call, and the model reads why.
+    [told] = result.tool_results()
+    assert "blocked by hookd: touch is not allowed here" in json.loads(told)[0]["result"], told
+    [data] = [json.loads(line) for line in seen.read_text().splitlines()]
+    assert data["tool_call"]["name"] == "run_commands" and data["tool_call"]["input"] == {"commands": [f"touch {marker}"]}
+    assert data["preToolUse"]["parameters"] == {"commands": json.dumps([f"touch {marker}"], separators=(",", ":"))}
+    assert data["taskId"] == result.task() and data["workspaceRoots"] == [str(project)] and data["hookName"] == "tool_call"
+    [call] = [e for e in journal(env, "tool.approval.pre") if e.get("kind") == "decide"]
+    assert call["decision"] == "deny" and call["decided_by"]["name"] == "cline-pre-tool-use-1"
+    undone = env.hookd("import", "cline", "--undo", str(hooks))
+    assert undone.returncode == 0, undone.stderr
+    assert mine.read_text().endswith(NO_TOUCH) and os.access(mine, os.X_OK)

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from hookd.agents.shim import compiler
-from tests.conftest import Env
+from tests.conftest import Env, write_script
 from tests.e2e.guards import install_guards
 from tests.e2e.session_guard import REASON, node_session_guard
 
@@ -244,3 +244,45 @@ def test_a_session_hook_attached_by_a_node_program(copilot, tmp_path: Path) -> N
     assert call["decision"] == "deny" and call["session"] == session
     assert call["decided_by"]["name"] == "node-session-guard" and call["decided_by"]["scope"] == "session"
     assert call["decided_by"]["source"] == f"client:{guard[0].pid}"
+
+
+NO_TOUCH = """
+import json, sys
+data = json.load(sys.stdin)
+with open(sys.argv[1], "a") as log:
+    log.write(json.dumps(data) + "\\n")
+if data["toolArgs"]["command"].startswith("touch "):
+    print(json.dumps({"permissionDecision": "deny", "permissionDecisionReason": "touch is not allowed here"}))
+"""
+
+
+def test_a_copilot_hook_imported_into_hookd_runs_once_and_blocks_as_it_did(copilot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    env, project, run = copilot
+    hook = write_script(tmp_path / "no_touch.py", NO_TOUCH)
+    seen = tmp_path / "seen.jsonl"
+    mine = env.home / ".copilot" / "hooks" / "mine.json"
+    original = json.dumps({"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": f"{hook} {seen}", "timeoutSec": 30}]}})
+
+    def import_it() -> None:
+        mine.parent.mkdir(parents=True)
+        mine.write_text(original)
+        out = env.config / "hookd" / "hooks.d" / "copilot.yaml"
+        done = env.hookd("import", "copilot", str(mine), "-o", str(out))
+        assert done.returncode == 0, done.stderr
+        assert "where Copilot CLI no longer reads it" in done.stderr, done.stderr
+        assert "name: copilot-pre-tool-use-1" in out.read_text()
+
+    marker = project / "touched"
+    result = run(f"touch {marker}", prepare=import_it)
+    assert result.returncode == 0, result.output
+    assert not marker.exists()
+    assert result.tool_results() == ["Denied by preToolUse hook: touch is not allowed here"], result.output
+    # Copilot no longer runs it (the file moved aside); hookd ran it once, with Copilot's own hook input.
+    [data] = [json.loads(line) for line in seen.read_text().splitlines()]
+    assert data["toolName"] == "bash" and data["toolArgs"] == {"command": f"touch {marker}", "description": "run it"}
+    assert data["sessionId"] == session_of(result.output) and data["cwd"] == str(project)
+    [call] = [e for e in journal(env, "tool.approval.pre") if e.get("kind") == "decide"]
+    assert call["decision"] == "deny" and call["decided_by"]["name"] == "copilot-pre-tool-use-1"
+    undone = env.hookd("import", "copilot", "--undo", str(mine))
+    assert undone.returncode == 0, undone.stderr
+    assert mine.read_text() == original
