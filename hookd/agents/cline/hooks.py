@@ -16,7 +16,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from hookd.agents.cline.protocol import ROUTES, SHELL, shell_command
+from hookd.agents.cline.protocol import ROUTES
 from hookd.agents.dialect import AGENT_ENV, HOOK_INPUT, camel
 from hookd.core import vocabulary
 
@@ -69,10 +69,7 @@ def hook_input(payload: Mapping[str, Any], point: str, event: str, session: str,
     data.update({k: v for k, v in payload.items() if k not in _NOT_INPUT})
     name, args = vocabulary.agent_input(payload)
     if name is not None:
-        own = {k: v for k, v in args.items() if not (name == SHELL and k == "command")} if isinstance(args, dict) else args
-        rewrote = name == SHELL and isinstance(args, dict) and isinstance(args.get("command"), str)
-        if rewrote and args["command"] != shell_command(args.get("commands")):
-            own["commands"] = [args["command"]]  # an earlier hook rewrote the script
+        own = args  # in Cline's own keys: an earlier hook's rewrite of the script is one of `commands`
         call: dict[str, Any] = {"id": payload.get("toolCallId", ""), "name": name, "input": own}
         if event == "PostToolUse":
             call["output"] = payload.get("output")
@@ -119,9 +116,7 @@ def answer(event: str, stdout: str, tool_name: str | None) -> dict[str, Any] | N
     else:
         context = context or message
         if event == "PreToolUse" and isinstance(obj.get("overrideInput"), dict):
-            override = dict(obj["overrideInput"])
-            command = shell_command(override.get("commands")) if tool_name == SHELL else None
-            out["modifiedInput"] = {**override, "command": command} if command is not None else override
+            out["modifiedInput"] = dict(obj["overrideInput"])  # the chain adds the shell tool's `command` again
     if context:
         out["injection"] = context
     return out or None

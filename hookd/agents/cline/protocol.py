@@ -13,8 +13,9 @@ in the tool's result. For another tool there is no such input, so a deny cancels
 
 The shell tool is `run_commands` with `{"commands": [...]}`: hookd sees it as `execute_command` with
 `args.command` the commands joined by newlines, as the shell script they make, so a guard reads every
-command at once (and `args.commands` as Cline sent them). A rewrite is written back into `commands`:
-the one script when a guard changed `args.command`, else the list it gave. TaskStart, UserPromptSubmit,
+command at once (and `args.commands` as Cline sent them); hookd/core/vocabulary.py holds that rule. A
+rewrite is written back into `commands`: the one script when a guard changed `args.command`, else the
+list it gave. TaskStart, UserPromptSubmit,
 TaskComplete and the other task events run detached (Cline reads no answer), so they are observed only.
 """
 
@@ -101,8 +102,7 @@ def normalise(hook_input: dict[str, Any]) -> dict[str, Any]:
         if isinstance(name, str):
             out["tool_name"] = name
         if isinstance(args, dict):
-            command = shell_command(args.get("commands")) if name == SHELL else None
-            out["tool_input"] = {**args, "command": command} if command is not None else args
+            out["tool_input"] = args  # the shell tool's `command` is added by the vocabulary (its `joined` rule)
         if isinstance(call.get("id"), str):
             out["tool_call_id"] = call["id"]
         if "output" in call:
@@ -124,17 +124,6 @@ def deny_command(reason: str) -> str:
     return f"printf '%s\\n' {shell_quoted('blocked by hookd: ' + line)} >&2; exit 1"
 
 
-def override(tool_name: str | None, modified: dict[str, Any]) -> dict[str, Any]:
-    """A guard's rewrite as the tool's input in Cline's keys: for the shell tool, ``commands``."""
-    if tool_name != SHELL:
-        return modified
-    out = {k: v for k, v in modified.items() if k != "command"}
-    command = modified.get("command")
-    if isinstance(command, str) and command != shell_command(modified.get("commands")):
-        out["commands"] = [command]  # the guard rewrote the script: it runs as one command
-    return out
-
-
 def decision_fields(event: str, v: Verdict, agent: dict[str, Any], tool_name: str | None = None) -> Decided:
     """The event's decision in Cline's words."""
     top: dict[str, Any] = {}
@@ -153,7 +142,8 @@ def decision_fields(event: str, v: Verdict, agent: dict[str, Any], tool_name: st
                 # Only the shell tool's input can be replaced by something harmless: the run stops instead.
                 top.update(cancel=True, errorMessage=reason)
         elif isinstance(v.modified_input, dict):
-            top["overrideInput"] = override(tool_name, v.modified_input)
+            # In Cline's own keys already (dialect.for_agent): a rewritten script is one of `commands`.
+            top["overrideInput"] = v.modified_input
     elif event == "PostToolUse" and v.decision == "deny":
         # The tool has run; Cline's only answer that stops is `cancel`, which ends the run: the model is told instead.
         top["context"] = f"hookd: {dialect.why(v, 'denied')}"
