@@ -74,11 +74,12 @@ def script(options: Options, event: str) -> str:
     line = " ".join(words)
     body = f"exec {line}\n"
     if options.fail_closed and event == TOOL_EVENT:
-        # The shim denies when hookd cannot be asked; this denies when the shim itself cannot be run.
+        # The shim denies when hookd cannot be asked; this denies when the shim itself cannot be run (it exits
+        # non-zero only then, or when its answer could not be written).
         deny = msgspec.json.encode(
             fail_closed(event, f"the hookd shim {options.shim} cannot be run; the hookd bridge is installed fail-closed")
         )
-        body = f"[ -x {shlex.quote(options.shim)} ] && exec {line}\nprintf '%s\\n' {shlex.quote(deny.decode())}\n"
+        body = f"{line} || printf '%s\\n' {shlex.quote(deny.decode())}\n"
     return "#!/bin/sh\n" + MARK + body
 
 

@@ -60,9 +60,10 @@ def command(options: Options, event: str) -> str:
         words.append("--fail-closed")
     line = " ".join(words)
     if options.fail_closed and event == TOOL_EVENT:
-        # The shim denies when hookd cannot be asked; this denies when the shim itself cannot be run.
+        # The shim denies when hookd cannot be asked; this denies when the shim itself cannot be run (it exits
+        # non-zero only then, or when its answer could not be written).
         deny = json.dumps(fail_closed(event, f"the hookd shim {options.shim} cannot be run; the hookd bridge is installed fail-closed"))
-        return f"[ -x {shlex.quote(options.shim)} ] && exec {line}; printf '%s\\n' {shlex.quote(deny)}"
+        return f"{line} || printf '%s\\n' {shlex.quote(deny)}"
     return f"exec {line}"
 
 

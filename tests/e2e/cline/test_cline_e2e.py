@@ -124,6 +124,21 @@ def cline(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore
         # The shim posting to the daemon's /cline/ endpoint, giving up 3 s before Cline's 120 s would.
         assert "claude-shim PreToolUse " in pre and " --agent cline --timeout 117" in pre, pre
         if "--fail-closed" in install:
+            # Doctor's canary first: a tool call through the installed hook, answered by hookd as cline's own shell.
+            status = subprocess.run(
+                [*env.command, "bridge", "status", "--check", "--json"],
+                cwd=project,
+                env=env.env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            report = json.loads(status.stdout)
+            assert status.returncode == 0 and report["ok"], status.stdout + status.stderr
+            [row] = [r for r in report["agents"] if r["agent"] == "cline"]
+            assert row["fail_closed"] and row["problems"] == [] and row["how"][0].endswith("/PreToolUse"), row
+            [canary] = [c for c in report["checks"] if c["name"] == "cline" and "canary" in c["message"]]
+            assert canary["status"] == "ok", report["checks"]
             daemon.stop()
         argv = [str(binary), "--data-dir", str(data_dir), "--json", "Run the command."]
         done = subprocess.run(argv, cwd=project, env=env.env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)

@@ -130,6 +130,21 @@ def copilot(env: Env, daemon_factory, tmp_path: Path, copilot_cache: Path) -> It
         if before_run is not None:
             before_run()
         if "--fail-closed" in install:
+            # Doctor's canary first: a tool call through the installed hook, answered by hookd as copilot's own shell.
+            status = subprocess.run(
+                [*env.command, "bridge", "status", "--check", "--json"],
+                cwd=project,
+                env=env.env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            report = json.loads(status.stdout)
+            assert status.returncode == 0 and report["ok"], status.stdout + status.stderr
+            [row] = [r for r in report["agents"] if r["agent"] == "copilot"]
+            assert row["fail_closed"] and row["problems"] == [] and row["how"][0].endswith("claude-shim"), row
+            [canary] = [c for c in report["checks"] if c["name"] == "copilot" and "canary" in c["message"]]
+            assert canary["status"] == "ok", report["checks"]
             daemon.stop()
         argv = [str(binary), "-p", "Run the command.", "--allow-all-tools"]
         done = subprocess.run(argv, cwd=project, env=env.env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
