@@ -5,7 +5,8 @@ EVENT -- bash -c COMMAND`` (adapter.py gives it Copilot's input, environment and
 the bridge maps its event to; its `timeoutSec` (or `timeout`) carries over, its `matcher` becomes a
 ``match`` on the tool's name as Copilot calls it. The decision hooks of one file form one group combined
 ``strictest``: any deny wins. Moving them out of Copilot's way is renaming the file: Copilot loads only
-`*.json`, so `FILE.hookd-import` is no longer read, and `--undo` renames it back. Written against the
+`*.json`, so `FILE.hookd-import` is no longer read, and `--undo` renames it back. A settings.json's inline
+hooks import too, but the settings file is never moved. Written against the
 agent dialect table (ROUTES); the Claude Code importer's shared pieces (MAX_TIMEOUT, Imported, slug) are reused.
 """
 
@@ -23,6 +24,8 @@ from hookd.agents.importer import MAX_TIMEOUT, Imported, match_pattern, slug
 from hookd.core import points
 
 GROUP = "copilot"
+HOOK_FILE_KEYS = frozenset({"version", "hooks", "disableAllHooks"})  # what a hook file holds; anything else makes it settings
+STAYS = "it stays where it is; remove the imported hooks from it by hand, or they run twice"
 DEFAULT_TIMEOUT = 30  # seconds, for a hook whose file names no timeoutSec (taken as Copilot's default; not measured)
 
 
@@ -53,6 +56,9 @@ def convert(doc: Mapping[str, Any], source: str, hookd: str) -> Imported:
     if not isinstance(hooks, dict):
         result.notes.append(f"{source} has no hooks object; nothing to import")
         return result
+    others = sorted(k for k in doc if k not in HOOK_FILE_KEYS)
+    if others:
+        result.notes.append(f"{source} is a settings file ({', '.join(others[:3])}...), not a hook file: {STAYS}")
     if doc.get("disableAllHooks") is True:
         result.notes.append(f"{source} sets disableAllHooks: Copilot runs none of its hooks, and hookd imports them disabled")
     counts: dict[str, int] = {}
@@ -98,6 +104,8 @@ def move(path: str, imported: Imported) -> str:
     saved = path + import_move.SAVED
     if os.path.lexists(saved):
         raise import_move.MoveError(f"{saved} exists: an earlier import was not undone; run `hookd import copilot --undo {path}` first")
+    if any(STAYS in note for note in imported.notes):
+        raise import_move.MoveError(f"{path} holds settings besides its hooks, which moving it would take away: pass --keep, and {STAYS}")
     if any("not imported" in note for note in imported.notes):
         raise import_move.MoveError(
             f"{path} holds hooks hookd cannot run, which Copilot would stop running too if the file moved: pass --keep, "
