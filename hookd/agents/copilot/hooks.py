@@ -22,6 +22,8 @@ from hookd.core import vocabulary
 
 POINT_EVENTS = {point: event for event, (point, _) in ROUTES.items()}
 _COPILOT_NAMES = {route_name: name for name, route_name in INPUT_NAMES.items() if name != "toolInput"}
+# The fields Copilot itself names in snake_case (agentStop's), which the payload carries in camelCase.
+_SNAKE = {"stopHookActive": "stop_hook_active"}
 _NOT_INPUT = frozenset({HOOK_INPUT, AGENT_ENV, vocabulary.AGENT_KEY, vocabulary.AGENT_TOOL_KEY, vocabulary.TOOL_KEY, "args", "output"})
 
 
@@ -36,7 +38,7 @@ def hook_input(payload: Mapping[str, Any], point: str, event: str, session: str,
     data.setdefault("sessionId", session)
     data.setdefault("timestamp", int(time.time() * 1000))
     data.setdefault("cwd", project)
-    data.update({k: v for k, v in payload.items() if k not in _NOT_INPUT})
+    data.update({_SNAKE.get(k, k): v for k, v in payload.items() if k not in _NOT_INPUT})
     name, args = vocabulary.agent_input(payload)
     if name is not None:
         data["toolName"] = name

@@ -95,6 +95,20 @@ def test_a_hook_written_for_copilot_gets_the_input_copilot_gave(command: str, ex
     assert rebuilt == data
 
 
+def test_an_agent_stop_hook_gets_copilot_s_own_field_names_back() -> None:
+    data = {
+        "sessionId": SESSION,
+        "timestamp": 1,
+        "cwd": "/p",
+        "transcriptPath": "/t/events.jsonl",
+        "stopReason": "end_turn",
+        "stop_hook_active": False,
+    }
+    call = routed("agentStop", data)
+    assert call.point == "agent.turn.stop" and call.decide
+    assert hooks.hook_input(call.payload, call.point, "agentStop", SESSION, "/p") == data
+
+
 def test_a_copilot_hook_s_answer_is_read_as_copilot_reads_it() -> None:
     deny = json.dumps({"permissionDecision": "deny", "permissionDecisionReason": "nope"})
     assert hooks.answer("preToolUse", 0, deny) == {"decision": "deny", "reason": "nope"}
