@@ -53,6 +53,9 @@ def session() -> str:
 def hook_input(agent: str, session_id: str, cwd: str) -> dict[str, Any]:
     """The agent's own hook input for a tool call running ``true``."""
     row = registry.agent(agent)
+    own = getattr(row.reader(), "canary_input", None)  # an agent whose input is not shaped as Claude Code's
+    if own is not None:
+        return dict(own(session_id, cwd, COMMAND))
     data: dict[str, Any] = {
         "session_id": session_id,
         "transcript_path": "",

@@ -92,6 +92,11 @@ class Dialect(NamedTuple):
     always_answer: bool = False  # an empty object rather than no output (the agent reads stderr otherwise)
     exit2_only: frozenset[str] = frozenset()  # events the agent blocks only when a command hook exits 2
     fail_closed_event: str = "PreToolUse"  # the tool-call event a command hook under --fail-closed denies when hookd is down
+    # The agent's hook input in the shape ``route`` reads (``hook_event_name``, ``session_id``, ``cwd``,
+    # ``tool_name``, ``tool_input``, ``tool_response``), for an agent that names them otherwise; None: as it is.
+    normalise: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    # The events whose deny writes its reason inside a shell command (Cline's overrideInput): the shim quotes it there.
+    shell_reason: frozenset[str] = frozenset()
 
 
 def camel(name: str) -> str:
@@ -165,6 +170,8 @@ def route(d: Dialect, hook_input: Any, environ: Mapping[str, str], carry_env: bo
     session (the daemon looks it up itself)."""
     if not isinstance(hook_input, dict):
         raise BadInput(f"hook input must be a JSON object, got {type(hook_input).__name__}")
+    if d.normalise is not None:
+        hook_input = d.normalise(hook_input)
     event = hook_input.get("hook_event_name")
     if not isinstance(event, str) or not event:
         raise BadInput("hook input has no hook_event_name")

@@ -27,6 +27,7 @@ class Install(NamedTuple):
     path: str  # the settings file (for a plugin, the plugin file)
     hooks: int  # the hooks (matcher groups, or the plugin) install left there; 0: not installed
     problems: tuple[str, ...] = ()  # what keeps it from guarding as install meant, one line each
+    warnings: tuple[str, ...] = ()  # what may keep it from guarding, for the user to check, one line each
 
 
 class Hook(NamedTuple):
@@ -112,6 +113,9 @@ AGENTS: tuple[Agent, ...] = (
         ("", "--project"),
         "hookd.agents.droid.installed",
     ),
+    # Copilot CLI and Cline name their input fields their own way: their readers give the canary's input (canary_input).
+    Agent("copilot", "preToolUse", "bash", _DESCRIBED, {}, ("", "--project"), "hookd.agents.copilot.installed"),
+    Agent("cline", "PreToolUse", "run_commands", {}, {}, ("", "--project"), "hookd.agents.cline.installed", False),
 )
 NAMES = tuple(a.name for a in AGENTS)
 _BY_NAME = {a.name: a for a in AGENTS}

@@ -50,7 +50,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "Claude Code hook input on CMD's stdin, and CMD's output JSON or exit code 2 becomes a hookd decision. "
         "`hookd import claude-code` writes hooks that use this.",
     )
-    r.add_argument("agent", choices=(*AGENTS, "gemini"), help="the agent whose hook format CMD speaks")
+    r.add_argument("agent", choices=(*AGENTS, "gemini", "copilot", "cline"), help="the agent whose hook format CMD speaks")
     r.add_argument("--matcher", help="the settings matcher; the hook abstains on events it does not match")
     r.add_argument("cmd", nargs=argparse.REMAINDER, help="-- then the command and its arguments")
     r.set_defaults(run=run_hook)
@@ -172,6 +172,10 @@ def run_gemini_bridge(args: argparse.Namespace) -> int:
 
 
 def run_hook(args: argparse.Namespace) -> int:
+    if args.agent in ("copilot", "cline"):
+        import importlib
+
+        return int(importlib.import_module(f"hookd.agents.{args.agent}.adapter").main(args.cmd))
     from hookd.agents.adapter import main
 
     matcher = ["--matcher", args.matcher] if args.matcher is not None else []
@@ -186,6 +190,8 @@ INSTALLERS = {
     "codex": "hookd.cli.bridge_codex",
     "opencode": "hookd.cli.bridge_opencode",
     "droid": "hookd.cli.bridge_droid",
+    "copilot": "hookd.cli.bridge_copilot",
+    "cline": "hookd.cli.bridge_cline",
 }
 
 

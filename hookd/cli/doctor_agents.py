@@ -72,6 +72,8 @@ def _checks(d: Daemon, cwd: str, f: Found) -> Iterator[Check]:
     again = f"`hookd bridge install {f.agent} {scope_flag(f.agent, f.path, cwd)}`".replace("  ", " ").replace(" `", "`")
     for problem in f.install.problems:
         yield Check(name, "fail", f"{f.path}: {problem}", again)
+    for warning in f.install.warnings:
+        yield Check(name, "warn", f"{f.path}: {warning}", again)
     if not f.hooks:
         event = registry.agent(f.agent).tool_event
         yield Check(name, "fail", f"{f.path}: nothing of hookd's runs on {event}: {f.agent}'s tool calls never reach hookd", again)

@@ -23,7 +23,9 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "back byte for byte. Without -o the YAML is printed and nothing is changed.",
     )
     p.add_argument(
-        "agent", choices=("claude-code", "codex", "gemini", "qwen", "droid"), help="the agent whose settings format SETTINGS uses"
+        "agent",
+        choices=("claude-code", "codex", "gemini", "qwen", "droid", "copilot", "cline"),
+        help="the agent whose settings format SETTINGS uses",
     )
     p.add_argument("settings", metavar="SETTINGS.json", help="the settings file to read, e.g. ~/.claude/settings.json")
     p.add_argument("-o", "--output", metavar="FILE", help="write the hooks here (refuses to overwrite) and move them out of SETTINGS")
@@ -45,6 +47,10 @@ def plugin_root_of(settings: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.agent in ("copilot", "cline"):
+        import importlib
+
+        return int(importlib.import_module(f"hookd.cli.bridge_{args.agent}").run_import(args))
     if args.agent == "codex":
         from hookd.cli.import_codex import run as import_codex
 

@@ -35,6 +35,9 @@ class Tool(NamedTuple):
 
     name: str
     renames: tuple[tuple[str, str], ...] = ()
+    # (the agent's list argument, the canonical one): the list's strings one per line, as the script they
+    # make (Cline's `commands` as `command`). A rewrite of the canonical one runs as one item.
+    joined: tuple[str, str] | None = None
 
 
 # The canonical tools: name -> what it does and the arguments a guard can rely on.
@@ -57,6 +60,13 @@ CANONICAL: dict[str, tuple[str, tuple[str, ...]]] = {
 
 def _t(name: str, **renames: str) -> Tool:
     return Tool(name, tuple(renames.items()))
+
+
+def _joined(values: Any) -> str | None:
+    """A list of strings as one per line; None for anything else."""
+    if isinstance(values, list) and all(isinstance(v, str) for v in values):
+        return "\n".join(values)
+    return None
 
 
 # Each agent's tools, by the name the agent gives them in its hook input.
@@ -143,6 +153,25 @@ _DROID = {
     "Task": _t("spawn_agent"),
     "TodoWrite": _t("todo_write"),
 }
+# GitHub Copilot CLI's tools; `create` writes a file whole (its text in `file_text`).
+_COPILOT = {
+    "bash": _t("execute_command"),
+    "view": _t("read_file"),
+    "create": _t("write_file"),
+    "edit": _t("edit_file"),
+    "glob": _t("find_files"),
+    "grep": _t("search_files"),
+    "task": _t("spawn_agent"),
+}
+# Cline CLI's tools: its shell tool takes a list of `commands`, which its bridge also gives as one `command`.
+_CLINE = {
+    "run_commands": Tool("execute_command", joined=("commands", "command")),
+    "read_files": _t("read_file"),
+    "editor": _t("edit_file"),
+    "search_codebase": _t("search_files"),
+    "fetch_web_content": _t("web_fetch"),
+    "spawn_agent": _t("spawn_agent"),
+}
 TOOLS: dict[str, dict[str, Tool]] = {
     "claude-code": _CLAUDE_CODE,
     "codex": _CODEX,
@@ -150,6 +179,8 @@ TOOLS: dict[str, dict[str, Tool]] = {
     "qwen": _QWEN,
     "opencode": _OPENCODE,
     "droid": _DROID,
+    "copilot": _COPILOT,
+    "cline": _CLINE,
 }
 AGENTS = tuple(TOOLS)
 
@@ -162,12 +193,16 @@ def canonical_args(agent: str, agent_tool: str, args: Any) -> Any:
     """``args`` with the canonical name of each renamed argument beside the agent's own (a new dict;
     ``args`` as it is when nothing is renamed or it is not an object)."""
     known = tool(agent, agent_tool)
-    if known is None or not known.renames or not isinstance(args, dict):
+    if known is None or not (known.renames or known.joined) or not isinstance(args, dict):
         return args
     out = dict(args)
     for theirs, ours in known.renames:
         if theirs in args and ours not in out:
             out[ours] = args[theirs]
+    if known.joined is not None and known.joined[1] not in out:
+        script = _joined(args.get(known.joined[0]))
+        if script is not None:
+            out[known.joined[1]] = script
     return out
 
 
@@ -192,10 +227,18 @@ def agent_args(agent: str, agent_tool: str, modified: Any, sent: Any = None) -> 
     into the agent's. Where the two disagree, the one that differs from what was ``sent`` wins (a
     guard that rewrote ``args.path`` and left ``args.file_path`` as it was means the new path)."""
     known = tool(agent, agent_tool)
-    if known is None or not known.renames or not isinstance(modified, dict):
+    if known is None or not (known.renames or known.joined) or not isinstance(modified, dict):
         return modified
     before = sent if isinstance(sent, dict) else {}
     out = dict(modified)
+    if known.joined is not None and known.joined[1] in out:
+        theirs, ours = known.joined
+        sent_script = before.get(ours)
+        # hookd's alias (or a hook's addition), unless the agent itself sent an argument of that name
+        if ours not in before or (isinstance(sent_script, str) and sent_script == _joined(before.get(theirs))):
+            script = out.pop(ours)
+            if isinstance(script, str) and script != sent_script:
+                out[theirs] = [script]  # the guard rewrote the script: it runs as one item
     for theirs, ours in known.renames:
         if ours not in out:
             continue
@@ -242,8 +285,16 @@ def rewritten_args(payload: Mapping[str, Any], modified: dict[str, Any]) -> dict
     return out if isinstance(out, dict) else modified
 
 
-AGENT_TITLES = {"claude-code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI", "qwen": "Qwen Code", "opencode": "opencode"}
-AGENT_TITLES["droid"] = "Factory Droid"
+AGENT_TITLES = {
+    "claude-code": "Claude Code",
+    "codex": "Codex",
+    "gemini": "Gemini CLI",
+    "qwen": "Qwen Code",
+    "opencode": "opencode",
+    "copilot": "Copilot CLI",
+    "cline": "Cline",
+    "droid": "Factory Droid",
+}
 
 
 def markdown_table() -> str:
@@ -257,6 +308,8 @@ def markdown_table() -> str:
             for name, t in TOOLS[agent].items():
                 if t.name == canon:
                     renamed = ", ".join(f"`{theirs}`→`{ours}`" for theirs, ours in t.renames)
+                    if t.joined is not None:
+                        renamed = f"`{t.joined[0]}` joined→`{t.joined[1]}`"
                     names.append(f"`{name}`" + (f" ({renamed})" if renamed else ""))
             cells.append("<br>".join(names) or "-")
         relied = ", ".join(f"`args.{a}`" for a in args) or "-"

@@ -24,6 +24,7 @@ SOURCE = Path(__file__).resolve().parent / "shim.c"
 NAME = "claude-shim"
 DENIES = "shim_denies.h"
 _MARK = "\x01"  # where the reason goes, in the JSON the shim prints (JSON escapes it as \u0001)
+_SHELL_MARK = "\x02"  # where the reason goes inside a shell command's single quotes
 
 
 class Built(NamedTuple):
@@ -73,27 +74,34 @@ def denies_header() -> str:
 
     from hookd.agents import dialect, endpoints
 
-    def c_json(out: object) -> str:
-        return _c_string(msgspec.json.encode(out).replace(b"\\u0001", _MARK.encode()))
+    def c_json(out: object, d: dialect.Dialect, event: str) -> str:
+        return _c_string(msgspec.json.encode(out).replace(b"\\u0001", _mark(d, event)))
 
     rows, closed = [], []
     for agent, d in endpoints.DIALECTS.items():
         verdict = dialect.Verdict("deny", _MARK)
         if d.fail_closed_event:
             shut = dialect.render(d, d.fail_closed_event, verdict)
-            closed.append(f"    {{{_c_string(agent.encode())}, {_c_string(d.fail_closed_event.encode())}, {c_json(shut)}}},")
+            closed.append(
+                f"    {{{_c_string(agent.encode())}, {_c_string(d.fail_closed_event.encode())}, {c_json(shut, d, d.fail_closed_event)}}},"
+            )
         for event, (_, decides) in d.routes.items():
             if not decides:
                 continue
             exit2 = dialect.exit_status(d, event, verdict)[0] == 2
             # Where the event has no field for a deny, the user is told in systemMessage.
             out = dialect.render(d, event, verdict) or dialect.render(d, event, dialect.Verdict(not_run=(_MARK,)))
-            rows.append(f"    {{{_c_string(agent.encode())}, {_c_string(event.encode())}, {int(exit2)}, {c_json(out)}}},")
+            rows.append(f"    {{{_c_string(agent.encode())}, {_c_string(event.encode())}, {int(exit2)}, {c_json(out, d, event)}}},")
     return (
         "/* Made by hookd/agents/shim/__init__.py from the agents' dialects; do not edit. */\n"
         + ("static const struct deny denies[] = {\n" + "\n".join(rows) + "\n};\n")
         + ("static const struct closed closed[] = {\n" + "\n".join(closed) + "\n};\n")
     )
+
+
+def _mark(d: object, event: str) -> bytes:
+    """Where the shim writes the reason: \\001 as JSON text, \\002 also quoted for the shell (an event whose deny is a command)."""
+    return _SHELL_MARK.encode() if event in getattr(d, "shell_reason", ()) else _MARK.encode()
 
 
 def build(directory: Path | None = None, cc: list[str] | None = None) -> Built:

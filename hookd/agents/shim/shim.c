@@ -113,6 +113,18 @@ static int remaining_ms(void) {
     return left > 2e6 ? 2000000000 : (int)(left * 1000) + 1;
 }
 
+/* The reason inside a single-quoted shell word, as a JSON string's contents: each quote closes the word,
+ * is escaped and reopens it ('\\''), so no byte of the reason is ever read as shell syntax. For agents
+ * whose deny is a command that prints the reason (Cline's overrideInput), where the table has \002. */
+static void put_shell_json(const char *s) {
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '\'') fputs("'\\\\''", stdout);
+        else if (*p == '"' || *p == '\\') printf("\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f) putchar(' ');
+        else putchar(*p < 0x80 ? *p : '?');
+    }
+}
+
 /* The text as a JSON string's contents: quotes, backslashes and control characters escaped; with
  * ``ascii``, any byte outside ASCII (a garbled answer's) replaced, so the output is always valid JSON. */
 static void put_json(const char *s, int ascii) {
@@ -127,6 +139,7 @@ static void put_json(const char *s, int ascii) {
 static void put_with_reason(const char *json, const char *reason, int ascii) {
     for (const char *p = json; *p; p++) {
         if (*p == '\001') put_json(reason, ascii);
+        else if (*p == '\002') put_shell_json(reason);
         else putchar(*p);
     }
     putchar('\n');

@@ -105,7 +105,7 @@ async def answer(
     d = endpoints.DIALECTS[agent]
     # An agent whose dialect remembers the environment gets it looked up by the daemon, not carried.
     routed = dialect.route(d, hook_input, environ, carry_env=not d.remember_env)
-    tool = hook_input.get("tool_name") if isinstance(hook_input, dict) else None
+    tool = routed.payload.get(vocabulary.AGENT_TOOL_KEY)  # the tool's name in the agent's words, however its input names it
     verdict = dialect.for_agent(routed, await call(daemon, routed, timeout))
     code, stderr = dialect.exit_status(d, routed.event, verdict)
     if code == 2 and exits:

@@ -87,8 +87,11 @@ def reply_now(daemon: Daemon, accepted: Accepted, why: str, reason: str, hook_in
 def where(agent: str, hook_input: Any, environ: Mapping[str, str]) -> tuple[str | None, str | None]:
     """(session, project) as the agent's dialect would find them (its project variable first, then the input's cwd)."""
     fields = hook_input if isinstance(hook_input, dict) else {}
+    d = dialect_of(agent)
+    if fields and d.normalise is not None:
+        fields = d.normalise(fields)
     session = fields.get("session_id")
-    variable = dialect_of(agent).project_env
+    variable = d.project_env
     project = (environ.get(variable) if variable else None) or fields.get("cwd")
     return (
         session if isinstance(session, str) and session else None,

@@ -27,6 +27,8 @@ SHELL = {
     "qwen": ("run_shell_command", {"command": "rm -rf /", "directory": "/tmp"}),
     "opencode": ("bash", {"command": "rm -rf /", "workdir": "/tmp"}),
     "droid": ("Execute", {"summary": "Clean up", "command": "rm -rf /"}),
+    "copilot": ("bash", {"command": "rm -rf /", "description": "clean"}),
+    "cline": ("run_commands", {"commands": ["rm -rf /"]}),  # its bridge adds `command` (tests/unit/agents/test_cline_protocol.py)
 }
 ROUTES = {"claude-code": cc.route, "codex": codex.route, "gemini": gemini.route, "qwen": qwen.route}
 ROUTES["droid"] = droid.route

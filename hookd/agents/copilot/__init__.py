@@ -1,0 +1,1 @@
+"""The GitHub Copilot CLI bridge: Copilot's command hooks (`~/.copilot/hooks/*.json`) forwarded to hookd through the shim."""

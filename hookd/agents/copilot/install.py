@@ -1,0 +1,172 @@
+"""`hookd bridge install copilot` / `uninstall copilot`: a hook file of hookd's own in Copilot CLI's hooks folder.
+
+Copilot CLI loads every `*.json` in `~/.copilot/hooks/` (``$COPILOT_HOME/hooks``) and, once the folder is
+trusted, in a repository's `.github/hooks/`. Install writes one file there, `hookd.json`, that is wholly
+hookd's: per Copilot event one command hook running the compiled shim, which posts the event to the
+daemon's ``/copilot/EVENT`` endpoint. Nothing of the user's is edited, so uninstall removes exactly that
+file (and the folders install created, when they are empty), and refuses when the file holds a hook that
+is not hookd's. Each hook gives up a margin before Copilot would (its ``timeoutSec``): Copilot lets a tool
+run when its hook times out. With --fail-closed, the preToolUse hook also denies by itself when the shim
+is missing, so that no path lets a tool call through unasked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from typing import Any, NamedTuple
+
+from hookd.agents import deadlines, install_record, safe_write
+from hookd.agents.copilot.protocol import AGENT, INSTALLED_EVENTS, TOOL_EVENT, fail_closed
+
+FILE_NAME = "hookd.json"
+DEFAULT_TIMEOUT = 600  # seconds: what install writes as each hook's `timeoutSec` unless told otherwise
+MARK = f"--agent {AGENT}"  # in every command install writes
+
+
+class InstallError(Exception):
+    """Something the user must fix; the message says what."""
+
+
+class Options(NamedTuple):
+    shim: str
+    port: int
+    token_file: str
+    timeout: int = DEFAULT_TIMEOUT
+    fail_closed: bool = False
+
+
+def home(environ: dict[str, str] | None = None) -> str:
+    """Copilot's configuration folder: $COPILOT_HOME, else ~/.copilot."""
+    env = os.environ if environ is None else environ
+    return env.get("COPILOT_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".copilot")
+
+
+def path_for(scope: str, environ: dict[str, str] | None = None, cwd: str | None = None) -> str:
+    """hookd's hook file for ``scope``: the user's (~/.copilot/hooks) or the repository's (.github/hooks)."""
+    if scope == "project":
+        return os.path.join(cwd or os.getcwd(), ".github", "hooks", FILE_NAME)
+    if scope != "user":
+        raise InstallError(f"Copilot CLI has no {scope} hooks: use --user (default), --project or --settings FILE")
+    return os.path.join(home(environ), "hooks", FILE_NAME)
+
+
+def command(options: Options, event: str) -> str:
+    """The hook command: the shim for ``event``, giving up a margin before Copilot's ``timeoutSec``."""
+    words = [shlex.quote(options.shim), event, str(options.port), shlex.quote(options.token_file), MARK]
+    words.append(f"--timeout {deadlines.text(deadlines.deadline(options.timeout))}")
+    if options.fail_closed:
+        words.append("--fail-closed")
+    line = " ".join(words)
+    if options.fail_closed and event == TOOL_EVENT:
+        # The shim denies when hookd cannot be asked; this denies when the shim itself cannot be run (it exits
+        # non-zero only then, or when its answer could not be written).
+        deny = json.dumps(fail_closed(event, f"the hookd shim {options.shim} cannot be run; the hookd bridge is installed fail-closed"))
+        return f"{line} || printf '%s\\n' {shlex.quote(deny)}"
+    return f"exec {line}"
+
+
+def document(options: Options) -> dict[str, Any]:
+    """hookd.json: one command hook per Copilot event."""
+    hooks = {event: [{"type": "command", "bash": command(options, event), "timeoutSec": options.timeout}] for event in INSTALLED_EVENTS}
+    return {"version": 1, "hooks": hooks}
+
+
+def text(options: Options) -> str:
+    return json.dumps(document(options), indent=2) + "\n"
+
+
+def foreign_hooks(doc: Any) -> list[str]:
+    """The hooks in a hook file that are not hookd's (``event: command``), or why the file is not one."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("hooks"), dict):
+        return ["it is not a Copilot hook file ({'version': 1, 'hooks': {...}})"]
+    out = []
+    for event, handlers in doc["hooks"].items():
+        for handler in handlers if isinstance(handlers, list) else [handlers]:
+            line = handler.get("bash") if isinstance(handler, dict) else None
+            if not isinstance(line, str) or MARK not in line:
+                out.append(f"{event}: {line if isinstance(line, str) else json.dumps(handler)}")
+    return out
+
+
+def ours(path: str) -> int:
+    """How many of hookd's hooks the file at ``path`` holds (0: none, or not a file of hookd's)."""
+    try:
+        doc = json.loads((safe_write.read(path) or b"").decode("utf-8") or "null")
+    except (OSError, UnicodeDecodeError, ValueError):
+        return 0
+    if foreign_hooks(doc):
+        return 0
+    return sum(len(h) if isinstance(h, list) else 1 for h in doc["hooks"].values())
+
+
+def _load(data: bytes, path: str) -> Any:
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise InstallError(f"{path} is there and is not JSON ({exc}); it is not hookd's: move it away first") from None
+
+
+def install(path: str, options: Options, state: str) -> str:
+    """Write hookd.json. Raises InstallError (nothing changed), safe_write.Busy, OSError."""
+    created = safe_write.missing_dirs(str(safe_write.target(path)))
+    outcome: dict[str, bool] = {}
+    new = text(options).encode("utf-8")
+
+    def compute(current: bytes | None) -> object:
+        if current is not None:
+            foreign = foreign_hooks(_load(current, path))
+            if foreign:
+                raise InstallError(
+                    f"{path} holds hooks that are not hookd's ({'; '.join(foreign[:3])}); hookd writes a file of its own: "
+                    "install with --settings FILE naming another, or `hookd import copilot` them first"
+                )
+        outcome.update(existed=current is not None, same=current == new)
+        return new
+
+    for d in created:
+        os.mkdir(d)
+    try:
+        safe_write.update(path, compute)
+    except BaseException:
+        safe_write.remove_dirs(created)
+        raise
+    if not outcome["existed"]:
+        install_record.save(state, install_record.Record(AGENT, os.path.abspath(path), False, created_dirs=created))
+    if outcome["same"]:
+        return f"already installed: {path}"
+    verb = "updated" if outcome["existed"] else "installed"
+    return f"{verb} the hookd bridge for {len(INSTALLED_EVENTS)} Copilot CLI events in {path}"
+
+
+def uninstall(path: str, state: str) -> str:
+    """Remove hookd.json (only while every hook in it is hookd's) and the folders install created."""
+    outcome: dict[str, bool] = {}
+
+    def compute(current: bytes | None) -> object:
+        if current is None:
+            return safe_write.UNCHANGED
+        foreign = foreign_hooks(_load(current, path))
+        if foreign:
+            raise InstallError(f"{path} holds hooks that are not hookd's ({'; '.join(foreign[:3])}); remove hookd's by hand")
+        outcome["removed"] = True
+        return safe_write.REMOVE
+
+    if os.path.isdir(safe_write.target(path).parent):
+        safe_write.update(path, compute)
+    record = install_record.load(state, path)
+    if record is not None:
+        safe_write.remove_dirs(record.created_dirs)
+        install_record.hand_over(state, record.created_dirs, path)
+        install_record.drop(state, path)
+    if not outcome:
+        return f"nothing to remove: no hookd hook file at {path}"
+    return f"removed the hookd bridge: {path}"
+
+
+TRUST_NOTE = (
+    "Copilot CLI runs a repository's .github/hooks only in a folder you trust: answer its trust prompt in an "
+    "interactive `copilot` there (it is remembered in ~/.copilot/config.json's trustedFolders), or run with "
+    "COPILOT_ALLOW_ALL=true, which trusts the working directory. Until then these hooks do not run, and nothing is guarded."
+)
