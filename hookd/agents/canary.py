@@ -50,19 +50,19 @@ def session() -> str:
     return SESSION_PREFIX + secrets.token_hex(6)
 
 
-def hook_input(agent: str, session_id: str, cwd: str) -> dict[str, Any]:
-    """The agent's own hook input for a tool call running ``true``."""
+def hook_input(agent: str, session_id: str, cwd: str, command: str = COMMAND) -> dict[str, Any]:
+    """The agent's own hook input for a tool call running ``command`` (the canary's ``true``)."""
     row = registry.agent(agent)
     own = getattr(row.reader(), "canary_input", None)  # an agent whose input is not shaped as Claude Code's
     if own is not None:
-        return dict(own(session_id, cwd, COMMAND))
+        return dict(own(session_id, cwd, command))
     data: dict[str, Any] = {
         "session_id": session_id,
         "transcript_path": "",
         "cwd": cwd,
         "hook_event_name": row.tool_event,
         "tool_name": row.shell,
-        "tool_input": registry.shell_input(row),
+        "tool_input": registry.shell_input(row, command),
         **row.canary_fields,
     }
     if agent == "gemini":

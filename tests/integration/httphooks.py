@@ -45,8 +45,10 @@ class Endpoint:
         head = f"POST /{agent}/{event} HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in fields.items()) + "\r\n"
         return self.raw(head.encode() + body)
 
-    def post(self, hook_input: dict[str, Any], headers: dict[str, str] | None = None, agent: str = "claude-code") -> tuple[int, bytes]:
-        event = str(hook_input.get("hook_event_name", "PreToolUse"))
+    def post(
+        self, hook_input: dict[str, Any], headers: dict[str, str] | None = None, agent: str = "claude-code", event: str | None = None
+    ) -> tuple[int, bytes]:
+        event = event or str(hook_input.get("hook_event_name", "PreToolUse"))
         return status_and_body(self.request(json.dumps(hook_input).encode(), event, headers, agent=agent))
 
 

@@ -1,8 +1,8 @@
 """hookd's built-in guards through every bridged agent: each agent's own shell tool call, as the agent
 sends it, reaches one `builtin: default` hook and comes back denied in the agent's own answer format,
 with the rule that fired named; the same tool with a harmless command goes through. A real daemon:
-its HTTP endpoint (Claude Code, Qwen Code, Codex), the Python bridge (Gemini CLI) and the opencode
-plugin under Node."""
+its HTTP endpoint as each agent's HTTP hook or the shim reaches it (every agent of
+hookd/agents/endpoints.py), the Python bridge (Gemini CLI) and the opencode plugin under Node."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from hookd.agents import canary, endpoints, registry
 from tests.conftest import HOOKD, DaemonProcess, Env, make_env
 from tests.integration.httphooks import Endpoint, endpoint
 
@@ -78,6 +79,23 @@ def denial(agent: str, out: Any) -> str | None:
 
 def _json(raw: bytes) -> Any:
     return json.loads(raw) if raw.strip() else None
+
+
+@pytest.mark.parametrize("agent", sorted(endpoints.DIALECTS))
+def test_every_endpoint_agent_s_own_shell_call_is_denied_by_rule(world: World, agent: str) -> None:
+    """The call exactly as the agent's hook sends it (the input doctor's canary sends), read back with the
+    agent's own test of a deny (what doctor reads)."""
+    event = registry.agent(agent).tool_event
+    reader = registry.agent(agent).reader()
+    status, body = world.http.post(canary.hook_input(agent, f"builtin-{agent}", "/tmp/app", DANGEROUS), agent=agent, event=event)
+    assert status == 200, body
+    answer = _json(body)
+    assert isinstance(answer, dict) and reader.blocked(answer), body
+    assert f"{RULE}: " in body.decode(), body
+    status, body = world.http.post(canary.hook_input(agent, f"builtin-{agent}", "/tmp/app", HARMLESS), agent=agent, event=event)
+    assert status == 200, body
+    answer = _json(body)
+    assert not (isinstance(answer, dict) and reader.blocked(answer)), body
 
 
 @pytest.mark.parametrize("agent", ["claude-code", "qwen", "codex"])
