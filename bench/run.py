@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench import client_cost, core, guarantees, memory, throughput, warm
+from bench import builtin, client_cost, core, guarantees, memory, throughput, warm
 from bench.common import ROOT
 
 BENCH = ROOT / "bench"
@@ -64,6 +64,7 @@ ROWS: dict[int, Callable[[bool], str]] = {
     7: lambda q: client_cost.measure(15 if q else 40),
     8: guarantees.measure,
     9: lambda q: external("observe.py", "Row 9: decide through one hook, stats on vs off", "per-hook results and stats", q),
+    10: lambda q: builtin.row(1000 if q else 5000, 2 if q else 5),
 }
 
 
@@ -87,7 +88,7 @@ def machine() -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer round trips (a smoke run; noisier)")
-    ap.add_argument("--rows", default="1,2,3,4,5,6,7,8,9", help="comma-separated row numbers (default: all)")
+    ap.add_argument("--rows", default="1,2,3,4,5,6,7,8,9,10", help="comma-separated row numbers (default: all)")
     ap.add_argument("--out", default=str(BENCH / "out" / "RESULTS.md"), help="results file (default bench/out/RESULTS.md, not tracked)")
     ap.add_argument("--update-results", action="store_true", help="also write the tracked bench/RESULTS.md")
     ap.add_argument("--no-write", action="store_true", help="print only; write no file")

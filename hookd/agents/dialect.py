@@ -91,12 +91,10 @@ class Dialect(NamedTuple):
     flow: Callable[[str, dict[str, Any], dict[str, Any]], None] | None = None
     always_answer: bool = False  # an empty object rather than no output (the agent reads stderr otherwise)
     exit2_only: frozenset[str] = frozenset()  # events the agent blocks only when a command hook exits 2
+    fail_closed_event: str = "PreToolUse"  # the tool-call event a command hook under --fail-closed denies when hookd is down
     # The agent's hook input in the shape ``route`` reads (``hook_event_name``, ``session_id``, ``cwd``,
     # ``tool_name``, ``tool_input``, ``tool_response``), for an agent that names them otherwise; None: as it is.
     normalise: Callable[[dict[str, Any]], dict[str, Any]] | None = None
-    # The events the shim denies under --fail-closed when hookd cannot be asked, in the agent's own deny
-    # (empty: the shim's Claude Code PreToolUse deny, as for Claude Code and Codex).
-    fail_closed: frozenset[str] = frozenset()
     # The events whose deny writes its reason inside a shell command (Cline's overrideInput): the shim quotes it there.
     shell_reason: frozenset[str] = frozenset()
 

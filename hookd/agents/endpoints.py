@@ -11,9 +11,13 @@ from hookd.agents.cline import protocol as cline
 from hookd.agents.codex import protocol as codex
 from hookd.agents.copilot import protocol as copilot
 from hookd.agents.dialect import Dialect
+from hookd.agents.droid import protocol as droid
+from hookd.agents.gemini import protocol as gemini
 from hookd.agents.qwen import protocol as qwen
 
-DIALECTS: dict[str, Dialect] = {d.agent: d for d in (claude_code.DIALECT, codex.DIALECT, qwen.DIALECT, copilot.DIALECT, cline.DIALECT)}
+DIALECTS: dict[str, Dialect] = {
+    d.agent: d for d in (claude_code.DIALECT, codex.DIALECT, qwen.DIALECT, gemini.DIALECT, droid.DIALECT, copilot.DIALECT, cline.DIALECT)
+}
 DEFAULT = claude_code.DIALECT.agent  # the endpoint's first agent, whose path an old install may lack
 
 

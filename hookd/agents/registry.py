@@ -104,6 +104,15 @@ AGENTS: tuple[Agent, ...] = (
         "hookd.agents.codex.installed",
     ),
     Agent("opencode", "tool.execute.before", "bash", _DESCRIBED, {}, ("", "--project"), "hookd.agents.opencode.installed", False),
+    Agent(
+        "droid",
+        "PreToolUse",
+        "Execute",
+        {"summary": "hookd doctor canary"},
+        {"permission_mode": "auto-low"},
+        ("", "--project"),
+        "hookd.agents.droid.installed",
+    ),
     # Copilot CLI and Cline name their input fields their own way: their readers give the canary's input (canary_input).
     Agent("copilot", "preToolUse", "bash", _DESCRIBED, {}, ("", "--project"), "hookd.agents.copilot.installed"),
     Agent("cline", "PreToolUse", "run_commands", {}, {}, ("", "--project"), "hookd.agents.cline.installed", False),

@@ -20,6 +20,7 @@ COMMANDS = (
     "calls",
     "catalog",
     "check",
+    "guards",
     "hookconf",
     "tail",
     "stats",
@@ -74,15 +75,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         from hookd.agents.codex.run import main as codex_main
 
         return codex_main(args_list[2:])
-    if args_list[:2] == ["bridge", "gemini"] or args_list[:3] == ["bridge", "run-hook", "gemini"]:
-        from hookd.agents.gemini import adapter
+    if args_list[:2] == ["bridge", "droid"]:
+        from hookd.cli import bridge_droid
+
+        return bridge_droid.main(args_list[2:])
+    if args_list[:2] == ["bridge", "gemini"]:
         from hookd.cli import bridge_gemini as cli
 
-        return cli.main(args_list[2:]) if args_list[1] == "gemini" else adapter.main(args_list[3:])
-    if args_list[:3] == ["bridge", "run-hook", "claude-code"]:
-        from hookd.agents.claude_code.adapter import main as adapter_main
+        return cli.main(args_list[2:])
+    if args_list[:2] == ["bridge", "run-hook"] and len(args_list) > 2:
+        from hookd.agents import adapter
 
-        return adapter_main(args_list[3:])
+        if args_list[2] in adapter.FORMATS:
+            return adapter.main(args_list[2], args_list[3:])
     parser = build_parser()
     args = parser.parse_args(args_list)
     if not getattr(args, "run", None):

@@ -91,7 +91,8 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             i.add_argument(
                 "--all-events",
                 action="store_true",
-                help="no effect, kept so that older scripts still run: every event the bridge maps is always installed",
+                help="gemini: also the events Gemini CLI fires on every model request (BeforeModel, BeforeToolSelection, "
+                "AfterModel), a process each; elsewhere no effect, kept so that older scripts still run",
             )
             i.add_argument("--no-shim", action="store_true", help="use the Python bridge, not the compiled shim, where a command is needed")
             i.add_argument(
@@ -175,14 +176,10 @@ def run_hook(args: argparse.Namespace) -> int:
         import importlib
 
         return int(importlib.import_module(f"hookd.agents.{args.agent}.adapter").main(args.cmd))
-    if args.agent == "gemini":
-        from hookd.agents.gemini.adapter import main as gemini_hook
-
-        return gemini_hook(args.cmd)
-    from hookd.agents.claude_code.adapter import main
+    from hookd.agents.adapter import main
 
     matcher = ["--matcher", args.matcher] if args.matcher is not None else []
-    return main([*matcher, *args.cmd])
+    return main(args.agent, [*matcher, *args.cmd])
 
 
 # The module of each agent's installer: ``run_install(args)`` and ``run_uninstall(args)``, each printing one line.
@@ -192,6 +189,7 @@ INSTALLERS = {
     "gemini": "hookd.cli.bridge_gemini",
     "codex": "hookd.cli.bridge_codex",
     "opencode": "hookd.cli.bridge_opencode",
+    "droid": "hookd.cli.bridge_droid",
     "copilot": "hookd.cli.bridge_copilot",
     "cline": "hookd.cli.bridge_cline",
 }

@@ -1,4 +1,7 @@
-"""`hookd bridge gemini` and `hookd bridge install|uninstall gemini|qwen`."""
+"""`hookd bridge gemini` and `hookd bridge install|uninstall gemini|qwen`.
+
+Gemini CLI's hooks run the compiled shim (``--agent gemini``) unless ``--command`` or ``--no-shim``
+asks for the Python bridge, which is also what runs where no shim could be built."""
 
 from __future__ import annotations
 
@@ -53,8 +56,17 @@ def run_install(args: argparse.Namespace) -> int:
         extra = checked_bridge_args(args)
         path = _path(args)
         if args.agent == "gemini":
-            hookd = args.command or settings_file.default_hookd()
-            layout = install.gemini_layout(install.gemini_command(hookd, timeout, args.fail_closed, extra), timeout)
+            from hookd.agents.gemini import protocol
+
+            events = protocol.ALL_EVENTS if args.all_events else protocol.INSTALLED_EVENTS
+            # The shim by default (an exec and one loopback request per event); the Python bridge with
+            # --command or --no-shim, or where no shim could be built.
+            shimmed = None if args.command is not None or args.no_shim else route(args, timeout)
+            if shimmed is not None and shimmed.shim:
+                layout = install.gemini_shim_layout(shimmed, events)
+            else:
+                hookd = args.command or settings_file.default_hookd()
+                layout = install.gemini_layout(install.gemini_command(hookd, timeout, args.fail_closed, extra), timeout, events)
             result = settings_install.install(path, layout, state=state_home())
         elif args.command is not None:
             extra = " ".join(x for x in (extra, "--fail-closed" if args.fail_closed else "") if x)

@@ -70,7 +70,9 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="show the hooks a call would run, in order",
         description="List the decision hooks and observers a call on POINT would run, in order, with scope, priority and source. "
         "With --payload, each hook is marked by what it would do with that payload: `runs`, or `skipped` with the "
-        "`match` entry that does not match (and `off`, `untrusted` for hooks that do not run at all). Nothing runs. "
+        "`match` entry that does not match (and `off`, `untrusted` for hooks that do not run at all); a built-in hook "
+        "(`builtin: PACK`) that runs also says what its packs would answer and by which rule (pure code, run here). No hook "
+        "process runs. "
         "The project is the current directory, as for check and doctor: --project names another, --global leaves "
         "every project's hooks out, and --session alone takes the session's own project.",
         epilog='Example: hookd explain tool.approval.pre --payload \'{"toolName": "execute_command", "args": {"command": "rm -rf /"}}\'',
@@ -180,6 +182,28 @@ def verdict(entry: object, info: object | None, payload: dict[str, object]) -> t
     return "runs", f"match {match}" if match else ""
 
 
+def builtin_answer(info: object | None, point: str, payload: dict[str, object], project: str | None) -> dict[str, str] | None:
+    """What a built-in hook's packs answer ``payload`` (pure code: explain runs them here, as the daemon
+    would): {decision, rule, reason}, or None when they abstain or the hook is not a built-in one."""
+    packs = list(getattr(info, "builtin", None) or [])
+    if not packs:
+        return None
+    from hookd.core.hooks import CallContext
+    from hookd.runners.builtin import BuiltinRunner
+
+    try:
+        answer = BuiltinRunner(packs, dict(getattr(info, "options", None) or {})).answer_now(
+            info,  # type: ignore[arg-type]
+            payload,  # type: ignore[arg-type]
+            CallContext(point, None, project),
+        )
+    except Exception as exc:  # as the daemon takes it: a failed hook, under its on_error
+        return {"decision": "error", "rule": "", "reason": f"{type(exc).__name__}: {exc}"}
+    if answer is None:
+        return None
+    return {"decision": answer.decision or "", "rule": answer.rule or "", "reason": answer.reason or ""}
+
+
 def _missing() -> object:
     from hookd.core import matcher
 
@@ -216,16 +240,22 @@ def run_explain(args: argparse.Namespace) -> int:
         return fail(error_text(exc), exit_code_of(exc))
     rows: dict[str, list[tuple[object, tuple[str, str]]]] = {"decision_hooks": [], "observers": []}
     infos = _infos(listing, args.session) if listing is not None else {}
+    # A built-in hook that runs on the payload: what its packs would answer, and by which rule.
+    would: dict[int, dict[str, str] | None] = {}
     for kind, entries in rows.items():
         for e in getattr(chain, kind):
             info = infos.get((e.scope, e.name, e.source, e.point))
             entries.append((e, verdict(e, info, payload) if payload is not None else ("", "")))
+            if payload is not None and entries[-1][1][0] == "runs" and getattr(info, "builtin", None):
+                would[id(e)] = builtin_answer(info, args.point, payload, project)
     if args.json:
         out = msgspec.to_builtins(chain)
         if payload is not None:
             for kind, entries in rows.items():
-                for d, (_, (state, why)) in zip(out.get(kind, []), entries, strict=True):
+                for d, (e, (state, why)) in zip(out.get(kind, []), entries, strict=True):
                     d["verdict"], d["why"] = state, why
+                    if id(e) in would:
+                        d["would"] = would[id(e)]
         print_json(out)
         return 0
     w = sys.stdout.write
@@ -242,7 +272,20 @@ def run_explain(args: argparse.Namespace) -> int:
         for e, (state, why) in entries:
             # A disabled or untrusted hook's row already says so: its why would say it twice.
             w(_row(e, state) + (f"  ({why})" if why and state == "skipped" else "") + "\n")
+            if id(e) in would:
+                answer = would[id(e)]
+                w(f"{'':<12}builtin: {_would(answer)}\n")
     return 0
+
+
+def _would(answer: dict[str, str] | None) -> str:
+    if answer is None:
+        return "no rule of its packs applies (it abstains)"
+    if answer["decision"] == "error":
+        return f"its packs fail on this payload ({answer['reason']}): its on_error decides"
+    rule, reason = answer["rule"], answer["reason"]
+    reason = reason.removeprefix(f"{rule}: ")  # the reason the agent reads starts with its rule: said once here
+    return f"would {answer['decision']} by rule {rule}: {reason}"
 
 
 def run_status(args: argparse.Namespace) -> int:

@@ -195,6 +195,12 @@ def _holds_when_down(f: Found, again: str) -> Iterator[Check]:
             )
     if f.agent == "codex":
         yield from _codex_trust(f, again)
+    if f.agent == "droid":
+        from hookd.agents.droid import version as droid_version
+
+        older = droid_version.problem(droid_version.detect())
+        if older:
+            yield Check(f.agent, "fail", older, "upgrade Factory Droid (`npm install -g @factory/cli`)")
 
 
 def _codex_trust(f: Found, again: str) -> Iterator[Check]:

@@ -86,8 +86,8 @@ def command_checks(d: Daemon) -> Iterator[Check]:
         if not h.source.startswith("/") or h.scope == "session":
             continue  # session and plugin hooks: the client or the plugin host runs them
         spec = specs.setdefault(h.source, _specs(h.source)).get(h.name)
-        if spec is None:
-            continue
+        if spec is None or spec.builtin:
+            continue  # a built-in hook runs hookd's own packs: no program to look up
         checked += 1
         path = spec.env.get("PATH", env.get("PATH", os.defpath))
         if "/" in spec.command:

@@ -55,6 +55,8 @@ def _hooks() -> str:
         "combine": "first (the first final answer wins, default) or strictest (all run at once; deny > ask > allow)",
         "format": "hookd (default) or claude-code: exit codes and JSON as Claude Code reads them",
         "shadow": "true: a decision hook tried out, run on every call, its answer recorded, never applied (`hookd help observe`)",
+        "builtin": "instead of command: hookd's own guard packs, run in the daemon (`hookd help guards`)",
+        "options": "a builtin hook's policy: allow, ask, protected_branches, protected_paths, force_with_lease",
     }
     rows = "\n".join(f"  {k:<12}{'required  ' if k in REQUIRED else '          '}{rules.get(k, '')}" for k in KNOWN_KEYS)
     return f"""A hook file is YAML: a list of hooks under `hooks:`.

@@ -111,6 +111,9 @@ def run_hooks(args: argparse.Namespace) -> int:
         out.write(f"{h.scope:<8} {h.priority:>5}  {h.name:<24} {h.point:<26} {kind:<9} {_state(h):<14} {where}{_gone(h)}\n")
         if h.worker:  # a persistent hook
             out.write(f"{'':<16}worker: {h.worker}\n")
+        if h.builtin:  # hookd's own guard packs, and what its options change
+            options = "".join(f"  {k}: {v}" for k, v in sorted(h.options.items()))
+            out.write(f"{'':<16}builtin: {', '.join(h.builtin)}{options}\n")
     untrusted = {h.source: h.trust for h in listing.hooks if not h.trusted}
     for source, reason in untrusted.items():
         out.write(f"untrusted {source}: {reason}\n")

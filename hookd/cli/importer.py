@@ -24,7 +24,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument(
         "agent",
-        choices=("claude-code", "codex", "gemini", "qwen", "copilot", "cline"),
+        choices=("claude-code", "codex", "gemini", "qwen", "droid", "copilot", "cline"),
         help="the agent whose settings format SETTINGS uses",
     )
     p.add_argument("settings", metavar="SETTINGS.json", help="the settings file to read, e.g. ~/.claude/settings.json")
@@ -82,6 +82,11 @@ def run(args: argparse.Namespace) -> int:
     if args.agent == "claude-code":
         plugin_root = os.path.abspath(args.plugin_root) if args.plugin_root else plugin_root_of(args.settings)
         result = convert(settings, os.path.basename(args.settings), plugin_root=plugin_root)
+    elif args.agent == "droid":
+        from hookd.agents.droid import importer as droid
+
+        result = droid.convert(settings, os.path.basename(args.settings))
+        how = "# format: claude-code runs each command as Factory Droid would (it kept Claude Code's format); decisions combine strictest."
     else:
         from hookd.agents.gemini.importer import convert_for
 

@@ -19,10 +19,18 @@ from hookd.cli.common import ERROR, USAGE, fail, print_json
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "init",
-        help="write a commented hooks.yaml with a working guard",
-        description="Write a commented hook file to start from: a guard that refuses `rm -rf /` (and only that) and a "
-        "logging observer, off. Default: the current project's .hookd/hooks.yaml (a project file runs once you "
-        "`hookd trust` it); --global: your global file. Never overwrites a file (--force does).",
+        help="write a commented hooks.yaml with hookd's guards and a working command guard",
+        description="Write a commented hook file to start from: hookd's own guards (`builtin: default`: destructive and "
+        "secret-leaking tool calls refused in the daemon, each refusal naming its rule; `hookd help guards`), a command "
+        "guard that refuses `rm -rf /` (and only that) and a logging observer, off. --shadow writes the guards in shadow "
+        "mode: they run on every call and block nothing, and `hookd tail` and `hookd stats` show what they would have "
+        "denied. Default: the current project's .hookd/hooks.yaml (a project file runs once you `hookd trust` it); "
+        "--global: your global file. Never overwrites a file (--force does).",
+    )
+    p.add_argument(
+        "--shadow",
+        action="store_true",
+        help="write the built-in guards with `shadow: true`: see what they would block before enforcing them",
     )
     where = p.add_mutually_exclusive_group()
     where.add_argument("--global", dest="is_global", action="store_true", help="write the global file ($XDG_CONFIG_HOME/hookd/hooks.yaml)")
@@ -59,26 +67,30 @@ def _target(is_global: bool, project: str | None) -> str:
 
 
 def run_init(args: argparse.Namespace) -> int:
-    from hookd.cli.template import TEMPLATE
+    from hookd.cli.template import template
 
+    text = template(shadow=args.shadow)
     if args.stdout:
         if args.json:
-            print_json({"file": None, "hooks": _names(TEMPLATE), "content": TEMPLATE})
+            print_json({"file": None, "hooks": _names(text), "content": text})
         else:
-            sys.stdout.write(TEMPLATE)
+            sys.stdout.write(text)
         return 0
     path = _target(args.is_global, args.project)
     if os.path.lexists(path) and not args.force:
         return fail(f"{path} exists; edit it with `hookd edit {path}`, or overwrite it with --force", ERROR)
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        _replace(path, TEMPLATE)
+        _replace(path, text)
     except OSError as exc:
         return fail(f"cannot write {path}: {exc.strerror or exc}", ERROR)
     if args.json:
-        print_json({"file": path, "hooks": _names(TEMPLATE), "content": TEMPLATE})
+        print_json({"file": path, "hooks": _names(text), "content": text})
         return 0
-    sys.stdout.write(f"wrote {path}: a guard (no-rm-root, on) and an observer (log-tools, off)\n")
+    guards = "hookd's guards (guards, in shadow mode: they block nothing yet)" if args.shadow else "hookd's guards (guards, on)"
+    sys.stdout.write(f"wrote {path}: {guards}, a command guard (no-rm-root, on) and an observer (log-tools, off)\n")
+    if args.shadow:
+        sys.stdout.write("see what the guards would have denied: hookd tail; hookd stats. Enforce them: delete `shadow: true`\n")
     if not args.is_global:
         project = os.path.dirname(os.path.dirname(path))
         sys.stdout.write(f"a project file runs once trusted: review it, then run `hookd trust {project}`\n")

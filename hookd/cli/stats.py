@@ -34,7 +34,7 @@ def _skips(skips: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(skips.items()))
 
 
-def _line(label: str, c: dict[str, Any], shadow: bool = False) -> str:
+def counts_line(label: str, c: dict[str, Any], shadow: bool = False) -> str:
     deny, ask = ("would deny", "would ask") if shadow else ("deny", "ask")
     calls = c.get("calls", 0)
     parts = [plural(calls, "call")]
@@ -48,6 +48,9 @@ def _line(label: str, c: dict[str, Any], shadow: bool = False) -> str:
         parts.append(f"p50 {_ms(c.get('p50'))} ms  p95 {_ms(c.get('p95'))} ms  p99 {_ms(c.get('p99'))} ms")
     if c.get("skips"):
         parts.append(f"skipped: {_skips(c['skips'])}")
+    if c.get("rules"):  # the rules its answers named (a built-in guard's), most frequent first
+        ranked = sorted(c["rules"].items(), key=lambda kv: (-kv[1], kv[0]))
+        parts.append("rules: " + ", ".join(f"{rule} {n}" for rule, n in ranked))
     return f"    {label:<7} " + "  ".join(parts) + "\n"
 
 
@@ -70,8 +73,8 @@ def run(args: argparse.Namespace) -> int:
         ref = h["hook"]
         tag = "  (shadow: never applied)" if h.get("shadow") else ""
         w(f"  {ref['name']}  [{h['type']}, {ref['scope']}]  {h['point']}  {ref['source']}{tag}\n")
-        w(_line("life", h["life"], h.get("shadow", False)))
-        w(_line("recent", h["recent"], h.get("shadow", False)))
+        w(counts_line("life", h["life"], h.get("shadow", False)))
+        w(counts_line("recent", h["recent"], h.get("shadow", False)))
         if h.get("last_error"):
             when = time.strftime("%H:%M:%S", time.localtime(h["last_error_time"])) if h.get("last_error_time") else "?"
             w(f"    last error ({when}): {' '.join(str(h['last_error']).split())[:300]}\n")
@@ -85,6 +88,6 @@ def run(args: argparse.Namespace) -> int:
             w(f"\n{title}:\n")
         for g in groups:
             w(f"  {g['name']}\n")
-            w(_line("life", g["life"]))
-            w(_line("recent", g["recent"]))
+            w(counts_line("life", g["life"]))
+            w(counts_line("recent", g["recent"]))
     return 0

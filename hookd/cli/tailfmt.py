@@ -166,6 +166,25 @@ def not_run(event: Event) -> list[str]:
     return out
 
 
+def _rule(event: Event) -> str:
+    """`` [git.reset-hard]`` when the hook that decided named the rule it applied (a built-in guard), else ""."""
+    by = event.decided_by
+    for run in event.hooks:
+        if run.rule and not run.shadow and run.hook == by:
+            return f" [{run.rule}]"
+    return ""
+
+
+def _shadow_rules(event: Event) -> str:
+    """What the call's shadow hooks would have answered, when any would deny or ask: ``deny [git.reset-hard] by guards``."""
+    out = []
+    for run in event.hooks:
+        if run.shadow and run.decision in ("deny", "ask"):
+            rule = f" [{run.rule}]" if run.rule else ""
+            out.append(f"{run.decision}{rule} by {run.hook.name}")
+    return ", ".join(out)
+
+
 def _text(text: str) -> str:
     return clean(_flat(text))
 
@@ -179,7 +198,10 @@ def summary_segments(event: Event) -> list[Segment]:
         if event.reason:
             parts.append((f"({_text(event.reason)})", ""))
         if event.decided_by is not None:
-            parts.append((f"by {_text(event.decided_by.name)}", ""))
+            parts.append((f"by {_text(event.decided_by.name)}{_rule(event)}", ""))
+        would = _shadow_rules(event)
+        if would:  # what a shadow guard would have done: the point of trying a guard in shadow first
+            parts.append((f"shadow would {_text(would)}", YELLOW))
         if event.errors:
             parts.append((plural(event.errors, "hook error"), RED))
         # A guard that did not run is named on the call's own line: a decide without it would read as an allow.

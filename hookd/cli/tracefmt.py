@@ -41,7 +41,11 @@ def _verdict(e: dict[str, Any]) -> str:
     would = "would answer" if e.get("shadow") else "answered"
     if not answer:
         return f"   {would}: nothing (abstained)" + ("; never applied" if e.get("shadow") else "")
-    return f"   {would}: {_json(answer)}" + ("; never applied" if e.get("shadow") else "")
+    line = f"   {would}: {_json(answer)}" + ("; never applied" if e.get("shadow") else "")
+    if answer.get("rule"):  # a built-in guard's rule: the name to allow or ask it by
+        rule = answer["rule"]
+        line += f"\n   rule:   {rule} (pack {rule.partition('.')[0]})"
+    return line
 
 
 def render(point: str, outcome: dict[str, Any]) -> str:

@@ -20,6 +20,7 @@ import msgspec
 import yaml
 from hookd_client.messages import HookSpec
 
+from hookd.config.builtinchecks import BuiltinChecks
 from hookd.config.hookchecks import FieldChecks
 from hookd.config.problems import (
     ConfigInvalid,
@@ -36,10 +37,12 @@ from hookd.config.problems import (
 __all__ = ["KNOWN_KEYS", "REQUIRED", "ConfigInvalid", "Problem", "did_you_mean", "validate"]
 
 REQUIRED = ("name", "point", "type", "command", "enabled")  # the seed's table: 必填 = 是
+# A built-in hook (docs/guards.md) runs hookd's packs: no command, and it is a decision hook.
+REQUIRED_BUILTIN = ("name", "point", "enabled")
 KNOWN_KEYS = tuple(HookSpec.__struct_fields__)
 
 
-class _Checker(FieldChecks):
+class _Checker(FieldChecks, BuiltinChecks):
     def __init__(self, file: str, loader: yaml.SafeLoader, text: str) -> None:
         self.file = file
         self.loader = loader
@@ -238,12 +241,14 @@ class _Checker(FieldChecks):
                     fix,
                 )
         unknown = [k for k in values if isinstance(k, str) and k not in KNOWN_KEYS]
-        for key in REQUIRED:
+        for key in REQUIRED_BUILTIN if "builtin" in values else REQUIRED:
             if key not in values:
                 typo = difflib.get_close_matches(key, unknown, n=1, cutoff=0.6)
                 hint = f"is {typo[0]!r} a misspelling of it?" if typo else None
                 if key == "enabled" and hint is None:
                     hint = "add `enabled: true` (or false) — the seed requires it"
+                if key == "command" and hint is None:
+                    hint = "the program to run; or `builtin: default` for hookd's own guards (`hookd help guards`)"
                 self.problem(f"required field {key!r} is missing", e.mark, label, key, hint)
         checks = {
             "name": self.check_name,
@@ -263,14 +268,20 @@ class _Checker(FieldChecks):
             "combine": self.check_combine,
             "format": self.check_format,
             "shadow": self.check_shadow,
+            "builtin": self.check_builtin,
+            "options": self.check_options,
         }
         for key, check in checks.items():
             if key in values:
                 check(e, label, values[key], e.value_marks[key])
         self.check_kinds(e, label)
         self.check_grouping(e, label)
+        self.check_builtin_fields(e, label)
         if len(self.problems) != before:
             return None
+        if "builtin" in values:  # `builtin: git` is `builtin: [git]`; a built-in hook is a decision hook
+            packs = values["builtin"]
+            values = {**values, "builtin": [packs] if isinstance(packs, str) else packs, "type": values.get("type", "decision")}
         try:
             return msgspec.convert(values, HookSpec)
         except msgspec.ValidationError as exc:  # a guard: the checks above should have caught it

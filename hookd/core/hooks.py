@@ -184,10 +184,20 @@ class Plan:
     shadow_skips: tuple[ShadowSkip, ...] = ()
     # Nothing runs and nothing is named: the call's outcome is empty. One test on the decide hot path.
     idle: bool = field(init=False, default=False)
+    # Every decision hook answers at once, without awaiting (a runner with ``answer_now``: the
+    # built-in guards), none in a parallel group, nothing named as not run and no shadow: the
+    # engine folds the chain in the call's own pass (Engine.decide_now), with no task.
+    inline: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
         idle = not (self.decisions or self.observers or self.not_run or self.shadows or self.shadow_skips)
         object.__setattr__(self, "idle", idle)
+        inline = bool(self.decisions) and not (self.not_run or self.shadows or self.shadow_skips)
+        for hook in self.decisions if inline else ():
+            if getattr(hook.runner, "answer_now", None) is None or (hook.group is not None and hook.group.parallel):
+                inline = False
+                break
+        object.__setattr__(self, "inline", inline)
 
 
 @dataclass(slots=True)

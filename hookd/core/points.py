@@ -12,6 +12,7 @@ catch-all: an observer on it sees every event.
 from __future__ import annotations
 
 import difflib
+import functools
 from dataclasses import dataclass
 from typing import Literal
 
@@ -123,7 +124,16 @@ class UnknownPoint(ValueError):
 
 
 def nearest(name: str, n: int = 3) -> list[str]:
-    return difflib.get_close_matches(name, list(POINTS), n=n, cutoff=0.5)
+    return list(_nearest(name[:MAX_SUGGESTED], n))
+
+
+MAX_SUGGESTED = 256  # no point name is near a longer one; past it, the comparison only costs time
+
+
+@functools.lru_cache(maxsize=256)
+def _nearest(name: str, n: int) -> tuple[str, ...]:
+    # A client that keeps sending the same misspelt point pays for the comparison once.
+    return tuple(difflib.get_close_matches(name, list(POINTS), n=n, cutoff=0.5))
 
 
 def is_custom(name: str) -> bool:

@@ -137,6 +137,22 @@ _OPENCODE = {
     "task": _t("spawn_agent"),
     "todowrite": _t("todo_write"),
 }
+# Factory Droid names its tools its own way; its file arguments are Claude Code's.
+_DROID = {
+    "Execute": _t("execute_command"),
+    "Read": _t("read_file", file_path="path"),
+    "Create": _t("write_file", file_path="path"),
+    "Edit": _t("edit_file", file_path="path"),
+    "MultiEdit": _t("edit_file", file_path="path"),
+    "ApplyPatch": _t("apply_patch"),
+    "LS": _t("list_files", directory_path="path"),
+    "Glob": _t("find_files"),
+    "Grep": _t("search_files"),
+    "FetchUrl": _t("web_fetch"),
+    "WebSearch": _t("web_search"),
+    "Task": _t("spawn_agent"),
+    "TodoWrite": _t("todo_write"),
+}
 # GitHub Copilot CLI's tools; `create` writes a file whole (its text in `file_text`).
 _COPILOT = {
     "bash": _t("execute_command"),
@@ -162,6 +178,7 @@ TOOLS: dict[str, dict[str, Tool]] = {
     "gemini": _GEMINI,
     "qwen": _QWEN,
     "opencode": _OPENCODE,
+    "droid": _DROID,
     "copilot": _COPILOT,
     "cline": _CLINE,
 }
@@ -268,15 +285,10 @@ def rewritten_args(payload: Mapping[str, Any], modified: dict[str, Any]) -> dict
     return out if isinstance(out, dict) else modified
 
 
-AGENT_TITLES = {
-    "claude-code": "Claude Code",
-    "codex": "Codex",
-    "gemini": "Gemini CLI",
-    "qwen": "Qwen Code",
-    "opencode": "opencode",
-    "copilot": "Copilot CLI",
-    "cline": "Cline",
-}
+AGENT_TITLES = {"claude-code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI", "qwen": "Qwen Code", "opencode": "opencode"}
+AGENT_TITLES["droid"] = "Factory Droid"
+AGENT_TITLES["copilot"] = "Copilot CLI"
+AGENT_TITLES["cline"] = "Cline"
 
 
 def markdown_table() -> str:

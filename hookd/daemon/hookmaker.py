@@ -1,13 +1,16 @@
-"""A hook spec made into a hook of the registry, with the runner its mode takes; and the warm
-workers of hooks that went away, stopped."""
+"""A hook spec made into a hook of the registry, with the runner its mode takes (a built-in hook's
+packs, run in the daemon; a spawned command; a warm worker); and the warm workers of hooks that
+went away, stopped."""
 
 from __future__ import annotations
 
 from hookd_client import messages as m
 
+from hookd.core.hooks import Runner
 from hookd.core.matcher import compile_match
 from hookd.core.registry import Hook, Registry
 from hookd.core.settings import Settings
+from hookd.runners.builtin import BuiltinRunner
 from hookd.runners.command import CommandRunner
 from hookd.runners.persistent import PersistentRunner
 
@@ -20,6 +23,13 @@ class HookMaker:
         self.persistent = persistent
 
     def command_hook(self, spec: m.HookSpec, scope: m.Scope, owner: str, source: str, trust_key: str = "", sha: str = "") -> Hook:
+        """The hook ``spec`` makes. A built-in hook's options are read here, once: an invalid one
+        raises hookd.guards.OptionsError naming it (a file's were checked when it was read)."""
+        runner: Runner
+        if spec.builtin:
+            runner = BuiltinRunner(spec.builtin, spec.options)
+        else:
+            runner = self.persistent if spec.mode == "persistent" else self.commands
         return Hook(
             name=spec.name,
             point=spec.point,
@@ -27,7 +37,7 @@ class HookMaker:
             scope=scope,
             owner=owner,
             source=source,
-            runner=self.persistent if spec.mode == "persistent" else self.commands,
+            runner=runner,
             priority=spec.priority,
             enabled=spec.enabled,
             timeout=spec.timeout or self.settings.hook_timeout,

@@ -10,9 +10,10 @@ to wait, returns at once. A failing observer never reaches the emitter.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from functools import partial
+from time import monotonic
 from time import perf_counter as _clock
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +44,8 @@ class Counters:
 
 # One hook's run: its answer, its result (on the event and in stats), its trace entry when traced.
 Ran = tuple[Answer, HookRun, TraceEntry | None]
+# One step of the chain's walk: a hook, or a parallel group's members, and whether it is a group.
+_Step = tuple[tuple[Hook, ...], bool]
 Release = Callable[[], None]
 Leases = dict[Hook, Release]
 
@@ -53,9 +56,19 @@ def _take(hook: Hook) -> Release | None:
     return take(hook) if take is not None else None
 
 
+def _send(walk: Generator[_Step, bool, None], final: bool) -> _Step | None:
+    """The chain's next step, told whether the last one's answer was final; None: the walk is over."""
+    try:
+        return walk.send(final)
+    except StopIteration:
+        return None
+
+
 def result_run(hook: Hook, result: Decision | None, ms: float) -> HookRun:
     """A decision hook's result for the call's event and stats, from its answer."""
-    return HookRun(hook.ref, ms=ms) if result is None else HookRun(hook.ref, decision=result.decision, reason=result.reason, ms=ms)
+    if result is None:
+        return HookRun(hook.ref, ms=ms)
+    return HookRun(hook.ref, decision=result.decision, reason=result.reason, ms=ms, rule=result.rule)
 
 
 def _release_when_done(release: Release, hook: Hook, _task: asyncio.Future[Any]) -> None:
@@ -189,39 +202,55 @@ class Engine:
         state = ChainState(payload)
         runs = state.runs
         try:
-            decided = bool(plan.not_run) and self._not_run(state, plan, tracer)
-            steps = plan.decisions
-            index = len(steps) if decided else 0
-            while index < len(steps):
-                hook = steps[index]
-                index += 1
-                group = hook.group
-                if group is not None and group.parallel:
-                    members = [hook]
-                    while index < len(steps) and steps[index].group == group:
-                        members.append(steps[index])
-                        index += 1
-                    if await self._group(state, members, ctx, tracer):
-                        break
-                    continue
-                if hook.matcher is not None and not hook.matcher(state.payload):
-                    self._unmatched(hook, state.payload, runs, tracer)
-                    continue
-                answer, run, entry = await self._member(hook, state.payload, ctx, tracer is not None)
-                runs.append(run)
-                if tracer is not None:
-                    tracer.add(entry)
-                if state.take(hook, answer):
-                    break
-            if index < len(steps):
-                self._after_final(state, steps[index:], tracer)
-            if tracer is not None and plan.skipped:
-                self._disabled(plan, tracer)
+            walk = self._walk(state, plan, tracer)
+            step = next(walk, None)
+            while step is not None:
+                hooks, grouped = step
+                if grouped:
+                    final = await self._group(state, list(hooks), ctx, tracer)
+                else:
+                    hook = hooks[0]
+                    answer, run, entry = await self._member(hook, state.payload, ctx, tracer is not None)
+                    runs.append(run)
+                    if tracer is not None:
+                        tracer.add(entry)
+                    final = state.take(hook, answer)
+                step = _send(walk, final)
             if plan.observers:
                 self.observe(plan.observers, {**state.payload, "outcome": state.summary()}, ctx, leases)
         finally:
             self.release(leases)
         return state
+
+    def _walk(self, state: ChainState, plan: Plan, tracer: Tracer | None) -> Generator[_Step, bool, None]:
+        """The chain's one walk, whichever way its hooks are run (awaited by :meth:`decide`, at once by
+        :meth:`decide_now`): the hooks that will not run are named first (one's on_error may decide the
+        call), then each decision hook in order is yielded to be run, a parallel group's members
+        together (``grouped``), a hook whose matcher does not match named as skipped; the driver sends
+        back whether the step's answer was final. The hooks after a final answer are named as not run."""
+        steps = plan.decisions
+        index = len(steps) if plan.not_run and self._not_run(state, plan, tracer) else 0
+        while index < len(steps):
+            hook = steps[index]
+            index += 1
+            group = hook.group
+            if group is not None and group.parallel:
+                members = [hook]
+                while index < len(steps) and steps[index].group == group:
+                    members.append(steps[index])
+                    index += 1
+                if (yield tuple(members), True):
+                    break
+                continue
+            if hook.matcher is not None and not hook.matcher(state.payload):
+                self._unmatched(hook, state.payload, state.runs, tracer)
+                continue
+            if (yield (hook,), False):
+                break
+        if index < len(steps):
+            self._after_final(state, steps[index:], tracer)
+        if tracer is not None and plan.skipped:
+            self._disabled(plan, tracer)
 
     @staticmethod
     def _disabled(plan: Plan, tracer: Tracer) -> None:
@@ -325,6 +354,45 @@ class Engine:
         finally:
             if release is not None:
                 _release(release, hook)
+
+    # ------------------------------------------------------------------ inline
+
+    def decide_now(self, plan: Plan, payload: dict[str, Any], ctx: CallContext) -> ChainState | None:
+        """``decide`` for a plan whose decision hooks all answer at once (``plan.inline``: the
+        built-in guards), without an await and without a task: the chain's one walk (:meth:`_walk`),
+        driven with each hook run at once instead of awaited, and each answer folded by the chain's one
+        step (``ChainState.take``). None: the caller's deadline has passed, so
+        the general path names the hooks as not run."""
+        if ctx.deadline is not None and ctx.deadline <= monotonic():
+            return None
+        self.counters.decides += 1
+        state = ChainState(payload)
+        walk = self._walk(state, plan, None)
+        step = next(walk, None)
+        while step is not None:  # an inline plan has no parallel group: every step is one hook
+            hook = step[0][0]
+            answer, run = self._member_now(hook, state.payload, ctx)
+            state.runs.append(run)
+            step = _send(walk, state.take(hook, answer))
+        if plan.observers:
+            self.observe(plan.observers, {**state.payload, "outcome": state.summary()}, ctx)
+        return state
+
+    def _member_now(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> tuple[Answer, HookRun]:
+        """One hook that answers at once: its answer (a failure as :meth:`invoke` makes one) and its result."""
+        self.counters.hook_runs += 1
+        started = _clock()
+        try:
+            result = hook.runner.answer_now(hook, payload, ctx)  # type: ignore[attr-defined]
+            if result is not None and not isinstance(result, Decision):
+                raise HookFailure("error", f"answered {type(result).__name__}, not a HookDecision or null")
+        except HookFailure as failure:
+            return self.failed(hook, ctx, failure, round((_clock() - started) * 1000, 3))
+        except Exception as exc:  # a pack's bug: a failed hook under its on_error, as invoke makes it; never a crash
+            raised = HookFailure("error", f"{type(exc).__name__}: {exc}")
+            return self.failed(hook, ctx, raised, round((_clock() - started) * 1000, 3))
+        # Milliseconds to the µs, without round()'s trip through a decimal string (the warm path's way).
+        return result, result_run(hook, result, int((_clock() - started) * 1e6 + 0.5) / 1e3)
 
     def decided_without_hooks(self, plan: Plan, payload: dict[str, Any], ctx: CallContext) -> ChainState:
         """``decide`` for a plan with no decision hooks, without an await (the hot path)."""

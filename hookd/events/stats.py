@@ -32,6 +32,8 @@ MAX_SESSIONS = 1_000
 MAX_HOOKS = 10_000
 MAX_POINTS = 1_000
 MAX_AGENTS = 100  # agents are named by bridges; a client may name any, so they are bounded too
+MAX_RULES = 64  # distinct rules counted per hook and slice; hooks name them, so they are bounded
+OTHER_RULES = "(other rules)"
 BATCH = 256  # calls queued before they are folded into the tallies
 _MIN_MS = 1e-3  # below a microsecond: counted in the lowest bucket
 _MAX_MS = 1e9  # a duration past ~11 days (or not a number) is counted here
@@ -60,11 +62,12 @@ class Tally:
     """Counts and a duration histogram over one span of time. ``outcomes`` counts runs by how they
     ended: the error code (``error``, ``timeout``) or else the decision (None: an abstention)."""
 
-    __slots__ = ("hist", "max", "outcomes", "skips")
+    __slots__ = ("hist", "max", "outcomes", "rules", "skips")
 
     def __init__(self) -> None:
         self.outcomes: dict[str | None, int] = {}
         self.skips: dict[str, int] = {}
+        self.rules: dict[str, int] = {}  # answers that named a rule (a built-in guard's), by rule
         self.hist: dict[int, int] = {}
         self.max = 0.0
 
@@ -92,11 +95,23 @@ class Tally:
     def skipped(self, reason: str) -> None:
         self.skips[reason] = self.skips.get(reason, 0) + 1
 
+    def ruled(self, rule: str) -> None:
+        """One answer that named ``rule``. A hook names its own rules, so their number is bounded:
+        past MAX_RULES distinct ones, the rest are counted together under OTHER_RULES."""
+        rules = self.rules
+        if rule not in rules and len(rules) >= MAX_RULES:
+            rule = OTHER_RULES
+        rules[rule] = rules.get(rule, 0) + 1
+
     def merge(self, other: Tally) -> None:
         for k, v in other.outcomes.items():
             self.outcomes[k] = self.outcomes.get(k, 0) + v
         for r, v in other.skips.items():
             self.skips[r] = self.skips.get(r, 0) + v
+        rules = self.rules
+        for r, v in other.rules.items():
+            key = r if r in rules or len(rules) < MAX_RULES else OTHER_RULES
+            rules[key] = rules.get(key, 0) + v
         for b, v in other.hist.items():
             self.hist[b] = self.hist.get(b, 0) + v
         self.max = max(self.max, other.max)
@@ -133,6 +148,7 @@ class Tally:
             p95,
             p99,
             round(self.max, 3) if calls else None,
+            dict(self.rules),
         )
 
 
@@ -268,6 +284,8 @@ class Stats:
                     continue
                 error = run.error
                 tally.ran(run.ms or 0.0, run.decision, error)
+                if run.rule is not None:
+                    tally.ruled(run.rule)
                 if error is not None:
                     entry.last_error = f"{error}: {run.message}" if run.message else error
                     entry.last_error_time = self.since + (when - self._clock0)

@@ -3,16 +3,16 @@
 // session (tool.approval.pre for the agents whose shell commands hookd decides before approval), writes
 // the session to READY_FILE, and serves the hook until it is stopped.
 //
-//   node session_guard.mjs CLIENT_URL READY_FILE POINT [WATCH]
+//   node session_guard.mjs CLIENT_URL READY_FILE POINT [START_POINT]
 //
-// WATCH is the point whose first event names the session (default chat.message): an agent that sends no
-// prompt event to its hooks (Cline's CLI runs no UserPromptSubmit hook) is watched at its session start.
-const [clientUrl, readyFile, point, watch = "chat.message"] = process.argv.slice(2);
+// START_POINT (default chat.message) is the point whose first event names the session, for an agent that
+// sends no chat message before its first tool call.
+const [clientUrl, readyFile, point, startPoint = "chat.message"] = process.argv.slice(2);
 const { Client } = await import(clientUrl);
 const { writeFileSync } = await import("node:fs");
 
 const client = await Client.connect({ name: "session-guard" });
-const stream = client.subscribe({ points: [watch], sinceSeq: 0 });
+const stream = client.subscribe({ points: [startPoint], sinceSeq: 0 });
 for await (const item of stream) {
   if (item.type !== "event" || !item.session) continue;
   await client.attachSession(item.session, {

@@ -16,12 +16,13 @@ REASON = "the Node session guard forbids touch"
 
 @contextmanager
 def node_session_guard(
-    environ: dict[str, str], ready_file: Path, point: str, watch: str = "chat.message"
+    environ: dict[str, str], ready_file: Path, point: str, start: str = "chat.message"
 ) -> Iterator[subprocess.Popen[bytes]]:
-    """A Node program that attaches a decision hook at ``point`` to the first session that sends an event on
-    ``watch`` (a chat message), denying any command with `touch`; it writes that session to ``ready_file`` once attached."""
+    """A Node program that attaches a decision hook at ``point`` to the first session with an event on ``start``
+    (by default a chat message), denying any command with `touch`; it writes that session to ``ready_file`` once
+    attached."""
     client = (Path(build_typescript_client()) / "dist" / "src" / "index.js").as_uri()
-    guard = subprocess.Popen(["node", str(GUARD), client, str(ready_file), point, watch], env=environ)
+    guard = subprocess.Popen(["node", str(GUARD), client, str(ready_file), point, start], env=environ)
     try:
         yield guard
     finally:

@@ -135,7 +135,7 @@ def test_github_format_prints_one_annotation_per_problem(env: Env, tmp_path: Pat
         "got string 'decison' (did you mean 'decision'?)",
         "::error file=.hookd/hooks.yaml,line=7,col=5::hook 'guard': field 'timout': unknown field 'timout'; known fields are "
         "name, point, type, command, description, args, env, priority, enabled, timeout, on_error, match, cwd, mode, "
-        "concurrency, group, combine, format, shadow (did you mean 'timeout'?)",
+        "concurrency, group, combine, format, shadow, builtin, options (did you mean 'timeout'?)",
         "::error file=a%2Cb%3Ac.yaml,line=2,col=84::hook '100%25 off': field 'on_error': on_error applies to decision hooks "
         "only: a failing observer never blocks anything (remove on_error, or make this a decision hook)",
     ]

@@ -20,7 +20,7 @@ from ..conftest import HOOKD, write_script
 HANG_GUARD = 30.0
 
 
-def test_init_writes_a_guard_that_check_accepts_and_that_denies_only_rm_rf_root(env, daemon_factory, tmp_path):
+def test_init_writes_guards_that_check_accepts_and_a_command_guard_that_denies_only_rm_rf_root(env, daemon_factory, tmp_path):
     r = env.hookd("init", "--global")
     assert r.returncode == 0, r.stderr
     path = env.config / "hookd" / "hooks.yaml"
@@ -28,11 +28,15 @@ def test_init_writes_a_guard_that_check_accepts_and_that_denies_only_rm_rf_root(
     text = path.read_text()
     assert text.count("\n#") + text.count("  #") >= 5  # commented
     r = env.hookd("check", str(path))
-    assert r.returncode == 0 and "ok, 2 hooks (no-rm-root, log-tools)" in r.stdout, r.stdout
+    assert r.returncode == 0 and "ok, 3 hooks (guards, no-rm-root, log-tools)" in r.stdout, r.stdout
     again = env.hookd("init", "--global")
     assert again.returncode == 1 and "exists" in again.stderr and path.read_text() == text
     d = daemon_factory()
     with Client(d.socket) as c:
+        # hookd's own guards come first and refuse it by rule; with them off, the command guard does.
+        out = c.decide("tool.approval.pre", {"toolName": "execute_command", "args": {"command": "rm -rf /"}})
+        assert out.decision == "deny" and out.decided_by.name == "guards" and out.reason.startswith("files.")
+        c.disable_hook("guards")
         for tool, command in (("Bash", "rm -rf /"), ("execute_command", "ls && rm -fr / ")):
             out = c.decide("tool.approval.pre", {"toolName": tool, "args": {"command": command}})
             assert out.decision == "deny" and out.decided_by.name == "no-rm-root" and not out.errors
@@ -208,5 +212,5 @@ def test_explain_with_a_payload_marks_the_hooks_whose_match_skips_it(env, daemon
 
 
 def test_the_yaml_sample_files_are_yaml(env):
-    assert yaml.safe_load(env.hookd("init", "--stdout").stdout)["hooks"][0]["name"] == "no-rm-root"
+    assert [h["name"] for h in yaml.safe_load(env.hookd("init", "--stdout").stdout)["hooks"]] == ["guards", "no-rm-root", "log-tools"]
     assert sys.executable

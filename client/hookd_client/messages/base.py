@@ -40,6 +40,9 @@ class Decision(msgspec.Struct, omit_defaults=True):
     # continue/stopReason, suppressOutput, defer, updatedPermissions, interrupt, retry...), passed
     # through to the agent's bridge. docs/protocol.md, "How a set of hooks combines".
     agent_output: dict[str, Any] | None = msgspec.field(default=None, name="agentOutput")
+    # The rule of the hook that gave this answer, for a person and for stats: hookd's built-in guards
+    # name theirs ("git.reset-hard", docs/guards.md); any hook may name its own.
+    rule: str | None = None
 
 
 DECISION_FIELDS = frozenset(field.encode_name for field in msgspec.structs.fields(Decision))
@@ -78,12 +81,15 @@ def decision_from(answer: Any) -> Decision:
 
 
 class HookSpec(msgspec.Struct, omit_defaults=True, forbid_unknown_fields=True):
-    """A command hook: seed 000's UserHookConfig plus hookd's per-hook options."""
+    """A hook of a file or a session: seed 000's UserHookConfig plus hookd's per-hook options.
+
+    A command hook names its program in ``command``; a built-in hook names hookd's guard packs in
+    ``builtin`` instead (docs/guards.md), with their policy in ``options``, and runs in the daemon."""
 
     name: NonEmpty
     point: NonEmpty
     type: HookType
-    command: NonEmpty
+    command: str = ""  # the program a command hook runs; empty for a built-in hook
     description: str = ""
     args: list[str] = []
     env: dict[str, str] = {}
@@ -99,6 +105,19 @@ class HookSpec(msgspec.Struct, omit_defaults=True, forbid_unknown_fields=True):
     combine: Combine | None = None  # how the group combines (None: the group's stated way, else first)
     format: HookFormat = "hookd"
     shadow: bool = False  # a decision hook tried out: runs on every call, its answer recorded and never applied
+    builtin: list[NonEmpty] = []  # hookd's guard packs this hook runs ("git", "files", ... or "default"): no process
+    options: dict[str, Any] = {}  # a built-in hook's policy: allow, ask, protected_branches, protected_paths, force_with_lease
+
+    def __post_init__(self) -> None:
+        if self.builtin:
+            if self.command:
+                raise ValueError("a hook runs either a command or builtin packs, not both")
+            if self.type != "decision":
+                raise ValueError("a builtin hook is a decision hook (type: decision)")
+        elif not self.command.strip():
+            raise ValueError("a hook needs `command` (the program to run) or `builtin` (hookd's guard packs)")
+        elif self.options:
+            raise ValueError("options belong to a builtin hook; a command hook takes args and env")
 
 
 class Request(msgspec.Struct, tag_field="type", omit_defaults=True):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 from .base import HookSpec, HookType, NonEmpty, Reply, Request, RequestId, Scope
@@ -141,6 +143,8 @@ class HookInfo(msgspec.Struct, omit_defaults=True):
     # session waits out the daemon's grace period for its owner, then ends, in ``expires_in`` seconds.
     owner_gone: bool = False
     expires_in: float | None = None
+    builtin: list[str] = []  # a built-in hook's guard packs (docs/guards.md)
+    options: dict[str, Any] = {}  # and its policy
 
 
 class FileProblem(msgspec.Struct, omit_defaults=True):

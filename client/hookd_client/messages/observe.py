@@ -42,6 +42,7 @@ class HookRun(msgspec.Struct, omit_defaults=True):
     message: str | None = None
     skipped: SkipReason | None = None
     shadow: bool = False
+    rule: str | None = None  # the rule its answer named (a built-in guard's "git.reset-hard")
 
 
 class TraceEntry(msgspec.Struct, omit_defaults=True):
@@ -84,6 +85,7 @@ class Counts(msgspec.Struct, omit_defaults=True):
     p95: float | None = None
     p99: float | None = None
     max: float | None = None
+    rules: dict[str, int] = {}  # the answers that named a rule (a built-in guard's), counted by rule
 
 
 class HookStats(msgspec.Struct, omit_defaults=True):

@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from hookd.agents import hook_format
 from hookd.agents.claude_code.protocol import AGENT_ENV, HOOK_INPUT, MATCHER_FIELDS, ROUTES, snake
 from hookd.core import vocabulary
 
@@ -117,8 +118,8 @@ def matches(matcher: str | None, event: str, data: Mapping[str, Any]) -> bool:
         return False
 
 
-class NotADecision(Exception):
-    """The hook failed the way Claude Code reports as a non-blocking error (a `hook error` notice)."""
+# The hook failed the way Claude Code reports as a non-blocking error (a `hook error` notice).
+NotADecision = hook_format.NotADecision
 
 
 def first_line(text: str) -> str:
@@ -242,3 +243,36 @@ def _decided(event: str, obj: Mapping[str, Any]) -> dict[str, Any] | None:
 # The name the previous version of this module gave ``answer``, kept for callers of the Python bridge.
 def decision(event: str, code: int, stdout: str, stderr: str) -> dict[str, Any] | None:
     return answer(event, code, stdout, stderr)
+
+
+def _input_for(payload: Mapping[str, Any], _matcher: str | None, environ: Mapping[str, str], cwd: str) -> dict[str, Any]:
+    point, session, project = environ.get("HOOKD_POINT", ""), environ.get("HOOKD_SESSION_ID", ""), environ.get("HOOKD_PROJECT_DIR", "")
+    return hook_input(payload, point, session, project, cwd)
+
+
+def _environment(environ: Mapping[str, str], _payload: Mapping[str, Any], _data: Mapping[str, Any]) -> dict[str, str]:
+    env = dict(environ)
+    project = env.get("HOOKD_PROJECT_DIR", "")
+    if project:
+        env.setdefault("CLAUDE_PROJECT_DIR", project)
+    return env
+
+
+def _argv(cmd: list[str], env: Mapping[str, str]) -> list[str]:
+    return [a.replace("${CLAUDE_PROJECT_DIR}", env.get("CLAUDE_PROJECT_DIR", "")) for a in cmd]
+
+
+# `hookd bridge run-hook claude-code`: a hook written for Claude Code, run by hookd/agents/adapter.py.
+FORMAT = hook_format.HookFormat(
+    prog="hookd bridge run-hook",
+    description="Run a hook written for Claude Code under hookd: translate hookd's payload to the Claude Code hook "
+    "input, run CMD, and translate its output JSON or exit code 2 to a hookd decision.",
+    option="--matcher",
+    option_help="the settings matcher; the hook abstains on events it does not match",
+    hook_input=_input_for,
+    environment=_environment,
+    selected=matches,
+    argv=_argv,
+    cwd=lambda _data: None,
+    answer=lambda event, code, stdout, stderr, _payload: decision(event, code, stdout, stderr),
+)

@@ -165,7 +165,7 @@ DIALECT = dialect.Dialect(
     session_end=SESSION_END,
     flow=lambda event, agent, out: None,  # Cline reads no `continue`, `stopReason` or `suppressOutput`
     normalise=normalise,
-    fail_closed=frozenset({TOOL_EVENT}),
+    fail_closed_event=TOOL_EVENT,
     shell_reason=frozenset({TOOL_EVENT}),
 )
 

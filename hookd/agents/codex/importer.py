@@ -1,11 +1,12 @@
 """`hookd import codex FILE`: the command hooks of a Codex config.toml (or hooks.json) as hookd YAML hooks.
 
-Codex's hooks have Claude Code's shape (`hooks.EVENT` -> matcher groups -> handlers), so each command hook
-becomes one hookd command hook with ``format: claude-code``: the daemon runs the hook's own command itself,
-with the agent's hook input on stdin (the Codex bridge sends Codex's fields, `turn_id` and `model` included, so
-the hook gets exactly what Codex would give it), its exit code 2 + stderr or its JSON read as the block, on the
-point the Codex bridge maps the event to. The decision hooks of one file form one group combined
-``strictest``: Codex starts every matching hook at once and any deny wins.
+Codex's hooks have Claude Code's shape (`hooks.EVENT` -> matcher groups -> handlers), so the one importer
+(hookd/agents/importer.py) reads them with Codex's table (``RULES``): each command hook becomes one hookd
+command hook with ``format: claude-code``: the daemon runs the hook's own command itself, with the agent's
+hook input on stdin (the Codex bridge sends Codex's fields, `turn_id` and `model` included, so the hook gets
+exactly what Codex would give it), its exit code 2 + stderr or its JSON read as the block, on the point the
+Codex bridge maps the event to. The decision hooks of one file form one group combined ``strictest``: Codex
+starts every matching hook at once and any deny wins.
 """
 
 from __future__ import annotations
@@ -17,11 +18,10 @@ import tomllib
 from collections.abc import Mapping
 from typing import Any
 
-from hookd.agents import import_move
+from hookd.agents import import_move, importer
 from hookd.agents.codex.install import SHORT_EVENTS, is_ours_command
-from hookd.agents.codex.protocol import MATCHER_FIELDS, ROUTES, UNMAPPED_PREFIX
-from hookd.agents.importer import MAX_TIMEOUT, Imported, match_pattern, shell_words, slug
-from hookd.core import points
+from hookd.agents.codex.protocol import DIALECT, MATCHER_FIELDS
+from hookd.agents.importer import MAX_TIMEOUT, Imported
 
 GROUP = "codex"
 DEFAULT_TIMEOUT = 600  # Codex's default for a command hook, in seconds
@@ -47,9 +47,7 @@ def load(data: bytes, name: str) -> dict[str, Any]:
 
 
 def point_for(event: str) -> tuple[str, str]:
-    point, decides = ROUTES.get(event, (UNMAPPED_PREFIX + event, False))
-    kind = "decision" if decides and points.lookup(point).kind == "decision" else "observer"
-    return point, kind
+    return importer.point_for(event, DIALECT)
 
 
 def is_ours(group: Any) -> bool:
@@ -64,72 +62,26 @@ def is_ours(group: Any) -> bool:
 
 def convert(doc: Mapping[str, Any], source: str) -> Imported:
     """The hookd hooks for every command hook in ``doc``; other handler types are listed in notes."""
-    result = Imported()
-    hooks = doc.get("hooks")
-    if not isinstance(hooks, dict):
-        result.notes.append(f"{source} has no hooks table; nothing to import")
-        return result
-    counts: dict[str, int] = {}
-    shell = shell_words()
-    for event, groups in hooks.items():
-        if event == "state":
-            continue  # Codex's own trust records, not hooks
-        if not isinstance(groups, list):
-            result.notes.append(f"{event}: not a list of matcher groups; skipped")
-            continue
-        point, kind = point_for(event)
-        for gi, group in enumerate(groups):
-            if not isinstance(group, dict) or is_ours(group):
-                continue
-            matcher = group.get("matcher")
-            matcher = matcher if isinstance(matcher, str) and matcher not in ("", "*") else None
-            for hi, handler in enumerate(group.get("hooks") or []):
-                if not isinstance(handler, dict) or handler.get("type") != "command" or not isinstance(handler.get("command"), str):
-                    htype = handler.get("type") if isinstance(handler, dict) else type(handler).__name__
-                    result.notes.append(f"{event}: a {htype!r} handler was not imported and stays in {source}; Codex runs it")
-                    continue
-                counts[event] = counts.get(event, 0) + 1
-                hook = _hook(f"codex-{slug(event)}-{counts[event]}", event, point, kind, matcher, handler, source, shell)
-                result.hooks.append(hook)
-                result.taken.append((event, gi, hi))
-                if kind == "observer" and ROUTES.get(event, ("", False))[1]:
-                    result.notes.append(
-                        f"{hook['name']}: {point} is an observer point in hookd's catalog, so this {event} hook can observe but not block"
-                    )
-    return result
+    return importer.convert_with(RULES, doc, source)
 
 
-def _hook(
-    name: str, event: str, point: str, kind: str, matcher: str | None, handler: Mapping[str, Any], source: str, shell: str
-) -> dict[str, Any]:
-    command: str = handler["command"]
-    observer = kind == "observer" or handler.get("async") is True
-    described = event + (f" matcher {matcher!r}" if matcher else "")
-    hook: dict[str, Any] = {
-        "name": name,
-        "description": f"imported from {source}: {described}: {command}",
-        "point": point,
-        "type": "observer" if observer else "decision",
-        "format": "claude-code",
-        # Codex runs a command hook's `command` through the shell.
-        "command": shell,
-        "args": ["-c", command],
-    }
-    if not observer:
-        hook["group"], hook["combine"] = GROUP, "strictest"
-    field = MATCHER_FIELDS.get(event)
-    if matcher is not None and field:
-        hook["match"] = {"toolName" if field == "tool_name" else _camel(field): match_pattern(matcher)}
-    timeout = handler.get("timeout")
+def _hook(rules: importer.Rules, h: importer.Handler) -> dict[str, Any]:
+    """A Codex handler, as Claude Code's but: its `command` always through the shell (Codex has no `args`), no
+    `if` rules, `async` only when exactly true, and whole seconds clamped where Codex clamps them."""
+    handler = {k: v for k, v in h.handler.items() if k not in ("args", "if", "async", "timeout")}
+    if h.handler.get("async") is True:
+        handler["async"] = True
+    hook = importer.claude_hook(rules, h._replace(handler=handler, plugin_root=None))
+    timeout = h.handler.get("timeout")
     seconds = timeout if isinstance(timeout, int) and not isinstance(timeout, bool) and timeout > 0 else DEFAULT_TIMEOUT
-    hook["timeout"] = min(seconds, SHORT_EVENTS.get(event, MAX_TIMEOUT), MAX_TIMEOUT)
-    hook["enabled"] = True
+    hook["timeout"] = min(seconds, SHORT_EVENTS.get(h.event, MAX_TIMEOUT), MAX_TIMEOUT)
     return hook
 
 
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(p[:1].upper() + p[1:] for p in rest)
+# "state" holds Codex's own trust records, not hooks.
+RULES = importer.Rules(
+    DIALECT, "Codex", "codex", GROUP, MATCHER_FIELDS, is_ours, _hook, skip=frozenset({"state"}), plugin_root=False, no_hooks="hooks table"
+)
 
 
 def _snake(event: str) -> str:

@@ -136,7 +136,7 @@ DIALECT = dialect.Dialect(
     session_end=SESSION_END,
     flow=flow,
     normalise=normalise,
-    fail_closed=frozenset({TOOL_EVENT}),
+    fail_closed_event=TOOL_EVENT,
 )
 
 

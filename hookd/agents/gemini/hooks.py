@@ -1,5 +1,5 @@
 """Gemini CLI's hook contract, from the hook's side: what a hook written for Gemini CLI is given and
-what its answer means, as pure functions (``adapter.py`` does the process work).
+what its answer means, as pure functions (hookd/agents/adapter.py does the process work).
 
 Read from Gemini CLI's hooks reference and its hook runner (packages/core/src/hooks/hookRunner.ts):
 the text read is stdout, or stderr when stdout is empty; a JSON object there (or a JSON string holding
@@ -12,9 +12,11 @@ means: an ``allow`` here abstains, so it never ends hookd's chain before the gua
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from typing import Any
 
+from hookd.agents import hook_format
 from hookd.agents.claude_code import hooks as claude_hooks
 from hookd.agents.claude_code.protocol import AGENT_ENV
 from hookd.agents.gemini.protocol import BLOCKING, ROUTES
@@ -104,3 +106,34 @@ def environment(base: Mapping[str, str], payload: Mapping[str, Any], data: Mappi
     cwd = str(data.get("cwd") or "")
     env.update(GEMINI_PROJECT_DIR=cwd, GEMINI_CWD=cwd, GEMINI_SESSION_ID=str(data.get("session_id") or ""), CLAUDE_PROJECT_DIR=cwd)
     return env
+
+
+def _input_for(payload: Mapping[str, Any], event: str | None, environ: Mapping[str, str], cwd: str) -> dict[str, Any]:
+    point, session, project = environ.get("HOOKD_POINT", ""), environ.get("HOOKD_SESSION_ID", ""), environ.get("HOOKD_PROJECT_DIR", "")
+    return hook_input(payload, point, event or "", session, project, cwd)
+
+
+def _cwd(data: Mapping[str, Any]) -> str | None:
+    cwd = data.get("cwd")
+    return cwd if isinstance(cwd, str) and os.path.isdir(cwd) else None
+
+
+def _answer(event: str, code: int, stdout: str, stderr: str, payload: Mapping[str, Any]) -> dict[str, Any] | None:
+    args = payload.get("args")
+    return answer(event, code, stdout, stderr, args if isinstance(args, dict) else None)
+
+
+# `hookd bridge run-hook gemini`: a hook written for Gemini CLI, run by hookd/agents/adapter.py.
+FORMAT = hook_format.HookFormat(
+    prog="hookd bridge run-hook gemini",
+    description="Run a hook written for Gemini CLI under hookd: hookd's payload becomes Gemini CLI's hook input "
+    "on CMD's stdin, and CMD's output JSON, text or exit code becomes a hookd decision.",
+    option="--event",
+    option_help="the Gemini CLI event the hook was configured for (default: the point's)",
+    hook_input=_input_for,
+    environment=environment,
+    selected=lambda _event, _name, _data: True,
+    argv=lambda cmd, _env: cmd,
+    cwd=_cwd,
+    answer=_answer,
+)

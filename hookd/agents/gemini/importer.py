@@ -1,7 +1,8 @@
-"""Turn the hooks in a Gemini CLI or Qwen Code settings file into hookd YAML hooks.
+"""Turn the hooks in a Gemini CLI or Qwen Code settings file into hookd YAML hooks: their tables for the one
+importer (hookd/agents/importer.py).
 
-Gemini CLI: each command hook becomes a hookd command hook running ``hookd bridge run-hook gemini
---event EVENT -- bash -c COMMAND`` (adapter.py gives it Gemini CLI's input, environment and answer
+Gemini CLI: each command hook becomes a hookd command hook running ``hookd bridge run-hook gemini --event
+EVENT -- bash -c COMMAND`` (hookd/agents/adapter.py gives it Gemini CLI's input, environment and answer
 rules) on the point the bridge maps its event to; its timeout comes from milliseconds, its matcher
 becomes ``match`` (a regular expression searched in the tool name, an exact trigger elsewhere).
 Qwen Code kept Claude Code's events and answers, so its hooks import as Claude Code's do
@@ -14,14 +15,12 @@ from __future__ import annotations
 import math
 import re
 import shlex
-import shutil
 from collections.abc import Mapping
 from typing import Any
 
 from hookd.agents import importer as claude_importer
 from hookd.agents import settings_file
 from hookd.agents.gemini import install, protocol
-from hookd.core import points
 
 GROUP = "gemini"
 DEFAULT_TIMEOUT_MS = 60_000  # Gemini CLI's default hook timeout
@@ -29,14 +28,8 @@ MAX_TIMEOUT = claude_importer.MAX_TIMEOUT
 QWEN_DIR = "QWEN_PROJECT_DIR"
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", re.sub(r"([a-z])([A-Z])", r"\1-\2", text).lower()).strip("-")
-
-
 def point_for(event: str) -> tuple[str, str]:
-    point, decides = protocol.ROUTES.get(event, (protocol.UNMAPPED_PREFIX + event, False))
-    kind = "decision" if decides and points.lookup(point).kind == "decision" else "observer"
-    return point, kind
+    return claude_importer.point_for(event, protocol.DIALECT)
 
 
 def match_for(event: str, matcher: str) -> dict[str, str]:
@@ -56,57 +49,59 @@ def match_for(event: str, matcher: str) -> dict[str, str]:
 
 
 def convert_gemini(settings: Mapping[str, Any], source: str, hookd: str | None = None) -> claude_importer.Imported:
-    result = claude_importer.Imported()
-    hooks = settings.get("hooks")
-    if not isinstance(hooks, dict):
-        result.notes.append(f"{source} has no 'hooks' object; nothing to import")
-        return result
+    """The hookd hooks for every command hook of a Gemini CLI ``settings``, each run through ``hookd``'s
+    `bridge run-hook gemini` (default: this hookd)."""
+    return claude_importer.convert_with(gemini_rules(hookd), settings, source)
+
+
+def gemini_rules(hookd: str | None = None) -> claude_importer.Rules:
+    """Gemini CLI's table for the one importer; its hooks run through ``hookd bridge run-hook gemini``."""
     argv0 = shlex.split(hookd or settings_file.default_hookd())
-    shell = shutil.which("bash") or "/bin/sh"
-    counts: dict[str, int] = {}
-    for event, groups in hooks.items():
-        if not isinstance(groups, list):
-            result.notes.append(f"{event}: not a list of hook definitions; skipped")
-            continue
-        point, kind = point_for(event)
-        for gi, group in enumerate(groups):
-            if not isinstance(group, dict) or install.is_gemini_ours(group):
-                continue  # the bridge itself is not a hook to import
-            matcher = group.get("matcher")
-            matcher = matcher.strip() if isinstance(matcher, str) and matcher.strip() not in ("", "*") else None
-            for hi, handler in enumerate(group.get("hooks") or []):
-                if not isinstance(handler, dict) or handler.get("type") != "command" or not isinstance(handler.get("command"), str):
-                    htype = handler.get("type") if isinstance(handler, dict) else type(handler).__name__
-                    result.notes.append(f"{event}: a {htype!r} hook was not imported and stays in {source}; Gemini CLI runs it")
-                    continue
-                counts[event] = counts.get(event, 0) + 1
-                name = handler.get("name") if isinstance(handler.get("name"), str) else None
-                hook_name = f"gemini-{_slug(event)}-{counts[event]}"
-                described = event + (f" matcher {matcher!r}" if matcher else "") + (f" ({name})" if name else "")
-                hook: dict[str, Any] = {
-                    "name": hook_name,
-                    "description": f"imported from {source}: {described}: {handler['command']}",
-                    "point": point,
-                    "type": kind,
-                    "command": argv0[0],
-                    "args": [*argv0[1:], "bridge", "run-hook", "gemini", "--event", event, "--", shell, "-c", handler["command"]],
-                }
-                if kind == "decision":
-                    hook["group"], hook["combine"] = GROUP, "strictest"
-                match = match_for(event, matcher) if matcher else {}
-                if match:
-                    hook["match"] = match
-                timeout = handler.get("timeout")
-                ms = timeout if isinstance(timeout, int | float) and not isinstance(timeout, bool) and timeout > 0 else DEFAULT_TIMEOUT_MS
-                hook["timeout"] = min(max(1, math.ceil(ms / 1000)), MAX_TIMEOUT)
-                if isinstance(handler.get("env"), dict):
-                    hook["env"] = {str(k): str(v) for k, v in handler["env"].items()}
-                hook["enabled"] = True
-                if kind == "observer" and protocol.ROUTES.get(event, ("", False))[1]:
-                    result.notes.append(f"{hook_name}: {point} is an observer point in hookd's catalog, so this {event} hook cannot block")
-                result.hooks.append(hook)
-                result.taken.append((event, gi, hi))
-    return result
+
+    def hook_of(rules: claude_importer.Rules, h: claude_importer.Handler) -> dict[str, Any]:
+        handler = h.handler
+        name = handler.get("name") if isinstance(handler.get("name"), str) else None
+        described = h.event + (f" matcher {h.matcher!r}" if h.matcher else "") + (f" ({name})" if name else "")
+        hook: dict[str, Any] = {
+            "name": h.name,
+            "description": f"imported from {h.source}: {described}: {handler['command']}",
+            "point": h.point,
+            "type": h.kind,
+            "command": argv0[0],
+            "args": [*argv0[1:], "bridge", "run-hook", "gemini", "--event", h.event, "--", h.shell, "-c", handler["command"]],
+        }
+        if h.kind == "decision":
+            hook["group"], hook["combine"] = rules.group, "strictest"
+        match = match_for(h.event, h.matcher) if h.matcher else {}
+        if match:
+            hook["match"] = match
+        timeout = handler.get("timeout")
+        ms = timeout if isinstance(timeout, int | float) and not isinstance(timeout, bool) and timeout > 0 else DEFAULT_TIMEOUT_MS
+        hook["timeout"] = min(max(1, math.ceil(ms / 1000)), MAX_TIMEOUT)
+        if isinstance(handler.get("env"), dict):
+            hook["env"] = {str(k): str(v) for k, v in handler["env"].items()}
+        hook["enabled"] = True
+        if h.event in protocol.NOT_INSTALLED:
+            h.notes.append(
+                f"{h.name}: {protocol.NOT_INSTALLED[h.event]}, so `hookd bridge install gemini` leaves it out; install with "
+                "--all-events for this hook to run"
+            )
+        return hook
+
+    return claude_importer.Rules(
+        protocol.DIALECT,
+        "Gemini CLI",
+        "gemini",
+        GROUP,
+        protocol.MATCHER_FIELDS,
+        install.is_gemini_ours,
+        hook_of,
+        plugin_root=False,
+        strip_matcher=True,
+        groups_word="hook definitions",
+        handler_word="hook",
+        cannot_block="cannot block",
+    )
 
 
 def qwen_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
@@ -139,13 +134,11 @@ def qwen_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def convert_qwen(settings: Mapping[str, Any], source: str) -> claude_importer.Imported:
-    result = claude_importer.convert(qwen_settings(settings), source)
-    for hook in result.hooks:
-        hook["name"] = "qwen-" + hook["name"].removeprefix("claude-")
-        if hook.get("group") == claude_importer.GROUP:
-            hook["group"] = "qwen"
-    result.notes = [n.replace("Claude Code runs it", "Qwen Code runs it") for n in result.notes]
-    return result
+    return claude_importer.convert_with(QWEN, qwen_settings(settings), source)
+
+
+# Qwen Code kept Claude Code's format: Claude Code's table under Qwen Code's names.
+QWEN = claude_importer.CLAUDE_CODE._replace(title="Qwen Code", prefix="qwen", group="qwen")
 
 
 def convert_for(agent: str, settings: Mapping[str, Any], source: str) -> tuple[claude_importer.Imported, str]:

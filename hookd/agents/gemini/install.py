@@ -1,7 +1,9 @@
 """The hookd bridge in Gemini CLI's and Qwen Code's settings files, through settings_file's install.
 
 Gemini CLI takes only command hooks (its `runtime` type is for extensions' code), so every
-mapped event runs `hookd bridge gemini`; its timeout is in milliseconds. Qwen Code takes Claude
+mapped event runs a command: the compiled shim (``--agent gemini``: an exec and one loopback request
+to the daemon's ``/gemini/EVENT`` endpoint, answered in Gemini CLI's format), or `hookd bridge gemini`
+(with ``--command``, ``--no-shim`` or no C compiler); its timeout is in milliseconds. Qwen Code takes Claude
 Code's events and output and also HTTP hooks (loopback allowed), so it gets the daemon's HTTP
 endpoint exactly as Claude Code does, with no process per event; its timeouts are in seconds.
 Both files keep Claude Code's layout (``hooks.EVENT`` lists of matcher groups), so install,
@@ -13,6 +15,8 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
+from collections.abc import Callable
 from typing import Any
 
 from hookd.agents import deadlines, settings_file
@@ -21,6 +25,7 @@ from hookd.agents.gemini import protocol
 GEMINI_SCOPES = {"user": "~/.gemini/settings.json", "project": ".gemini/settings.json"}
 QWEN_SCOPES = {"user": "~/.qwen/settings.json", "project": ".qwen/settings.json"}
 BRIDGE_ARGS = "bridge gemini"
+SHIM_AGENT = "--agent gemini"
 HOOK_NAME = "hookd"
 _GEMINI_HOOK_KEYS = frozenset({"type", "name", "command", "timeout"})
 
@@ -55,15 +60,32 @@ def gemini_command(hookd: str, timeout: int, fail_closed: bool = False, extra: s
     return " ".join(parts)
 
 
-def gemini_layout(command: str, timeout: int) -> settings_file.Layout:
+def gemini_layout(command: str, timeout: int, events: tuple[str, ...] = protocol.INSTALLED_EVENTS) -> settings_file.Layout:
     """Every installed Gemini CLI event runs ``command``; Gemini CLI waits ``timeout`` s (written in ms)."""
+    how = f"command hooks running {command}; timeout {timeout * 1000} ms"
+    return _layout(lambda event: command + settings_file.with_event(event), timeout, how, events)
 
+
+def gemini_shim_layout(route: settings_file.Route, events: tuple[str, ...] = protocol.INSTALLED_EVENTS) -> settings_file.Layout:
+    """Every installed Gemini CLI event (``events``: by default all but those fired on every model request)
+    runs the shim with ``--agent gemini`` (the Python bridge where ``route`` has no shim), which gives up a
+    margin before Gemini CLI's timeout."""
+    route = route._replace(agent=protocol.AGENT)
+    runner = f"the shim {route.shim} --agent gemini" if route.shim else f"the Python bridge ({route.fallback} {BRIDGE_ARGS})"
+    how = f"command hooks running {runner}, to 127.0.0.1:{route.port}; timeout {route.timeout * 1000} ms"
+    if route.fail_closed:
+        how += "; BeforeTool denied when hookd cannot be asked (--fail-closed)"
+    return _layout(route.command_for, route.timeout, how, events)
+
+
+def _layout(command_for: Callable[[str], str], timeout: int, how: str, events: tuple[str, ...]) -> settings_file.Layout:
     def group(event: str) -> dict[str, Any]:
-        hook = {"type": "command", "name": HOOK_NAME, "command": command + settings_file.with_event(event), "timeout": timeout * 1000}
+        hook = {"type": "command", "name": HOOK_NAME, "command": command_for(event), "timeout": timeout * 1000}
         return {"matcher": "*", "hooks": [hook]}
 
-    how = f"command hooks running {command}; timeout {timeout * 1000} ms"
-    return settings_file.Layout(protocol.INSTALLED_EVENTS, group, is_gemini_ours, how, "gemini")
+    if events != protocol.INSTALLED_EVENTS:
+        how += f"; events: {', '.join(events)}"
+    return settings_file.Layout(events, group, is_gemini_ours, how, "gemini")
 
 
 def is_gemini_ours(group: Any) -> bool:
@@ -80,8 +102,17 @@ def is_gemini_ours(group: Any) -> bool:
         and hook.get("type") == "command"
         and hook.get("name") == HOOK_NAME
         and isinstance(command, str)
-        and re.search(r"(^|\s)" + re.escape(BRIDGE_ARGS) + r"(\s|$)", command) is not None
+        and (re.search(r"(^|\s)" + re.escape(BRIDGE_ARGS) + r"(\s|$)", command) is not None or is_gemini_shim(command))
     )
+
+
+def is_gemini_shim(command: str) -> bool:
+    """The shim, run for Gemini CLI (``--agent gemini``), as install writes it."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    return bool(words) and os.path.basename(words[0]) == settings_file.SHIM_NAME and SHIM_AGENT in " ".join(words[1:])
 
 
 def qwen_command_timeout(timeout: int) -> int:

@@ -37,10 +37,18 @@ ROUTES: dict[str, tuple[str, bool]] = {
     "BeforeToolSelection": (UNMAPPED_PREFIX + "BeforeToolSelection", True),
 }
 SESSION_END = "SessionEnd"
-# AfterModel fires for every streamed chunk of every answer: a process per chunk is too dear to
-# install by default. Its hooks still import (they run on custom.gemini.AfterModel).
-NOT_INSTALLED = {"AfterModel": "Gemini CLI fires AfterModel for every streamed chunk"}
+# Gemini CLI starts a process for every command hook it runs, about as dear as a tool call itself, so the
+# events it fires on every model request (and AfterModel on every streamed chunk) are not installed by
+# default: with them a tool call would start four hooks, not two. They map to custom.gemini.* points only,
+# which no hookd guard needs; the Gemini CLI hooks written for them still import, and
+# `hookd bridge install gemini --all-events` installs them for those.
+NOT_INSTALLED = {
+    "AfterModel": "Gemini CLI fires AfterModel for every streamed chunk",
+    "BeforeModel": "Gemini CLI fires BeforeModel before every model request",
+    "BeforeToolSelection": "Gemini CLI fires BeforeToolSelection before every model request",
+}
 INSTALLED_EVENTS: tuple[str, ...] = tuple(e for e in ROUTES if e not in NOT_INSTALLED)
+ALL_EVENTS: tuple[str, ...] = tuple(ROUTES)  # `--all-events`
 # Which input field each event's settings `matcher` filters (regular expression on tool names,
 # exact string on the lifecycle triggers).
 MATCHER_FIELDS = {
@@ -104,6 +112,7 @@ DIALECT = dialect.Dialect(
     project_env="GEMINI_PROJECT_DIR",
     session_end=SESSION_END,
     always_answer=True,
+    fail_closed_event="BeforeTool",
 )
 
 

@@ -65,34 +65,36 @@ def _c_string(text: bytes) -> str:
 
 
 def denies_header() -> str:
-    """C source of the shim's deny table: for each agent the shim serves and each event that decides
-    (``ROUTES[event][1]``), what the agent reads as a deny (its JSON, or exit status 2 and the reason
-    on stderr where it blocks that event only so), rendered by the agent's own mapping."""
+    """C source of the shim's deny tables, rendered by each agent's own dialect (``endpoints.DIALECTS``):
+    ``denies``, for each event that decides (``routes[event][1]``), what the agent reads as a deny when a
+    running hookd's answer cannot be used (its JSON, or exit status 2 and the reason on stderr where it
+    blocks that event only so); ``closed``, for the agent's tool-call event (``fail_closed_event``), the
+    deny --fail-closed answers when hookd cannot be asked at all."""
     import msgspec
 
     from hookd.agents import dialect, endpoints
 
-    rows = []
+    def c_json(out: object, mark: bytes = _MARK.encode()) -> str:
+        return _c_string(msgspec.json.encode(out).replace(b"\\u0001", mark))
+
+    rows, closed = [], []
     for agent, d in endpoints.DIALECTS.items():
+        verdict = dialect.Verdict("deny", _MARK)
+        if d.fail_closed_event:
+            shut = dialect.render(d, d.fail_closed_event, verdict)
+            mark = _mark(d, d.fail_closed_event)
+            closed.append(f"    {{{_c_string(agent.encode())}, {_c_string(d.fail_closed_event.encode())}, {c_json(shut, mark)}}},")
         for event, (_, decides) in d.routes.items():
             if not decides:
                 continue
-            verdict = dialect.Verdict("deny", _MARK)
             exit2 = dialect.exit_status(d, event, verdict)[0] == 2
             # Where the event has no field for a deny, the user is told in systemMessage.
             out = dialect.render(d, event, verdict) or dialect.render(d, event, dialect.Verdict(not_run=(_MARK,)))
-            text = msgspec.json.encode(out).replace(b"\\u0001", _mark(d, event))
-            rows.append(f"    {{{_c_string(agent.encode())}, {_c_string(event.encode())}, {int(exit2)}, {_c_string(text)}}},")
-    # The agents whose deny under --fail-closed (hookd not asked at all) is their own; a last row ends the table.
-    closed = []
-    for agent, d in endpoints.DIALECTS.items():
-        for event in sorted(d.fail_closed):
-            text = msgspec.json.encode(dialect.render(d, event, dialect.Verdict("deny", _MARK))).replace(b"\\u0001", _mark(d, event))
-            closed.append(f"    {{{_c_string(agent.encode())}, {_c_string(event.encode())}, 0, {_c_string(text)}}},")
-    closed.append("    {0, 0, 0, 0},")
-    return "/* Made by hookd/agents/shim/__init__.py from the agents' mappings; do not edit. */\n" + (
-        "static const struct deny denies[] = {\n" + "\n".join(rows) + "\n};\n"
-        "static const struct deny closed[] = {\n" + "\n".join(closed) + "\n};\n"
+            rows.append(f"    {{{_c_string(agent.encode())}, {_c_string(event.encode())}, {int(exit2)}, {c_json(out, _mark(d, event))}}},")
+    return (
+        "/* Made by hookd/agents/shim/__init__.py from the agents' dialects; do not edit. */\n"
+        + ("static const struct deny denies[] = {\n" + "\n".join(rows) + "\n};\n")
+        + ("static const struct closed closed[] = {\n" + "\n".join(closed) + "\n};\n")
     )
 
 

@@ -9,7 +9,8 @@
  * event Claude Code blocks only by exit code 2, the reason on stderr with exit status 2.
  *
  * When hookd is not running (nothing listens, or it does not answer in time), the agent proceeds
- * and one line on stderr says why; with --fail-closed a PreToolUse is denied instead. When hookd
+ * and one line on stderr says why; with --fail-closed a tool call (PreToolUse, Gemini CLI's BeforeTool) is
+ * denied instead. When hookd
  * is running but its answer cannot be used (not 2xx, not HTTP, cut short, not a JSON object), an
  * event that decides is denied in the agent's own format, naming why: the agent would otherwise go
  * on as if the guards had allowed it. Those denies are made at build time from the agent's mapping
@@ -17,8 +18,9 @@
  *
  * usage: claude-shim EVENT PORT TOKEN_FILE [--fail-closed] [--timeout SECONDS] [--agent NAME] [--events LIST]
  *
- * --agent names the endpoint's agent (default claude-code): Codex's hooks, which have no HTTP type,
- * run this shim with --agent codex and are answered in Codex's format.
+ * --agent names the endpoint's agent (default claude-code): Codex's and Gemini CLI's hooks, which have
+ * no HTTP type, run this shim with --agent codex or --agent gemini and are answered in that agent's format;
+ * its denies (here and under --fail-closed) are the agent's too.
  *
  * --events LIST names the events installed with it (sent as ?events=LIST), so that hookd can tell
  * a session that read older settings which hooks it cannot run.
@@ -49,9 +51,12 @@ struct deny {
     int exit2;
     const char *json;
 };
+/* One row per agent and event that --fail-closed denies when hookd cannot be asked (its tool calls):
+ * the agent's output JSON with \001 where the reason goes, from the agent's own mapping. */
+struct closed {
+    const char *agent, *event, *json;
+};
 #include "shim_denies.h"
-/* shim_denies.h also holds closed[]: for the agents whose fail-closed deny is their own (Copilot CLI,
- * Cline), the output that denies each such event when hookd cannot be asked, in the same form. */
 
 #define MAX_ENV_BYTES 32768 /* the daemon reads a request head of up to 64 KiB */
 #define MAX_RESPONSE (64L << 20)
@@ -108,65 +113,54 @@ static int remaining_ms(void) {
     return left > 2e6 ? 2000000000 : (int)(left * 1000) + 1;
 }
 
-static void put_json_text(const char *s);
-static void put_shell_json_text(const char *s);
-
-/* Under --fail-closed, the agent's own deny for the event when hookd cannot be asked (closed[]); 0 when it has none. */
-static int closed_deny(const char *why) {
-    for (size_t i = 0; i < sizeof closed / sizeof closed[0]; i++) {
-        if (!closed[i].agent || strcmp(closed[i].agent, agent) != 0 || strcmp(closed[i].event, event) != 0) continue;
-        char reason[1200];
-        snprintf(reason, sizeof reason, "hookd could not be asked (%s); the hookd shim runs with --fail-closed", why);
-        fprintf(stderr, "hookd shim: %s; denying the tool call (--fail-closed)\n", why);
-        for (const char *p = closed[i].json; *p; p++) {
-            if (*p == '\001') put_json_text(reason);
-            else if (*p == '\002') put_shell_json_text(reason);
-            else putchar(*p);
-        }
-        putchar('\n');
-        return 1;
-    }
-    return 0;
-}
-
-/* hookd did not answer: the agent proceeds, or under --fail-closed a tool call is denied. */
-static int unavailable(const char *why) {
-    if (fail_closed && closed_deny(why)) return fflush(stdout) == 0 ? 0 : 1;
-    int deny = fail_closed && strcmp(event, "PreToolUse") == 0;
-    fprintf(stderr, "hookd shim: %s; %s\n", why, deny ? "denying the tool call (--fail-closed)" : "the agent proceeds");
-    if (deny) {
-        fputs("{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\","
-              "\"permissionDecisionReason\":\"hookd could not be asked (", stdout);
-        for (const unsigned char *p = (const unsigned char *)why; *p; p++) {
-            if (*p == '"' || *p == '\\') printf("\\%c", *p);
-            else if (*p < 0x20) printf("\\u%04x", *p);
-            else putchar(*p);
-        }
-        fputs("); the hookd shim runs with --fail-closed\"}}\n", stdout);
-    }
-    return 0;
-}
-
-/* The reason as a JSON string's contents: quotes, backslashes and control characters escaped, and any
- * byte outside ASCII (a garbled answer's) replaced, so that the output is always valid JSON. */
-static void put_json_text(const char *s) {
+/* The text as a JSON string's contents: quotes, backslashes and control characters escaped; with
+ * ``ascii``, any byte outside ASCII (a garbled answer's) replaced, so the output is always valid JSON. */
+static void put_json(const char *s, int ascii) {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p == '"' || *p == '\\') printf("\\%c", *p);
         else if (*p < 0x20) printf("\\u%04x", *p);
-        else putchar(*p < 0x80 ? *p : '?');
+        else putchar(*p < 0x80 || !ascii ? *p : '?');
     }
 }
 
 /* The reason inside a single-quoted shell word, as a JSON string's contents: each quote closes the word,
- * is escaped and reopens it ('\''), so no byte of the reason is ever read as shell syntax. For agents
- * whose deny is a command that prints the reason (Cline's overrideInput), where the table has \002. */
-static void put_shell_json_text(const char *s) {
+ * is escaped and reopens it, so no byte of the reason is ever read as shell syntax. For agents whose deny
+ * is a command that prints the reason (Cline's overrideInput), where the table has \002. */
+static void put_shell_json(const char *s) {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p == '\'') fputs("'\\\\''", stdout);
         else if (*p == '"' || *p == '\\') printf("\\%c", *p);
         else if (*p < 0x20 || *p == 0x7f) putchar(' ');
         else putchar(*p < 0x80 ? *p : '?');
     }
+}
+
+/* ``json`` (an agent's output) with the reason where \001 marks it (\002: inside a shell command). */
+static void put_with_reason(const char *json, const char *reason, int ascii) {
+    for (const char *p = json; *p; p++) {
+        if (*p == '\001') put_json(reason, ascii);
+        else if (*p == '\002') put_shell_json(reason);
+        else putchar(*p);
+    }
+    putchar('\n');
+}
+
+static const struct closed *closed_for(void) {
+    for (size_t i = 0; i < sizeof closed / sizeof closed[0]; i++)
+        if (strcmp(closed[i].agent, agent) == 0 && strcmp(closed[i].event, event) == 0) return &closed[i];
+    return NULL;
+}
+
+/* hookd did not answer: the agent proceeds, or under --fail-closed a tool call is denied. */
+static int unavailable(const char *why) {
+    const struct closed *c = fail_closed ? closed_for() : NULL;
+    fprintf(stderr, "hookd shim: %s; %s\n", why, c ? "denying the tool call (--fail-closed)" : "the agent proceeds");
+    if (c) {
+        char reason[1200];
+        snprintf(reason, sizeof reason, "hookd could not be asked (%s); the hookd shim runs with --fail-closed", why);
+        put_with_reason(c->json, reason, 0);
+    }
+    return 0;
 }
 
 static const struct deny *deny_for(void) {
@@ -189,12 +183,7 @@ static int cannot_handle(const char *why) {
         fprintf(stderr, "%s\n", reason);
         return 2;
     }
-    for (const char *p = d->json; *p; p++) {
-        if (*p == '\001') put_json_text(reason);
-        else if (*p == '\002') put_shell_json_text(reason);
-        else putchar(*p);
-    }
-    putchar('\n');
+    put_with_reason(d->json, reason, 1);
     return fflush(stdout) == 0 ? 0 : 1;
 }
 

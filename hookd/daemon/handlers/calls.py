@@ -179,6 +179,16 @@ class Calls:
                 return self._approved_later(req.id, state, req.payload, ctx)
             self.observed.decided(ctx, req.payload, state, None)
             return state.outcome(req.id)
+        if plan.inline and not req.trace:
+            # Hooks that answer at once (the built-in guards): the chain folds now, with no task.
+            started = time.perf_counter()
+            folded = d.engine.decide_now(plan, req.payload, ctx)
+            if folded is not None:
+                took = round((time.perf_counter() - started) * 1000, 3)
+                if d.approvals.wanted(folded):  # an ask, with approvers connected: a person decides
+                    return self._approved_later(req.id, folded, req.payload, ctx, took)
+                self.observed.decided(ctx, req.payload, folded, took, 0 if conn is None else conn.body_size)
+                return folded.outcome(req.id)
         if not plan.shadows and not plan.shadow_skips and not req.trace:
             # One warm hook: its request is written now and its answer resolves the reply, no task.
             size = 0 if conn is None else conn.body_size

@@ -151,6 +151,8 @@ class Configuration:
             shadow=hook.type == "decision" and hook.shadow,
             owner_gone=owner_gone,
             expires_in=None if expires_in is None else round(expires_in, 1),
+            builtin=list(spec.builtin) if spec is not None else [],
+            options=dict(spec.options) if spec is not None else {},
         )
 
     def list_hooks(self, conn: Peer, req: m.ListHooks) -> Result:

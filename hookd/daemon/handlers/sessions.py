@@ -10,6 +10,7 @@ from hookd_client import messages as m
 
 from hookd.core.registry import Hook
 from hookd.daemon.handlers.common import Handler, MakesHooks, Peer, RequestError, Result, check_point, project_arg
+from hookd.guards import OptionsError
 from hookd.runners.callback import CallbackRunner
 
 if TYPE_CHECKING:
@@ -176,7 +177,10 @@ class Sessions:
                     message = f"hook {spec.name!r}: match {path}: not a valid regular expression: {exc}"
                     raise RequestError(m.ErrorCode.BAD_REQUEST, message) from None
             check_point(spec.name, spec.point, spec.type)
-            hooks.append(self.d.command_hook(spec, scope, owner, source))
+            try:
+                hooks.append(self.d.command_hook(spec, scope, owner, source))
+            except OptionsError as exc:  # a built-in hook's packs or options
+                raise RequestError(m.ErrorCode.BAD_REQUEST, f"hook {spec.name!r}: {exc}") from None
         return hooks
 
     def _callback_hook(self, conn: Peer, spec: m.CallbackSpec, session_id: str) -> Hook:

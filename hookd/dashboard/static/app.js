@@ -204,7 +204,8 @@ function chainDetail(ev) {
   if (Array.isArray(ev.hooks) && ev.hooks.length) {
     const body = el("tbody");
     for (const run of ev.hooks) {
-      const what = run.skipped ? `not run (${SKIPS[run.skipped] || run.skipped})` : run.error ? `${run.error}: ${run.message || ""}` : run.decision || "abstained";
+      let what = run.skipped ? `not run (${SKIPS[run.skipped] || run.skipped})` : run.error ? `${run.error}: ${run.message || ""}` : run.decision || "abstained";
+      if (run.rule) what += ` · ${run.rule}`; // a built-in guard's rule: the name it is allowed or asked by
       body.append(
         el(
           "tr",
@@ -491,6 +492,14 @@ function renderStats() {
   renderShadow();
 }
 
+// The rules a hook's answers named (a built-in guard's), most frequent first: "git.reset-hard 3, files.rm-root 1".
+function ruleCounts(rules) {
+  return Object.entries(rules || {})
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([rule, n]) => `${rule} ${n}`)
+    .join(", ");
+}
+
 function renderShadow() {
   const box = $("shadow");
   const parts = [];
@@ -500,7 +509,7 @@ function renderShadow() {
       el(
         "table",
         {},
-        el("thead", {}, el("tr", {}, ...["shadow hook", "calls", "would deny", "would ask"].map((h, i) => el("th", { class: i ? "num" : "", text: h })))),
+        el("thead", {}, el("tr", {}, ...["shadow hook", "calls", "would deny", "would ask", "rules"].map((h, i) => el("th", { class: i && i < 4 ? "num" : "", text: h })))),
         el(
           "tbody",
           {},
@@ -512,6 +521,7 @@ function renderShadow() {
               el("td", { class: "num", text: h.life.calls }),
               el("td", { class: "num", text: h.life.denies || 0 }),
               el("td", { class: "num", text: h.life.asks || 0 }),
+              el("td", { text: ruleCounts(h.life.rules) }),
             ),
           ),
         ),
@@ -527,7 +537,8 @@ function renderShadow() {
   if (recent.length) {
     parts.push(el("p", { class: "note", text: "Recent calls a shadow guard would have changed:" }));
     for (const [ev, run] of recent) {
-      parts.push(el("div", { class: "wrap", text: `#${ev.seq} ${ev.point}: ${run.hook.name} would ${run.decision}${run.reason ? ` (${run.reason})` : ""}` }));
+      const rule = run.rule ? ` [${run.rule}]` : "";
+      parts.push(el("div", { class: "wrap", text: `#${ev.seq} ${ev.point}: ${run.hook.name}${rule} would ${run.decision}${run.reason ? ` (${run.reason})` : ""}` }));
     }
   }
   if (!parts.length) parts.push(el("p", { class: "note", text: "No shadow guard has answered yet." }));

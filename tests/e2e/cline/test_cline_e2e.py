@@ -230,7 +230,7 @@ def test_a_session_hook_attached_by_a_node_program(cline, tmp_path: Path) -> Non
 
     def start() -> None:
         # Cline's CLI runs no prompt hook: the Node program attaches to the task once its TaskStart reaches hookd.
-        guard.append(guards.enter_context(node_session_guard(env.env, ready, "tool.approval.pre", watch="agent.turn.start")))
+        guard.append(guards.enter_context(node_session_guard(env.env, ready, "tool.approval.pre", start="agent.turn.start")))
 
     with guards:
         result = run(f"touch {marker}", ready_file=ready, started=start)

@@ -1,4 +1,5 @@
-"""Gemini CLI end to end: the real CLI, offline, against a scripted Gemini API, through `hookd bridge install gemini`.
+"""Gemini CLI end to end: the real CLI, offline, against a scripted Gemini API, through `hookd bridge install gemini`
+(the compiled shim, one loopback request to the daemon's /gemini/ endpoint per event).
 
 A test HOME whose .gemini/settings.json picks API-key auth and turns folder trust off, GOOGLE_GEMINI_BASE_URL on
 127.0.0.1 and any GEMINI_API_KEY make `gemini -p PROMPT --yolo` run a whole session against model_server.py.
@@ -8,6 +9,7 @@ The bridge is installed into that settings file by hookd itself; a real daemon r
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -134,9 +136,11 @@ def test_uninstall_restores_the_settings_byte_for_byte(gemini) -> None:  # type:
     doc = json.loads(settings.read_text())
     assert set(doc["hooks"]) >= {"BeforeTool", "AfterTool", "SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent"}
     [group] = doc["hooks"]["BeforeTool"]
-    # Gemini CLI waits 600 000 ms; the bridge gives up at 588 s, so Gemini CLI hears its answer.
+    # Gemini CLI waits 600 000 ms; the shim gives up at 588 s, so Gemini CLI hears its answer.
     assert group["matcher"] == "*" and group["hooks"][0]["timeout"] == 600_000
-    assert group["hooks"][0]["command"].endswith(" bridge gemini --timeout 588 --event BeforeTool")
+    words = shlex.split(group["hooks"][0]["command"])
+    assert Path(words[0]).name == "claude-shim" and words[1] == "BeforeTool", words
+    assert words[-4:] == ["--timeout", "588", "--agent", "gemini"], words
     gone = env.hookd("bridge", "uninstall", "gemini")
     assert gone.returncode == 0, gone.stderr
     assert settings.read_text() == original
@@ -152,7 +156,7 @@ def test_with_fail_closed_a_tool_call_is_denied_while_hookd_is_down(gemini) -> N
     assert result.returncode == 0, result.output
     assert not marker.exists()
     told = result.tool_results()
-    assert told and "hookd is not running" in told[0] and "--fail-closed" in told[0], (told, result.output)
+    assert told and "hookd could not be asked" in told[0] and "--fail-closed" in told[0], (told, result.output)
 
 
 def test_a_session_hook_attached_by_a_node_program(gemini, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from hookd.agents.claude_code import hooks as ch
 from hookd.agents.claude_code import protocol as cc
 from hookd.agents.codex import protocol as codex
+from hookd.agents.droid import protocol as droid
 from hookd.agents.gemini import protocol as gemini
 from hookd.agents.qwen import protocol as qwen
 from hookd.core import vocabulary
@@ -25,11 +26,14 @@ SHELL = {
     "gemini": ("run_shell_command", {"command": "rm -rf /", "dir_path": "/tmp"}),
     "qwen": ("run_shell_command", {"command": "rm -rf /", "directory": "/tmp"}),
     "opencode": ("bash", {"command": "rm -rf /", "workdir": "/tmp"}),
+    "droid": ("Execute", {"summary": "Clean up", "command": "rm -rf /"}),
     "copilot": ("bash", {"command": "rm -rf /", "description": "clean"}),
-    "cline": ("run_commands", {"commands": ["rm -rf /"]}),  # its bridge adds `command` (tests/unit/agents/test_cline_protocol.py)
+    "cline": ("run_commands", {"commands": ["rm -rf /"]}),  # `command` is its commands joined (tests/unit/agents/test_cline_protocol.py)
 }
 ROUTES = {"claude-code": cc.route, "codex": codex.route, "gemini": gemini.route, "qwen": qwen.route}
+ROUTES["droid"] = droid.route
 EVENTS = {"claude-code": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool", "qwen": "PreToolUse"}
+EVENTS["droid"] = "PreToolUse"
 README_GUARD = Matcher({"toolName": "^execute_command$"})
 
 

@@ -22,7 +22,7 @@ def test_claude_code_events_are_unchanged() -> None:
 
 
 def test_other_paths_are_refused() -> None:
-    for path in (b"/codex/", b"/codex/Pre/ToolUse", b"/gemini/BeforeTool", b"/codexPreToolUse", b"/codex-x/PreToolUse"):
+    for path in (b"/codex/", b"/codex/Pre/ToolUse", b"/gemini-x/BeforeTool", b"/codexPreToolUse", b"/codex-x/PreToolUse"):
         got = checks.check(b"POST", path, HEADERS, HOSTS, TOKEN)
         assert isinstance(got, checks.Refusal) and got.status == 404, path
     # The secret is checked before the path, for Codex as for Claude Code.

@@ -1,0 +1,63 @@
+"""Factory Droid's hook protocol: Claude Code's events, input and answers, under its own name and tools.
+
+Droid reads Claude Code-format hooks from the ``hooks`` key of its settings.json, for nine of Claude
+Code's events, with Claude Code's input (``session_id``, ``transcript_path``, ``cwd``, ``permission_mode``,
+``hook_event_name``, ``tool_name``, ``tool_input``...) and answers (``hookSpecificOutput.permissionDecision``,
+``updatedInput``, ``additionalContext``, ``decision: "block"``, exit code 2), so Claude Code's table serves
+it: what differs is that its calls name ``droid``, its tools (``Execute``, ``Create``, ``Edit``...) are put
+into hookd's vocabulary with Droid's table, and its project is ``$FACTORY_PROJECT_DIR``. It takes only
+command hooks, so it reaches hookd through the shim (``--agent droid``, the endpoint's /droid/EVENT) or the
+Python bridge `hookd bridge droid`; either carries the agent's environment with each call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hookd.agents import dialect
+from hookd.agents.claude_code import protocol as cc
+from hookd.agents.claude_code.protocol import BadInput, Call, Verdict  # noqa: F401  (the names the bridges look for)
+
+AGENT = "droid"
+UNMAPPED_PREFIX = "custom.droid."
+# Every event Droid fires (its settings schema's hook events), routed as Claude Code's are.
+EVENTS = (
+    "PreToolUse", "PostToolUse", "Notification", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact", "SessionStart", "SessionEnd",
+)  # fmt: skip
+ROUTES: dict[str, tuple[str, bool]] = {
+    **{event: cc.ROUTES[event] for event in EVENTS},
+    "Notification": (UNMAPPED_PREFIX + "Notification", False),
+}
+SESSION_END = cc.SESSION_END
+INSTALLED_EVENTS: tuple[str, ...] = EVENTS
+MATCHER_FIELDS = {event: field for event, field in cc.MATCHER_FIELDS.items() if event in ROUTES}
+PROJECT_ENV = "FACTORY_PROJECT_DIR"
+
+DIALECT = cc.DIALECT._replace(
+    agent=AGENT,
+    routes=ROUTES,
+    unmapped_prefix=UNMAPPED_PREFIX,
+    project_env=PROJECT_ENV,
+    remember_env=False,  # every call comes from a command (the shim or the bridge), which carries the environment
+    exit2_only=frozenset(),
+)
+
+
+def route(hook_input: Any, environ: Mapping[str, str], carry_env: bool = True) -> Call:
+    """The hookd call for one Droid hook input, as Claude Code's, naming Droid. Raises BadInput."""
+    return dialect.route(DIALECT, hook_input, environ, carry_env)
+
+
+def render(event: str, verdict: Verdict | None) -> dict[str, Any] | None:
+    """Droid's output JSON for ``verdict`` (Claude Code's format); None: nothing to say."""
+    return dialect.render(DIALECT, event, verdict)
+
+
+def exit_status(event: str, verdict: Verdict | None) -> tuple[int, str]:
+    return dialect.exit_status(DIALECT, event, verdict)
+
+
+def fail_closed(event: str, why: str) -> dict[str, Any] | None:
+    """The answer under --fail-closed when hookd cannot be asked: deny tool calls, leave the rest alone."""
+    return cc.fail_closed(event, why)

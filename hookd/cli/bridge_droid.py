@@ -1,0 +1,70 @@
+"""`hookd bridge droid` (one Factory Droid hook event, the Python bridge) and `hookd bridge install|uninstall droid`.
+
+Install writes the compiled shim (``--agent droid``) for every Droid event, or the Python bridge with
+``--command``, ``--no-shim`` or where no shim could be built; it says when the Droid it finds is older than
+the bridge supports (hookd/agents/droid/version.py)."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+
+
+def main(argv: Sequence[str]) -> int:
+    """One Droid hook event: the Claude Code bridge's machinery with Droid's mapping."""
+    from hookd.agents import run
+    from hookd.agents.droid import protocol
+
+    return run.main(argv, protocol)
+
+
+def _path(args: argparse.Namespace) -> str:
+    from hookd.agents.droid import install
+
+    return str(args.settings) if getattr(args, "settings", None) else install.path_for(getattr(args, "scope", None) or "user")
+
+
+def run_install(args: argparse.Namespace) -> int:
+    from hookd.agents import deadlines, safe_write, settings_file, settings_install
+    from hookd.agents.droid import install, version
+    from hookd.cli.bridge_route import checked_bridge_args, checked_timeout, route
+    from hookd.cli.common import fail
+    from hookd.config.endpoint_files import EndpointFileError
+    from hookd.config.statefiles import state_home
+
+    try:
+        timeout = checked_timeout(args, "Factory Droid")
+        extra = checked_bridge_args(args)
+        path = _path(args)
+        shimmed = None if args.command is not None or args.no_shim else route(args, timeout)
+        if shimmed is not None and shimmed.shim:
+            layout = install.layout(shimmed)
+        else:
+            extra = " ".join(x for x in (extra, "--fail-closed" if args.fail_closed else "") if x)
+            layout = install.layout(None, settings_file.bridge_command(args.command, extra, timeout, agent="droid"), timeout)
+        result = settings_install.install(path, layout, state=state_home())
+    except (deadlines.TimeoutRefused, settings_file.SettingsError, EndpointFileError, safe_write.Busy, OSError) as exc:
+        return fail(str(exc))
+    sys.stdout.write(result + "\n")
+    older = version.problem(version.detect(getattr(args, "agent_cli", None)))
+    if older:
+        sys.stderr.write(f"hookd: WARNING: {older}\n")
+    return 0
+
+
+def run_uninstall(args: argparse.Namespace) -> int:
+    from hookd.agents import safe_write, settings_file, settings_install
+    from hookd.agents.droid import install
+    from hookd.cli.common import fail
+    from hookd.config.statefiles import state_home
+
+    try:
+        result = settings_install.uninstall(_path(args), install.is_ours, state=state_home())
+    except (settings_file.SettingsError, safe_write.Busy, OSError) as exc:
+        return fail(str(exc))
+    sys.stdout.write(result + "\n")
+    return 0
