@@ -239,16 +239,31 @@ def agent_args(agent: str, agent_tool: str, modified: Any, sent: Any = None) -> 
             script = out.pop(ours)
             if isinstance(script, str) and script != sent_script:
                 out[theirs] = [script]  # the guard rewrote the script: it runs as one item
+    # Several of the agent's names may stand for one of ours (Qwen Code's read_file: absolute_path and
+    # file_path are both path): a rewrite of any of them reaches all that the call carries.
+    groups: dict[str, list[str]] = {}
     for theirs, ours in known.renames:
+        groups.setdefault(ours, []).append(theirs)
+    for ours, names in groups.items():
         if ours not in out:
             continue
-        if ours in before and (theirs not in before or before[ours] != before[theirs]):
+        source = next((t for t in names if t in before), None)  # the name hookd's alias was taken from
+        if ours in before and (source is None or before[ours] != before[source]):
             continue  # not an alias of ours: the agent's own input has an argument of that name
         value = out.pop(ours)
-        if theirs not in out:
-            out[theirs] = value
-        elif out[theirs] == before.get(theirs, out[theirs]) and value != before.get(ours, before.get(theirs)):
-            out[theirs] = value  # only the canonical name was rewritten
+        present = [t for t in names if t in out]
+        if not present:
+            out[names[0]] = value
+            continue
+        changed = [t for t in present if out[t] != before.get(t, out[t])]
+        if changed:
+            winner = out[changed[0]]  # the guard rewrote the agent's own name: the others follow it
+        elif value != before.get(ours, before.get(present[0])):
+            winner = value  # only the canonical name was rewritten
+        else:
+            continue
+        for theirs in present:
+            out[theirs] = winner
     return out
 
 

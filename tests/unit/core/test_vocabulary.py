@@ -122,11 +122,24 @@ def test_a_rewrite_of_either_name_reaches_the_agent_and_the_next_guard(case: tup
             continue
         for key in (theirs, ours):
             rewrite = {**sent, key: new}
+            if rewrite == sent:
+                continue  # nothing rewritten: where the agent's own names disagree, each keeps its value
             seen = vocabulary.rewritten_args(payload, rewrite)
             # The next guard reads the new value under both names; the agent gets it under its own.
             assert seen[theirs] == new and seen[ours] == new, (key, seen)
             assert vocabulary.agent_args(agent, name, seen, sent)[theirs] == new
             assert ours not in vocabulary.agent_args(agent, name, seen, sent)
+
+
+def test_a_rewrite_reaches_every_name_the_agent_gave_one_argument() -> None:
+    """Qwen Code's read_file calls its path absolute_path or file_path: a call carrying both, whatever they
+    hold, has a guard's new path under both, and the next guard reads it under all three names."""
+    sent = vocabulary.canonical_args("qwen", "read_file", {"absolute_path": "/a", "file_path": "/b"})
+    payload = {"agent": "qwen", "agentToolName": "read_file", "toolName": "read_file", "args": sent}
+    for key in ("path", "absolute_path", "file_path"):
+        seen = vocabulary.rewritten_args(payload, {**sent, key: "/safe"})
+        assert seen == {"absolute_path": "/safe", "file_path": "/safe", "path": "/safe"}, key
+        assert vocabulary.agent_args("qwen", "read_file", seen, sent) == {"absolute_path": "/safe", "file_path": "/safe"}
 
 
 def test_the_chain_keeps_both_names_in_step_after_a_rewrite() -> None:
