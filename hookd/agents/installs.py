@@ -15,7 +15,7 @@ from typing import NamedTuple
 from hookd.agents import install_record, safe_write, settings_file
 from hookd.agents.settings_file import SettingsError
 
-AGENTS = ("claude-code", "qwen", "gemini", "codex", "opencode")
+AGENTS = ("claude-code", "qwen", "gemini", "codex", "opencode", "pi")
 
 
 class Install(NamedTuple):
@@ -39,6 +39,10 @@ def locations(agent: str, cwd: str | None = None, state: str | None = None) -> l
         found = [gemini.path_for(agent, "user"), os.path.join(here, scopes["project"])]
     elif agent == "codex":
         found = [codex.config_path("user"), codex.config_path("project", cwd=here)]
+    elif agent == "pi":
+        from hookd.agents.pi import install as pi
+
+        found = [str(pi.extension_dir(scope, cwd=here) / pi.FILE_NAME) for scope in ("user", "project")]
     else:
         found = [str(opencode.plugin_dir("user") / opencode.FILE_NAME), str(opencode.plugin_dir("project", cwd=here) / opencode.FILE_NAME)]
     if state is not None:
@@ -52,6 +56,8 @@ def inspect(agent: str, path: str) -> Install:
         return _codex(path)
     if agent == "opencode":
         return _opencode(path)
+    if agent == "pi":
+        return _pi(path)
     return _settings(agent, path)
 
 
@@ -104,3 +110,12 @@ def _opencode(path: str) -> Install:
     elif "tool.approval.pre" not in text:
         problems.append("the plugin does not decide tool calls on tool.approval.pre: install again")
     return Install("opencode", path, 1, tuple(problems))
+
+
+def _pi(path: str) -> Install:
+    from hookd.agents.pi import install as pi
+
+    extension = Path(path)
+    if not extension.is_file() or not pi.is_ours(extension):
+        return Install("pi", path, 0)
+    return Install("pi", path, 1, pi.problems(extension))

@@ -12,7 +12,7 @@ from hookd.agents.run import add_options
 from hookd.cli.bridge_route import checked_bridge_args, checked_timeout, route
 
 AGENTS = ("claude-code",)
-INSTALLABLE = (*AGENTS, "opencode", "codex", "gemini", "qwen")
+INSTALLABLE = (*AGENTS, "opencode", "codex", "gemini", "qwen", "pi")
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -228,6 +228,10 @@ def run_install(args: argparse.Namespace) -> int:
         from hookd.cli.bridge_opencode import run_install as install_opencode
 
         return install_opencode(args)
+    if args.agent == "pi":
+        from hookd.cli.bridge_pi import run_install as install_pi
+
+        return install_pi(args)
     if args.agent in ("gemini", "qwen"):
         from hookd.cli.bridge_gemini import run_install as install_gemini
 
@@ -268,6 +272,10 @@ def run_uninstall(args: argparse.Namespace) -> int:
         from hookd.cli.bridge_opencode import run_uninstall as uninstall_opencode
 
         return uninstall_opencode(args)
+    if args.agent == "pi":
+        from hookd.cli.bridge_pi import run_uninstall as uninstall_pi
+
+        return uninstall_pi(args)
     if args.agent in ("gemini", "qwen"):
         from hookd.cli.bridge_gemini import run_uninstall as uninstall_gemini
 

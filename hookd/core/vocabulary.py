@@ -127,12 +127,23 @@ _OPENCODE = {
     "task": _t("spawn_agent"),
     "todowrite": _t("todo_write"),
 }
+# pi's tools already name their arguments as hookd does (`command`, `path`, `pattern`).
+_PI = {
+    "bash": _t("execute_command"),
+    "read": _t("read_file"),
+    "write": _t("write_file"),
+    "edit": _t("edit_file"),
+    "ls": _t("list_files"),
+    "find": _t("find_files"),
+    "grep": _t("search_files"),
+}
 TOOLS: dict[str, dict[str, Tool]] = {
     "claude-code": _CLAUDE_CODE,
     "codex": _CODEX,
     "gemini": _GEMINI,
     "qwen": _QWEN,
     "opencode": _OPENCODE,
+    "pi": _PI,
 }
 AGENTS = tuple(TOOLS)
 
@@ -225,7 +236,14 @@ def rewritten_args(payload: Mapping[str, Any], modified: dict[str, Any]) -> dict
     return out if isinstance(out, dict) else modified
 
 
-AGENT_TITLES = {"claude-code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI", "qwen": "Qwen Code", "opencode": "opencode"}
+AGENT_TITLES = {
+    "claude-code": "Claude Code",
+    "codex": "Codex",
+    "gemini": "Gemini CLI",
+    "qwen": "Qwen Code",
+    "opencode": "opencode",
+    "pi": "pi",
+}
 
 
 def markdown_table() -> str:
