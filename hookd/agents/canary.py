@@ -18,51 +18,22 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
 import re
 import secrets
 import shutil
 import subprocess
 import time
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, NamedTuple
 
-from hookd.agents import safe_write, settings_file
+from hookd.agents import registry
+from hookd.agents.registry import Hook
 
-COMMAND = "true"  # what the canary's tool call would run, were it run: nothing
+COMMAND = registry.CANARY_COMMAND
 SESSION_PREFIX = "hookd-canary-"
 TIMEOUT = 10.0  # seconds a canary may take before its path counts as hung
-# The event each agent sends before a tool runs, and its shell tool's name and input.
-TOOL_EVENT = {
-    "claude-code": "PreToolUse",
-    "qwen": "PreToolUse",
-    "codex": "PreToolUse",
-    "gemini": "BeforeTool",
-    "opencode": "tool.execute.before",
-    "pi": "tool_call",
-}
-SHELL = {
-    "claude-code": ("Bash", {"command": COMMAND, "description": "hookd doctor canary"}),
-    "qwen": ("run_shell_command", {"command": COMMAND, "description": "hookd doctor canary"}),
-    "codex": ("Bash", {"command": COMMAND}),
-    "gemini": ("run_shell_command", {"command": COMMAND, "description": "hookd doctor canary"}),
-    "opencode": ("bash", {"command": COMMAND, "description": "hookd doctor canary"}),
-    "pi": ("bash", {"command": COMMAND, "description": "hookd doctor canary"}),
-}
 _VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
-
-
-class Hook(NamedTuple):
-    """One hook an agent runs on its tool-call event: ``kind`` http, command or plugin."""
-
-    agent: str
-    source: str  # the file it was read from
-    kind: str
-    target: str  # the URL, the command line, or the plugin file
-    headers: dict[str, str] = {}
-    allowed_env: tuple[str, ...] | None = None  # the variables an HTTP hook may expand (None: all)
-    env: dict[str, str] = {}  # the agent's own environment additions (settings' ``env``)
-    fail_closed: bool = False
 
 
 class Sent(NamedTuple):
@@ -83,107 +54,24 @@ def session() -> str:
 
 def hook_input(agent: str, session_id: str, cwd: str) -> dict[str, Any]:
     """The agent's own hook input for a tool call running ``true``."""
-    name, args = SHELL[agent]
+    row = registry.agent(agent)
     data: dict[str, Any] = {
         "session_id": session_id,
         "transcript_path": "",
         "cwd": cwd,
-        "hook_event_name": TOOL_EVENT[agent],
-        "tool_name": name,
-        "tool_input": dict(args),
+        "hook_event_name": row.tool_event,
+        "tool_name": row.shell,
+        "tool_input": registry.shell_input(row),
+        **row.canary_fields,
     }
-    if agent == "codex":
-        data.update(turn_id="hookd-canary", model="hookd-canary", permission_mode="default", tool_use_id="hookd-canary")
-    elif agent in ("claude-code", "qwen"):
-        data.update(permission_mode="default", tool_use_id="hookd-canary")
-    elif agent == "gemini":
+    if agent == "gemini":
         data["timestamp"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     return data
 
 
-# ------------------------------------------------------------------ reading
-
-
-def settings_env(paths: list[str]) -> dict[str, str]:
-    """The ``env`` of the agent's settings files, later files over earlier ones (user, project, local)."""
-    env: dict[str, str] = {}
-    for path in paths:
-        try:
-            doc = settings_file.parse(safe_write.read(path), path)
-        except (settings_file.SettingsError, OSError):
-            continue
-        block = doc.get("env")
-        if isinstance(block, dict):
-            env.update((k, v) for k, v in block.items() if isinstance(k, str) and isinstance(v, str))
-    return env
-
-
-def hooks_in_settings(agent: str, path: str, env: Mapping[str, str]) -> list[Hook]:
-    """The bridge's hooks on the agent's tool-call event in a JSON settings file (Claude Code, Qwen Code, Gemini CLI)."""
-    from hookd.agents.gemini import install as gemini
-
-    try:
-        doc = settings_file.parse(safe_write.read(path), path)
-    except (settings_file.SettingsError, OSError):
-        return []
-    ours = gemini.is_gemini_ours if agent == "gemini" else settings_file.is_ours
-    found = []
-    for group in doc.get("hooks", {}).get(TOOL_EVENT[agent], []):
-        if not ours(group):
-            continue
-        for hook in group.get("hooks", []):
-            if hook.get("type") == "http":
-                allowed = hook.get("allowedEnvVars")
-                found.append(
-                    Hook(
-                        agent,
-                        path,
-                        "http",
-                        str(hook.get("url", "")),
-                        {str(k): str(v) for k, v in (hook.get("headers") or {}).items()},
-                        tuple(allowed) if isinstance(allowed, list) else None,
-                        dict(env),
-                        hook.get("onFailure") == "block",
-                    )
-                )
-            elif hook.get("type") == "command":
-                command = str(hook.get("command", ""))
-                found.append(Hook(agent, path, "command", command, env=dict(env), fail_closed="--fail-closed" in command))
-    return found
-
-
-def hooks_in_codex(path: str) -> list[Hook]:
-    """The bridge's PreToolUse commands in Codex's config.toml."""
-    import tomllib
-
-    from hookd.agents.codex import install as codex
-
-    try:
-        text = (safe_write.read(path) or b"").decode("utf-8")
-        doc = tomllib.loads(text)
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return []
-    found = []
-    for group in doc.get("hooks", {}).get("PreToolUse", []):
-        for hook in group.get("hooks", []) if isinstance(group, dict) else []:
-            command = hook.get("command") if isinstance(hook, dict) else None
-            if isinstance(command, str) and codex.is_ours_command(command):
-                found.append(Hook("codex", path, "command", command, fail_closed="--fail-closed" in command))
-    return found
-
-
 def hooks_of(agent: str, path: str, env: Mapping[str, str] | None = None) -> list[Hook]:
-    if agent == "codex":
-        return hooks_in_codex(path)
-    if agent == "opencode":
-        text = Path(path).read_text(encoding="utf-8", errors="replace") if os.path.isfile(path) else ""
-        return [Hook("opencode", path, "plugin", path, fail_closed='"failClosed":true' in text.replace(" ", ""))]
-    if agent == "pi":
-        from hookd.agents.pi import install as pi
-
-        text = Path(path).read_text(encoding="utf-8", errors="replace") if os.path.isfile(path) else ""
-        return [Hook("pi", path, "extension", path, fail_closed=not pi.fails_open(text))]
-    return hooks_in_settings(agent, path, env or {})
+    """hookd's hooks on the agent's tool-call event in ``path``."""
+    return registry.agent(agent).reader().hooks(path, env or {})
 
 
 # ------------------------------------------------------------------ sending
@@ -283,7 +171,7 @@ def _plugin(hook: Hook, session_id: str, cwd: str, env: Mapping[str, str]) -> Se
         return Sent(
             hook, session_id, 0.0, failure="node is not on PATH: the plugin cannot be loaded to check it (opencode brings its own runtime)"
         )
-    args = json.dumps(SHELL["opencode"][1])
+    args = json.dumps(registry.shell_input(registry.agent(hook.agent)))
     try:
         done = subprocess.run(
             [node, "--input-type=module", "-e", _DRIVER, hook.target, session_id, cwd, args],
@@ -303,7 +191,7 @@ def _plugin(hook: Hook, session_id: str, cwd: str, env: Mapping[str, str]) -> Se
         return Sent(hook, session_id, 0.0, failure=f"the plugin's driver printed no result: {done.stdout[:200]!r}")
     thrown = result.get("thrown")
     warned = done.stderr.decode("utf-8", "replace").strip()
-    sent = Sent(hook, session_id, 0.0, answer=result, blocked=isinstance(thrown, str))
+    sent = Sent(hook, session_id, 0.0, answer=result, blocked=blocked(hook.agent, result))
     if not thrown and "opencode proceeds" in warned:
         return sent._replace(failure=warned.splitlines()[-1])
     return sent
@@ -317,9 +205,10 @@ def _extension(hook: Hook, session_id: str, cwd: str, env: Mapping[str, str]) ->
     found = version.detect(environ=dict(env))
     if found.package_index() is None:
         return Sent(hook, session_id, 0.0, failure=f"the extension cannot be loaded as pi loads it: {found.describe()}")
+    args = json.dumps(registry.shell_input(registry.agent(hook.agent)))
     try:
         # Loading pi itself takes seconds; TIMEOUT bounds the tool call, which the loader times on its own.
-        result = pi.load(Path(hook.target), found, (session_id, cwd, json.dumps(SHELL["pi"][1])), timeout=60 + TIMEOUT)
+        result = pi.load(pathlib.Path(hook.target), found, (session_id, cwd, args), timeout=60 + TIMEOUT)
     except FileNotFoundError:
         return Sent(hook, session_id, 0.0, failure="node is not on PATH: the extension cannot be loaded to check it")
     except pi.InstallError as exc:
@@ -355,10 +244,7 @@ def _answer(hook: Hook, session_id: str, data: bytes, status: int) -> Sent:
 
 def blocked(agent: str, answer: Mapping[str, Any]) -> bool:
     """Whether an answer in ``agent``'s format stops the tool call."""
-    if agent == "gemini":
-        return answer.get("decision") in ("deny", "block")
-    specific = answer.get("hookSpecificOutput")
-    return isinstance(specific, dict) and specific.get("permissionDecision") == "deny"
+    return registry.agent(agent).reader().blocked(answer)
 
 
 # ------------------------------------------------------------------ the daemon's side

@@ -90,6 +90,7 @@ class Dialect(NamedTuple):
     # (event, agentOutput, the answer so far) -> None, writing them into the answer.
     flow: Callable[[str, dict[str, Any], dict[str, Any]], None] | None = None
     always_answer: bool = False  # an empty object rather than no output (the agent reads stderr otherwise)
+    exit2_only: frozenset[str] = frozenset()  # events the agent blocks only when a command hook exits 2
 
 
 def camel(name: str) -> str:
@@ -264,6 +265,14 @@ def render(d: Dialect, event: str, v: Verdict | None, tool_name: str | None = No
     if specific is not None:
         out["hookSpecificOutput"] = specific
     return out if out or d.always_answer else None
+
+
+def exit_status(d: Dialect, event: str, v: Verdict | None) -> tuple[int, str]:
+    """(exit code, stderr) for a command hook's answer: 2 with the reason where the agent blocks ``event``
+    only through exit code 2; else 0 and nothing."""
+    if v is not None and v.decision == "deny" and event in d.exit2_only:
+        return 2, why(v, "blocked")
+    return 0, ""
 
 
 UNIVERSAL = ("continue", "stopReason", "suppressOutput")

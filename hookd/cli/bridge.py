@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable
 
-from hookd.agents import deadlines
+from hookd.agents import deadlines, registry
 from hookd.agents.run import add_options
-from hookd.cli.bridge_route import checked_bridge_args, checked_timeout, route
 
 AGENTS = ("claude-code",)
-INSTALLABLE = (*AGENTS, "opencode", "codex", "gemini", "qwen", "pi")
+INSTALLABLE = registry.NAMES
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -145,7 +143,8 @@ def reported(run: Callable[[argparse.Namespace], int], action: str) -> Callable[
         caught = io.StringIO()
         with contextlib.redirect_stdout(caught):
             code = run(args)
-        settings = args.settings or (_settings_path(args) if args.agent == "claude-code" else None)
+        named = getattr(_installer(args.agent), "settings_path", None)
+        settings = args.settings or (named(args) if named else None)
         message = caught.getvalue().strip()
         print_json({"agent": args.agent, "action": action, "settings": settings, "message": message, "ok": code == 0})
         return code
@@ -182,113 +181,26 @@ def run_hook(args: argparse.Namespace) -> int:
     return main([*matcher, *args.cmd])
 
 
-def _settings_path(args: argparse.Namespace) -> str:
-    from hookd.agents import settings_file
-
-    return args.settings or settings_file.path_for(args.scope or "user")
-
-
-def claude_route(args: argparse.Namespace, timeout: int):  # type: ignore[no-untyped-def]
-    """The route for Claude Code: with --fail-closed on a Claude Code that ignores onFailure (or one that cannot
-    be asked), PreToolUse runs the shim, which denies by itself when hookd does not answer."""
-    from hookd.agents.claude_code import version as claude_version
-
-    chosen = route(args, timeout)
-    if not args.fail_closed:
-        return chosen
-    found = claude_version.detect(args.agent_cli)
-    if found.honours_on_failure:
-        return chosen
-    since = ".".join(map(str, claude_version.ON_FAILURE_SINCE))
-    runner = "the shim" if chosen.shim else "the Python bridge"
-    sys.stderr.write(
-        f"hookd bridge install: {found.describe()}; Claude Code before {since} ignores onFailure on an HTTP hook and "
-        f"would run the tool when hookd is down, so PreToolUse runs {runner} with --fail-closed instead, which denies "
-        f"by itself (install again after upgrading Claude Code to get the HTTP hook)\n"
-    )
-    return chosen._replace(commands=chosen.commands | {"PreToolUse"})
+# The module of each agent's installer: ``run_install(args)`` and ``run_uninstall(args)``, each printing one line.
+INSTALLERS = {
+    "claude-code": "hookd.cli.bridge_claude_code",
+    "qwen": "hookd.cli.bridge_gemini",
+    "gemini": "hookd.cli.bridge_gemini",
+    "codex": "hookd.cli.bridge_codex",
+    "opencode": "hookd.cli.bridge_opencode",
+    "pi": "hookd.cli.bridge_pi",
+}
 
 
-def forget_legacy_record() -> None:
-    """Earlier versions recorded their installs for a daemon that rewrote them; nothing reads that record now."""
-    import contextlib
+def _installer(agent: str):  # type: ignore[no-untyped-def]
+    import importlib
 
-    from hookd.config.statefiles import state_home
-
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(os.path.join(state_home(), "claude-installs.json"))
+    return importlib.import_module(INSTALLERS[agent])
 
 
 def run_install(args: argparse.Namespace) -> int:
-    if args.agent == "codex":
-        from hookd.cli.bridge_codex import run_install as install_codex
-
-        return install_codex(args)
-    if args.agent == "opencode":
-        from hookd.cli.bridge_opencode import run_install as install_opencode
-
-        return install_opencode(args)
-    if args.agent == "pi":
-        from hookd.cli.bridge_pi import run_install as install_pi
-
-        return install_pi(args)
-    if args.agent in ("gemini", "qwen"):
-        from hookd.cli.bridge_gemini import run_install as install_gemini
-
-        return install_gemini(args)
-    from hookd.agents import safe_write, settings_file, settings_install
-    from hookd.cli.common import fail
-    from hookd.config.endpoint_files import EndpointFileError
-    from hookd.config.statefiles import state_home
-
-    path = _settings_path(args)
-    try:
-        timeout = checked_timeout(args, "Claude Code")
-        if args.command is not None:
-            extra = " ".join(x for x in (checked_bridge_args(args), "--fail-closed" if args.fail_closed else "") if x)
-            command = settings_file.bridge_command(args.command, extra, timeout)
-            result = settings_install.install(path, settings_file.command_layout(command, timeout), state=state_home())
-        else:
-            chosen = claude_route(args, timeout)
-            secret = settings_file.secret_home(path)
-            layout = settings_file.route_layout(chosen)
-            result = settings_install.install(path, layout, state=state_home(), token=chosen.token, secret_path=secret)
-            warning = settings_install.unignored_warning(secret) if secret is not None else None
-            if warning:
-                sys.stderr.write(f"hookd: {warning}\n")
-        forget_legacy_record()
-    except (deadlines.TimeoutRefused, settings_file.SettingsError, EndpointFileError, safe_write.Busy, OSError) as exc:
-        return fail(str(exc))
-    sys.stdout.write(result + "\n")
-    return 0
+    return int(_installer(args.agent).run_install(args))
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
-    if args.agent == "codex":
-        from hookd.cli.bridge_codex import run_uninstall as uninstall_codex
-
-        return uninstall_codex(args)
-    if args.agent == "opencode":
-        from hookd.cli.bridge_opencode import run_uninstall as uninstall_opencode
-
-        return uninstall_opencode(args)
-    if args.agent == "pi":
-        from hookd.cli.bridge_pi import run_uninstall as uninstall_pi
-
-        return uninstall_pi(args)
-    if args.agent in ("gemini", "qwen"):
-        from hookd.cli.bridge_gemini import run_uninstall as uninstall_gemini
-
-        return uninstall_gemini(args)
-    from hookd.agents import safe_write, settings_file, settings_install
-    from hookd.cli.common import fail
-    from hookd.config.statefiles import state_home
-
-    path = _settings_path(args)
-    try:
-        result = settings_install.uninstall(path, state=state_home(), secret_path=settings_file.secret_home(path))
-        forget_legacy_record()
-    except (settings_file.SettingsError, safe_write.Busy, OSError) as exc:
-        return fail(str(exc))
-    sys.stdout.write(result + "\n")
-    return 0
+    return int(_installer(args.agent).run_uninstall(args))

@@ -32,36 +32,28 @@ class Found(NamedTuple):
 
 def scope_flag(agent: str, path: str, cwd: str) -> str:
     """The install option that names ``path`` again (``--project``, ``--settings FILE``...)."""
-    from hookd.agents import installs
+    from hookd.agents import installs, registry
 
-    locations = installs.locations(agent, cwd)
-    names = ["", "--project", "--local"] if agent == "claude-code" else ["", "--project"]
-    for flag, where in zip(names, locations, strict=False):
+    row = registry.agent(agent)
+    for flag, where in zip(row.scopes, installs.locations(agent, cwd), strict=False):
         if os.path.abspath(where) == os.path.abspath(path):
             return flag
-    if agent == "opencode":
+    if not row.settings_option:
         return ""
-    if agent == "pi":
-        return f"--settings {shlex.quote(os.path.dirname(path))}"
     return f"--settings {shlex.quote(path)}"
 
 
 def installed(cwd: str, state: str | None) -> Iterator[Found]:
     """Every bridge install the user has, with the hooks its agent runs on a tool call."""
-    from hookd.agents import canary, installs, settings_file
+    from hookd.agents import installs, registry
 
-    claude_env = canary.settings_env(
-        [settings_file.path_for("user"), *(os.path.join(cwd, settings_file.SCOPES[s]) for s in ("project", "local"))]
-    )
-    for agent in installs.AGENTS:
-        for path in installs.locations(agent, cwd, state):
-            found = installs.inspect(agent, path)
+    for row in registry.AGENTS:
+        reader = row.reader()
+        for path in installs.locations(row.name, cwd, state):
+            found = reader.inspect(path)
             if not found.hooks and not found.problems:
                 continue
-            env = claude_env if agent in ("claude-code", "qwen") else canary.settings_env([path]) if agent == "gemini" else {}
-            if agent == "qwen":
-                env = canary.settings_env([path])
-            yield Found(agent, path, found, canary.hooks_of(agent, path, env))
+            yield Found(row.name, path, found, reader.hooks(path, reader.hook_env(cwd, path)))
 
 
 def agent_checks(d: Daemon, cwd: str, state: str | None) -> Iterator[Check]:
@@ -74,14 +66,14 @@ def agent_checks(d: Daemon, cwd: str, state: str | None) -> Iterator[Check]:
 
 
 def _checks(d: Daemon, cwd: str, f: Found) -> Iterator[Check]:
-    from hookd.agents import canary
+    from hookd.agents import registry
 
     name = f.agent
     again = f"`hookd bridge install {f.agent} {scope_flag(f.agent, f.path, cwd)}`".replace("  ", " ").replace(" `", "`")
     for problem in f.install.problems:
         yield Check(name, "fail", f"{f.path}: {problem}", again)
     if not f.hooks:
-        event = canary.TOOL_EVENT[f.agent]
+        event = registry.agent(f.agent).tool_event
         yield Check(name, "fail", f"{f.path}: nothing of hookd's runs on {event}: {f.agent}'s tool calls never reach hookd", again)
         return
     for hook in f.hooks:

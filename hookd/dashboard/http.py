@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 import h11
 import structlog
@@ -173,7 +174,7 @@ class _Conversation:
                 continue
             if event is h11.PAUSED or isinstance(event, h11.ConnectionClosed):
                 return None
-            return event  # type: ignore[no-any-return]
+            return cast(h11.Event, event)  # the sentinels are answered above
 
     async def _body(self, request: h11.Request) -> bytes:
         limit = self.server.limits.max_body

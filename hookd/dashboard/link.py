@@ -269,7 +269,7 @@ class Link:
 
 
 def _offer(offer: ApprovalOffer) -> dict[str, Any]:
-    data = msgspec.to_builtins(offer)
+    data: dict[str, Any] = msgspec.to_builtins(offer)
     data.pop("id", None)
     return data
 

@@ -235,6 +235,8 @@ class Host:
         call (`hookd replay`) has ``replay: true`` in the handlers' input."""
         chain = self.handlers.get(event, [])
         errors: list[dict[str, str]] = []
+        inp: dict[str, Any]
+        out: dict[str, Any]
         if event == "event":
             inp, out = {"event": {"type": point, "properties": payload}}, {}
         elif event == "config":

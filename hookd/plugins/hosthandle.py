@@ -192,7 +192,7 @@ class HostHandle:
         assert worker is not None, "hooks are registered only once the host answered"
         if worker.failed:
             raise HookNotRun("plugin_failed", f"the plugin host of {intake.safe_text(self.directory)} is marked failed: {worker.error}")
-        request = {
+        request: dict[str, Any] = {
             "point": ctx.point,
             "session": ctx.session,
             "project": ctx.project,

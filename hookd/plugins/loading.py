@@ -31,7 +31,7 @@ from hookd.core import intake, points
 from hookd.core.hooks import HookFailure
 from hookd.core.registry import Hook
 from hookd.plugins import snapshot, venv
-from hookd.plugins.hosthandle import HostHandle, Unloaded
+from hookd.plugins.hosthandle import HostHandle, HostOwner, Unloaded
 from hookd.plugins.state import DirState, ScopeState
 
 if TYPE_CHECKING:
@@ -54,9 +54,10 @@ def decision_events(names: set[str] | list[str]) -> set[str]:
     return out
 
 
-class LoadOwner(Protocol):
-    """What loading a directory asks of the plugin manager (hookd/plugins/manager.py): the registry its
-    hooks go into, the trust gate, the environment and timeout, and where happenings are reported."""
+class LoadOwner(HostOwner, Protocol):
+    """What loading a directory asks of the plugin manager (hookd/plugins/manager.py): what a host asks of
+    it (the hosts it starts are its), the registry its hooks go into, the trust gate, the environment and
+    timeout, and where happenings are reported."""
 
     registry: Registry
     environ: dict[str, str]
@@ -186,7 +187,7 @@ class Loader:
             hooks.append(self._hook(host.directory, host.scope, host.owner, event, kind, host, base))
         return hooks
 
-    def _hook(self, directory: str, scope: str, owner: str, event: str, kind: str, runner: Callable, base: str) -> Hook:
+    def _hook(self, directory: str, scope: str, owner: str, event: str, kind: str, runner: Callable[..., Any], base: str) -> Hook:
         return Hook(
             name=f"{intake.safe_text(base)}:{event}",
             point=event,
@@ -194,7 +195,7 @@ class Loader:
             scope=scope,  # type: ignore[arg-type]
             owner=owner,
             source=directory,
-            runner=runner,  # type: ignore[arg-type]
+            runner=runner,
             timeout=self.m.hook_timeout,
         )
 

@@ -270,15 +270,15 @@ class PluginManager:
                 if loader.judge(state, d, snap):
                     loader.hold(state, d)
                     snaps[d.directory] = snap
-        waits = []
+        waits: list[asyncio.Task[None]] = []
         for d in state.dirs.values():
-            if d.loading:
+            if d.loading and d.task is not None:
                 waits.append(d.task)  # a load of it is under way; the poller sees later changes
             elif first and d.directory not in snaps:
                 continue
             elif first or self._changed(state, d, recheck) or (not first and d.failed):
-                d.task = self.spawn(loader.load(state, d, retry=not first, snap=snaps.get(d.directory)))
-                waits.append(d.task)
+                d.task = task = self.spawn(loader.load(state, d, retry=not first, snap=snaps.get(d.directory)))
+                waits.append(task)
         if waits:
             await asyncio.wait(waits)
 

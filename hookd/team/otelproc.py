@@ -17,13 +17,14 @@ says so in its status and the bus hears ``hookd.otel.failing``.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import signal
 import sys
 import threading
 import time
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 import structlog
@@ -154,7 +155,7 @@ class OtelExporter:
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
-            self.exporter.shutdown()
+            self.exporter.shutdown()  # type: ignore[no-untyped-call]
         with contextlib.suppress(Exception):
             self.builder.shutdown()
         self.outbox.close()
@@ -162,7 +163,7 @@ class OtelExporter:
 
 def _watch_stdin(stop: threading.Event) -> None:
     with contextlib.suppress(OSError, ValueError):
-        while sys.stdin.buffer.read1(4096):
+        while cast(io.BufferedReader, sys.stdin.buffer).read1(4096):
             pass
     stop.set()
 

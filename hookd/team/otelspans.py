@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict, deque
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
@@ -150,7 +150,7 @@ class SpanBuilder:
         self.provider.shutdown()
 
 
-def _number(value: Any) -> bool:
+def _number(value: Any) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 

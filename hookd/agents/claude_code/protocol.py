@@ -207,6 +207,7 @@ DIALECT = dialect.Dialect(
     session_end=SESSION_END,
     remember_env=True,
     flow=lambda event, agent, out: dialect.pass_flow(event, agent, out, UNIVERSAL),
+    exit2_only=EXIT_2_ONLY,
 )
 
 
@@ -229,9 +230,7 @@ def render(event: str, v: Verdict | None) -> dict[str, Any] | None:
 def exit_status(event: str, v: Verdict | None) -> tuple[int, str]:
     """(exit code, stderr) for the bridge's answer: 2 with the reason where Claude Code blocks an
     event only through exit code 2 (TeammateIdle, TaskCompleted); else 0 and nothing."""
-    if v is not None and v.decision == "deny" and event in EXIT_2_ONLY:
-        return 2, why(v, "blocked")
-    return 0, ""
+    return dialect.exit_status(DIALECT, event, v)
 
 
 def fail_closed(event: str, why: str) -> dict[str, Any] | None:

@@ -69,18 +69,17 @@ def denies_header() -> str:
     on stderr where it blocks that event only so), rendered by the agent's own mapping."""
     import msgspec
 
-    from hookd.agents.claude_code import protocol as claude
-    from hookd.agents.codex import protocol as codex
+    from hookd.agents import dialect, endpoints
 
     rows = []
-    for agent, proto in (("claude-code", claude), ("codex", codex)):
-        for event, (_, decides) in proto.ROUTES.items():
+    for agent, d in endpoints.DIALECTS.items():
+        for event, (_, decides) in d.routes.items():
             if not decides:
                 continue
-            verdict = claude.Verdict("deny", _MARK)
-            exit2 = getattr(proto, "exit_status", lambda *_: (0, ""))(event, verdict)[0] == 2
+            verdict = dialect.Verdict("deny", _MARK)
+            exit2 = dialect.exit_status(d, event, verdict)[0] == 2
             # Where the event has no field for a deny, the user is told in systemMessage.
-            out = proto.render(event, verdict) or proto.render(event, claude.Verdict(not_run=(_MARK,)))
+            out = dialect.render(d, event, verdict) or dialect.render(d, event, dialect.Verdict(not_run=(_MARK,)))
             text = msgspec.json.encode(out).replace(b"\\u0001", _MARK.encode())
             rows.append(f"    {{{_c_string(agent.encode())}, {_c_string(event.encode())}, {int(exit2)}, {_c_string(text)}}},")
     return "/* Made by hookd/agents/shim/__init__.py from the agents' mappings; do not edit. */\n" + (

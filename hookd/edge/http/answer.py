@@ -10,10 +10,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 from hookd_client import messages as m
 
-from hookd.agents import decode, dialect
-from hookd.agents.claude_code import protocol as cc
-from hookd.agents.codex import protocol as codex
-from hookd.agents.qwen import protocol as qwen
+from hookd.agents import decode, dialect, endpoints
+from hookd.core import vocabulary
 
 if TYPE_CHECKING:
     from hookd.daemon.daemon import Daemon
@@ -33,7 +31,6 @@ class _Peer:
 
 
 # The agents that speak Claude Code's hook format, each under its own name and tool table.
-_CLAUDE_FORMAT = {cc.AGENT: cc.DIALECT, qwen.AGENT: qwen.DIALECT}
 
 
 async def _reply(daemon: Daemon, request: m.Request, peer: Any = None) -> m.Reply:
@@ -105,22 +102,20 @@ async def answer(
     hook_input = await decode.hook_input_async(body)  # as agents write it: lone surrogates, any nesting
     if isinstance(hook_input, dict) and not hook_input.get("hook_event_name"):
         hook_input["hook_event_name"] = event
-    if agent == "codex":
-        routed = codex.route(hook_input, environ)
-        tool = hook_input.get("tool_name")
-        verdict = dialect.for_agent(routed, await call(daemon, routed, timeout))
-        return encode(codex.render(routed.event, verdict, tool if isinstance(tool, str) else None)), False
-    # Claude Code, or an agent that speaks its format under its own name (Qwen Code).
-    routed = dialect.route(_CLAUDE_FORMAT.get(agent, cc.DIALECT), hook_input, environ, carry_env=False)
+    d = endpoints.DIALECTS[agent]
+    # An agent whose dialect remembers the environment gets it looked up by the daemon, not carried.
+    routed = dialect.route(d, hook_input, environ, carry_env=not d.remember_env)
+    tool = hook_input.get("tool_name") if isinstance(hook_input, dict) else None
     verdict = dialect.for_agent(routed, await call(daemon, routed, timeout))
-    code, stderr = cc.exit_status(routed.event, verdict)
+    code, stderr = dialect.exit_status(d, routed.event, verdict)
     if code == 2 and exits:
         return stderr.encode(), True
-    out = cc.render(routed.event, verdict)
+    out = dialect.render(d, routed.event, verdict, tool if isinstance(tool, str) else None)
     lines: list[str] = []
     if code == 2:
+        title = vocabulary.AGENT_TITLES.get(agent, agent)
         lines.append(
-            f"hookd: {stderr} (a hookd hook denied {routed.event}, which Claude Code blocks only when a command hook "
+            f"hookd: {stderr} (a hookd hook denied {routed.event}, which {title} blocks only when a command hook "
             "exits 2; this HTTP hook cannot: run `hookd bridge install` again, which installs the shim there)"
         )
     if lines:

@@ -13,9 +13,11 @@ import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
-PATH_PREFIX = "/claude-code/"
+from hookd.agents import endpoints
+
+PATH_PREFIX = endpoints.prefix(endpoints.DEFAULT)
 # Each agent's endpoint: its hook events are POSTed to PREFIX + EVENT and answered in its format.
-AGENT_PREFIXES = {PATH_PREFIX: "claude-code", "/codex/": "codex", "/qwen/": "qwen"}
+AGENT_PREFIXES = {endpoints.prefix(agent): agent for agent in endpoints.DIALECTS}
 ENV_HEADER = "x-hookd-env-"
 # Sent by the shim: it can exit 2 (Claude Code's only block on some events); answered with EXIT_HEADER.
 EXITS_HEADER = b"x-hookd-exits"

@@ -17,23 +17,18 @@ every such hook on that point, wherever configured, counts. When they cannot be 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 import structlog
 
-from hookd.agents import dialect
-from hookd.agents.claude_code import protocol as cc
-from hookd.agents.codex import protocol as codex
+from hookd.agents import dialect, endpoints
 
 if TYPE_CHECKING:
     from hookd.daemon.daemon import Daemon
     from hookd.edge.http.checks import Accepted
 
 log = structlog.get_logger("hookd.httphooks")
-
-MAPPINGS: dict[str, ModuleType] = {"claude-code": cc, "codex": codex}
 
 
 class Reply(NamedTuple):
@@ -48,20 +43,20 @@ class Guards(NamedTuple):
     unsure: str | None = None  # why the list may be incomplete (then the event is denied anyway)
 
 
-def mapping(agent: str) -> ModuleType:
-    return MAPPINGS.get(agent, cc)
+def dialect_of(agent: str) -> dialect.Dialect:
+    return endpoints.DIALECTS.get(agent) or endpoints.DIALECTS[endpoints.DEFAULT]
 
 
 def route_of(agent: str, event: str) -> tuple[str, bool]:
-    """(hookd point, whether the event decides) as the agent's mapping routes it."""
-    proto = mapping(agent)
-    return proto.ROUTES.get(event, (proto.UNMAPPED_PREFIX + event, False))  # type: ignore[no-any-return]
+    """(hookd point, whether the event decides) as the agent's dialect routes it."""
+    d = dialect_of(agent)
+    return d.routes.get(event, (d.unmapped_prefix + event, False))
 
 
 def notice(agent: str, event: str, why: str, reason: str) -> Reply:
     """A ``200`` that lets the event go on and tells the user its hooks did not see it."""
     line = dialect.not_run_line("every hookd hook", reason, why)
-    return Reply(200, msgspec.json.encode(mapping(agent).render(event, dialect.Verdict(not_run=(line,))) or {}))
+    return Reply(200, msgspec.json.encode(dialect.render(dialect_of(agent), event, dialect.Verdict(not_run=(line,))) or {}))
 
 
 async def reply(daemon: Daemon, accepted: Accepted, why: str, reason: str, hook_input: Any, otherwise: Reply) -> Reply:
@@ -90,10 +85,11 @@ def reply_now(daemon: Daemon, accepted: Accepted, why: str, reason: str, hook_in
 
 
 def where(agent: str, hook_input: Any, environ: Mapping[str, str]) -> tuple[str | None, str | None]:
-    """(session, project) as the agent's mapping would find them (Claude Code's project dir first, then the input's cwd)."""
+    """(session, project) as the agent's dialect would find them (its project variable first, then the input's cwd)."""
     fields = hook_input if isinstance(hook_input, dict) else {}
     session = fields.get("session_id")
-    project = (environ.get("CLAUDE_PROJECT_DIR") if agent == "claude-code" else None) or fields.get("cwd")
+    variable = dialect_of(agent).project_env
+    project = (environ.get(variable) if variable else None) or fields.get("cwd")
     return (
         session if isinstance(session, str) and session else None,
         project if isinstance(project, str) and project.startswith("/") else None,
@@ -141,16 +137,14 @@ def decided(
     else:
         text = f"hookd: {why}; no hookd guard is configured for {event}, so it goes ahead"
         log.warning("HTTP hook answered without its hooks", hook_event=event, why=why)
-        return Reply(200, msgspec.json.encode(mapping(agent).render(event, dialect.Verdict(not_run=(*skipped, text))) or {}))
+        return Reply(200, msgspec.json.encode(dialect.render(dialect_of(agent), event, dialect.Verdict(not_run=(*skipped, text))) or {}))
     log.warning("HTTP hook denied: hookd could not handle it", hook_event=event, why=why, guards=found.names, unsure=found.unsure)
-    if agent == "claude-code":
-        code, stderr = cc.exit_status(event, verdict)
-        if code == 2 and accepted.exits:
-            return Reply(200, stderr.encode(), exit2=True)  # Claude Code blocks this event only by exit code 2
-        if code == 2:
-            note = f"hookd: {event} is blocked only by a command hook's exit code 2, which this HTTP hook cannot give"
-            verdict = verdict._replace(not_run=(*verdict.not_run, note))
+    d = dialect_of(agent)
+    code, stderr = dialect.exit_status(d, event, verdict)
+    if code == 2 and accepted.exits:
+        return Reply(200, stderr.encode(), exit2=True)  # the agent blocks this event only by exit code 2
+    if code == 2:
+        note = f"hookd: {event} is blocked only by a command hook's exit code 2, which this HTTP hook cannot give"
+        verdict = verdict._replace(not_run=(*verdict.not_run, note))
     tool = hook_input.get("tool_name") if isinstance(hook_input, dict) else None
-    proto = mapping(agent)
-    out = proto.render(event, verdict, tool if isinstance(tool, str) else None) if proto is codex else proto.render(event, verdict)
-    return Reply(200, msgspec.json.encode(out or {}))
+    return Reply(200, msgspec.json.encode(dialect.render(d, event, verdict, tool if isinstance(tool, str) else None) or {}))

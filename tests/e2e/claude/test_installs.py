@@ -67,7 +67,7 @@ def test_fail_closed_denies_while_hookd_hangs(env: Env, daemon_factory, tmp_path
     before its own timeout kills it, or it runs the tool."""
     cli = require_claude(CLIS[version])
     on_path(env, cli)
-    r = env.hookd("bridge", "install", "--fail-closed", "--timeout", "8")
+    r = env.hookd("bridge", "install", "--fail-closed", "--timeout", "3")
     assert r.returncode == 0, r.stderr
     daemon = daemon_factory()
     daemon.signal(signal.SIGSTOP)

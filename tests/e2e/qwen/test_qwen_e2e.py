@@ -185,7 +185,7 @@ def test_with_fail_closed_a_tool_call_is_denied_while_hookd_hangs(qwen) -> None:
     """A daemon that accepts connections and never answers (stopped): the shim must give up and deny before
     Qwen Code's own timeout kills it, or Qwen Code runs the tool."""
     env, project, run, _settings, _original, daemon = qwen
-    again = env.hookd("bridge", "install", "qwen", "--fail-closed", "--timeout", "6")
+    again = env.hookd("bridge", "install", "qwen", "--fail-closed", "--timeout", "3")
     assert again.returncode == 0, again.stderr
     daemon.signal(signal.SIGSTOP)
     marker = project / "marker"

@@ -25,6 +25,7 @@ SHELL = {
     "gemini": ("run_shell_command", {"command": "rm -rf /", "dir_path": "/tmp"}),
     "qwen": ("run_shell_command", {"command": "rm -rf /", "directory": "/tmp"}),
     "opencode": ("bash", {"command": "rm -rf /", "workdir": "/tmp"}),
+    "pi": ("bash", {"command": "rm -rf /", "description": "clean"}),
 }
 ROUTES = {"claude-code": cc.route, "codex": codex.route, "gemini": gemini.route, "qwen": qwen.route}
 EVENTS = {"claude-code": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool", "qwen": "PreToolUse"}
