@@ -33,23 +33,22 @@ if (piIndex !== "-") {
   await module.default({ on: (name, handler) => handlers.set(name, [...(handlers.get(name) ?? []), handler]) });
 }
 if (!handlers.get("tool_call")?.length) throw new Error("the extension handles no tool_call");
-if (session === undefined) {
-  process.stdout.write(JSON.stringify({ loaded: true }) + "\n");
-  process.exit(0);
-}
-const event = { type: "tool_call", toolName: "bash", toolCallId: "hookd-canary", input: JSON.parse(input) };
-const ctx = { cwd, hasUI: false, sessionManager: { getSessionId: () => session, getCwd: () => cwd } };
-let result = null;
-let thrown = null;
-const started = performance.now();
-try {
-  for (const handler of handlers.get("tool_call")) {
-    result = (await handler(event, ctx)) ?? result;
-    if (result?.block) break;
+let said = { loaded: true };
+if (session !== undefined) {
+  const event = { type: "tool_call", toolName: "bash", toolCallId: "hookd-canary", input: JSON.parse(input) };
+  const ctx = { cwd, hasUI: false, sessionManager: { getSessionId: () => session, getCwd: () => cwd } };
+  let result = null;
+  let thrown = null;
+  const started = performance.now();
+  try {
+    for (const handler of handlers.get("tool_call")) {
+      result = (await handler(event, ctx)) ?? result;
+      if (result?.block) break;
+    }
+  } catch (err) {
+    thrown = String(err?.message ?? err);
   }
-} catch (err) {
-  thrown = String(err?.message ?? err);
+  said = { result, input: event.input, thrown, ms: Math.round((performance.now() - started) * 10) / 10 };
 }
-const ms = Math.round((performance.now() - started) * 10) / 10;
-process.stdout.write(JSON.stringify({ result, input: event.input, thrown, ms }) + "\n");
-process.exit(0);
+// Exit (the extension's connection would keep Node running) once stdout has taken the answer.
+process.stdout.write(JSON.stringify(said) + "\n", () => process.exit(0));

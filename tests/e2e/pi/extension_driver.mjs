@@ -17,6 +17,7 @@ const loaded = await pi.discoverAndLoadExtensions([file], empty, empty);
 rmSync(empty, { recursive: true, force: true });
 if (loaded.errors.length) throw new Error(JSON.stringify(loaded.errors));
 const { handlers } = loaded.extensions[0];
+const out = [];
 for (const line of cases.split("\n")) {
   if (!line.trim()) continue;
   const { event, session, cwd, hasUI, confirm } = JSON.parse(line);
@@ -36,6 +37,7 @@ for (const line of cases.split("\n")) {
     thrown = String(err?.message ?? err);
   }
   if (event.input && event.input.self === event.input) delete event.input.self;
-  process.stdout.write(JSON.stringify({ result, event, thrown }) + "\n");
+  out.push(JSON.stringify({ result, event, thrown }));
 }
-process.exit(0);
+// Exit only once stdout has taken it all (a long line can still be in flight to the pipe).
+process.stdout.write(out.join("\n") + "\n", () => process.exit(0));

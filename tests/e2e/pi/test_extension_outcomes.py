@@ -71,7 +71,7 @@ def drive(env: Env, extension: Path, cases: list[dict]) -> list[dict]:
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    return [json.loads(line) for line in done.stdout.splitlines()]
+    return [json.loads(line) for line in done.stdout.split("\n") if line]
 
 
 def tool_call(args: dict, **extra: object) -> dict:
