@@ -5,7 +5,8 @@ runs on its tool-call event (``PreToolUse``, Gemini CLI's ``BeforeTool``, openco
 ``tool.execute.before``) is read from the agent's own file and run as the agent would run it: the HTTP
 hook's URL with its headers expanded from the agent's environment (the settings' ``env`` over the
 process's, as Claude Code and Qwen Code do), the command line through ``sh -c`` as written, the opencode
-plugin loaded by Node and called with opencode's ``(input, output)``. The call is the agent's own shell
+plugin loaded by Node and called with opencode's ``(input, output)``, pi's extension loaded by pi's own
+loader and called with pi's ``tool_call`` event. The call is the agent's own shell
 tool running ``true``, in a session of its own (``hookd-canary-<nonce>``), so the daemon's event for it
 can be found and its guards' results read (:func:`seen`).
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
 import re
 import secrets
 import shutil
@@ -97,10 +99,14 @@ def send(hook: Hook, session_id: str, cwd: str, environ: Mapping[str, str] | Non
             sent = _http(hook, session_id, cwd, env)
         elif hook.kind == "command":
             sent = _command(hook, session_id, cwd, env)
+        elif hook.kind == "extension":
+            sent = _extension(hook, session_id, cwd, env)
         else:
             sent = _plugin(hook, session_id, cwd, env)
     except Exception as exc:  # a canary reports; it never takes doctor down
         sent = Sent(hook, session_id, 0.0, failure=f"{type(exc).__name__}: {exc}")
+    if hook.kind == "extension" and sent.ms:
+        return sent  # the tool call's own time, without the seconds pi takes to load
     return sent._replace(ms=round((time.perf_counter() - started) * 1000, 1))
 
 
@@ -190,6 +196,38 @@ def _plugin(hook: Hook, session_id: str, cwd: str, env: Mapping[str, str]) -> Se
     warned = done.stderr.decode("utf-8", "replace").strip()
     sent = Sent(hook, session_id, 0.0, answer=result, blocked=blocked(hook.agent, result))
     if not thrown and "opencode proceeds" in warned:
+        return sent._replace(failure=warned.splitlines()[-1])
+    return sent
+
+
+def _extension(hook: Hook, session_id: str, cwd: str, env: Mapping[str, str]) -> Sent:
+    """pi's extension, loaded by pi's own loader (jiti, as pi loads TypeScript) and called with pi's tool_call."""
+    from hookd.agents.pi import install as pi
+    from hookd.agents.pi import version
+
+    found = version.detect(environ=dict(env))
+    if found.package_index() is None:
+        return Sent(hook, session_id, 0.0, failure=f"the extension cannot be loaded as pi loads it: {found.describe()}")
+    args = json.dumps(registry.shell_input(registry.agent(hook.agent)))
+    try:
+        # Loading pi itself takes seconds; TIMEOUT bounds the tool call, which the loader times on its own.
+        result = pi.load(pathlib.Path(hook.target), found, (session_id, cwd, args), timeout=60 + TIMEOUT)
+    except FileNotFoundError:
+        return Sent(hook, session_id, 0.0, failure="node is not on PATH: the extension cannot be loaded to check it")
+    except pi.InstallError as exc:
+        return Sent(hook, session_id, 0.0, failure=f"the extension did not load in pi: {exc}")
+    if result.get("thrown"):
+        return Sent(hook, session_id, 0.0, failure=f"the extension threw on a tool call: {result['thrown']}")
+    answer = result["result"] if isinstance(result.get("result"), dict) else {}
+    reason = str(answer.get("reason", ""))
+    ms = float(result.get("ms") or 0.0)
+    sent = Sent(hook, session_id, ms, answer=answer or None, blocked=answer.get("block") is True)
+    if ms > TIMEOUT * 1000:
+        return sent._replace(failure=f"the extension did not answer within {TIMEOUT:g} s")
+    if sent.blocked and " not checked: " in reason:
+        return sent._replace(failure=reason)  # refused because hookd could not be asked (fail closed)
+    warned = str(result.get("stderr", "")).strip()
+    if not sent.blocked and "pi proceeds" in warned:
         return sent._replace(failure=warned.splitlines()[-1])
     return sent
 

@@ -116,6 +116,7 @@ AGENTS: tuple[Agent, ...] = (
     # Copilot CLI and Cline name their input fields their own way: their readers give the canary's input (canary_input).
     Agent("copilot", "preToolUse", "bash", _DESCRIBED, {}, ("", "--project"), "hookd.agents.copilot.installed"),
     Agent("cline", "PreToolUse", "run_commands", {}, {}, ("", "--project"), "hookd.agents.cline.installed", False),
+    Agent("pi", "tool_call", "bash", _DESCRIBED, {}, ("", "--project"), "hookd.agents.pi.installed", False),
 )
 NAMES = tuple(a.name for a in AGENTS)
 _BY_NAME = {a.name: a for a in AGENTS}

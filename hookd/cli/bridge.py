@@ -96,7 +96,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             )
             i.add_argument("--no-shim", action="store_true", help="use the Python bridge, not the compiled shim, where a command is needed")
             i.add_argument(
-                "--client", metavar="PATH", help="opencode: a hookd-client build (an ESM file) the plugin imports instead of its own"
+                "--client", metavar="PATH", help="opencode, pi: a hookd-client build (an ESM file) the plugin imports instead of its own"
             )
             i.add_argument(
                 "--agent-cli",
@@ -192,6 +192,7 @@ INSTALLERS = {
     "droid": "hookd.cli.bridge_droid",
     "copilot": "hookd.cli.bridge_copilot",
     "cline": "hookd.cli.bridge_cline",
+    "pi": "hookd.cli.bridge_pi",
 }
 
 

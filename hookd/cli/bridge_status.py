@@ -16,8 +16,8 @@ def add(bridges: Any) -> None:
     s = bridges.add_parser(
         "status",
         help="show which agents are bridged to hookd, where, how, and what is wrong with each",
-        description="For each agent (Claude Code, Qwen Code, Gemini CLI, Codex, opencode): the files hookd's bridge is "
-        "installed in, how the agent reaches hookd on a tool call (HTTP hook, shim or Python bridge command, plugin), "
+        description="For each agent (Claude Code, Qwen Code, Gemini CLI, Codex, opencode, pi): the files hookd's bridge is "
+        "installed in, how the agent reaches hookd on a tool call (HTTP hook, shim or Python bridge command, plugin, extension), "
         "whether a tool call is denied when hookd is down (fail-closed), and every problem install would fix. With "
         "--check, a canary tool call goes through each path, as `hookd doctor` sends it. Exit status 1 when a "
         "problem was found.",
@@ -36,6 +36,8 @@ def _how(hooks: list[Any]) -> list[str]:
             out.append(f"HTTP {h.target}")
         elif h.kind == "plugin":
             out.append(f"plugin {h.target}")
+        elif h.kind == "extension":
+            out.append(f"extension {h.target}")
         else:
             words = h.target.split()
             out.append(f"command {words[0] if words else h.target}")

@@ -85,7 +85,7 @@ def _checks(d: Daemon, cwd: str, f: Found) -> Iterator[Check]:
             name,
             "warn",
             f"{f.path}: when hookd is down or cannot answer, {f.agent} runs tool calls unguarded",
-            again.rstrip("`") + " --fail-closed`",
+            again if f.agent == "pi" else again.rstrip("`") + " --fail-closed`",  # pi's install fails closed unless told not to
         )
     yield from _holds_when_down(f, again)
 
@@ -94,7 +94,7 @@ def _canary(d: Daemon, cwd: str, f: Found, hook: Any, again: str) -> Check:
     from hookd.agents import canary
 
     name = f.agent
-    how = {"http": "HTTP hook", "command": "command", "plugin": "plugin"}[hook.kind]
+    how = {"http": "HTTP hook", "command": "command", "plugin": "plugin", "extension": "extension"}[hook.kind]
     session = canary.session()
     sent = canary.send(hook, session, cwd)
     where = f"{f.path} ({how})"
@@ -201,6 +201,25 @@ def _holds_when_down(f: Found, again: str) -> Iterator[Check]:
         older = droid_version.problem(droid_version.detect())
         if older:
             yield Check(f.agent, "fail", older, "upgrade Factory Droid (`npm install -g @factory/cli`)")
+    if f.agent == "pi":
+        yield from _pi_version(f)
+
+
+def _pi_version(f: Found) -> Iterator[Check]:
+    """The pi the user runs: older than the extension's minimum, some of what the bridge does does not happen."""
+    from hookd.agents.pi import version as pi_version
+
+    found = pi_version.detect()
+    if found.version is None:
+        yield Check(f.agent, "warn", f"{f.path}: {found.describe()}: cannot tell whether it runs hookd's extension as meant", "")
+    elif not found.supported:
+        least = ".".join(map(str, pi_version.MIN_VERSION))
+        yield Check(
+            f.agent,
+            "warn",
+            f"{f.path}: {found.describe()} is older than {least}, which hookd's extension needs: {pi_version.OLDER}",
+            f"upgrade pi to {least} or later",
+        )
 
 
 def _codex_trust(f: Found, again: str) -> Iterator[Check]:

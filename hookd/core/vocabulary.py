@@ -172,6 +172,16 @@ _CLINE = {
     "fetch_web_content": _t("web_fetch"),
     "spawn_agent": _t("spawn_agent"),
 }
+# pi's tools already name their arguments as hookd does (`command`, `path`, `pattern`).
+_PI = {
+    "bash": _t("execute_command"),
+    "read": _t("read_file"),
+    "write": _t("write_file"),
+    "edit": _t("edit_file"),
+    "ls": _t("list_files"),
+    "find": _t("find_files"),
+    "grep": _t("search_files"),
+}
 TOOLS: dict[str, dict[str, Tool]] = {
     "claude-code": _CLAUDE_CODE,
     "codex": _CODEX,
@@ -181,6 +191,7 @@ TOOLS: dict[str, dict[str, Tool]] = {
     "droid": _DROID,
     "copilot": _COPILOT,
     "cline": _CLINE,
+    "pi": _PI,
 }
 AGENTS = tuple(TOOLS)
 
@@ -309,6 +320,7 @@ AGENT_TITLES = {
     "copilot": "Copilot CLI",
     "cline": "Cline",
     "droid": "Factory Droid",
+    "pi": "pi",
 }
 
 

@@ -6,6 +6,7 @@
  * anything else: at once in the background when it serves handlers (the daemon calls them), otherwise on the
  * next call. Requests in flight when the connection was lost fail with ConnectionLost: their outcome is unknown.
  */
+import type { Socket } from "node:net";
 import { basename } from "node:path";
 import { answerFrame } from "./answers.js";
 import { Connection } from "./connection.js";
@@ -47,6 +48,7 @@ export class Client {
   restoreErrors: HookdError[] = [];
   private conn?: Connection;
   private connecting?: Promise<Connection>;
+  private opening?: Socket; // the socket of a connection not greeted yet
   private readonly book = new Book();
   private nextIdValue = 1;
   private closing = false;
@@ -173,6 +175,9 @@ export class Client {
     const conn = this.conn;
     this.conn = undefined;
     conn?.close();
+    // A connection still waiting for its welcome (a daemon that accepts and never answers) ends too, or it would
+    // keep the process alive.
+    this.opening?.destroy();
     await this.connecting?.catch(() => undefined);
   }
 
@@ -223,13 +228,21 @@ export class Client {
   }
 
   private async openOnce(): Promise<Connection> {
-    const conn = await Connection.open(
-      this.path,
-      this.name,
-      this.nextId,
-      (frame) => this.unasked(conn, frame),
-      (c) => this.lost(c),
-    );
+    let conn: Connection;
+    try {
+      conn = await Connection.open(
+        this.path,
+        this.name,
+        this.nextId,
+        (frame) => this.unasked(conn, frame),
+        (c) => this.lost(c),
+        (socket) => {
+          this.opening = socket;
+        },
+      );
+    } finally {
+      this.opening = undefined;
+    }
     if (this.closing) {
       conn.close();
       throw new ConnectionLost("the client was closed");

@@ -42,16 +42,19 @@ export class Connection {
     nextId: () => number,
     onUnasked: (frame: Frame) => void,
     onClose: (conn: Connection) => void,
+    onSocket?: (socket: Socket) => void,
   ): Promise<Connection> {
     checkPath(path);
     const socket = await new Promise<Socket>((resolve, reject) => {
       const s = createConnection({ path });
+      onSocket?.(s); // the opener can destroy it while it waits (a daemon that accepts and never answers)
       const fail = (err: NodeJS.ErrnoException) => {
         s.destroy();
         if (err.code === "ENOENT" || err.code === "ECONNREFUSED") reject(new DaemonNotRunning(path, err.code));
         else reject(new ConnectionLost(`cannot connect to ${path}: ${err.message}`));
       };
       s.once("error", fail);
+      s.once("close", () => reject(new ConnectionLost(`the connection to ${path} was closed before it was greeted`)));
       s.once("connect", () => {
         s.off("error", fail);
         resolve(s);

@@ -4,7 +4,7 @@ import { chmodSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { Client, DaemonNotRunning, DaemonNotTrusted, FrameReader, encodeFrame, type StreamItem } from "../src/index.js";
+import { Client, ConnectionLost, DaemonNotRunning, DaemonNotTrusted, FrameReader, encodeFrame, type StreamItem } from "../src/index.js";
 import { Daemon, PYTHON, until } from "./daemon.js";
 
 const GUARD = `hooks:
@@ -344,3 +344,26 @@ describe("reconnect and restore", () => {
   });
 });
 
+
+describe("a daemon that accepts and never answers", () => {
+  test("close ends a connection still waiting for its welcome, so nothing keeps the process alive", { timeout: 20_000 }, async () => {
+    const { createServer } = await import("node:net");
+    const dir = mkdtempSync(join(tmpdir(), "hookd-mute-"));
+    chmodSync(dir, 0o700);
+    const path = join(dir, "hookd.sock");
+    let closedByClient!: () => void;
+    const ended = new Promise<void>((resolve) => (closedByClient = resolve));
+    const server = createServer((socket) => socket.on("close", () => closedByClient()).resume()); // reads the hello, says nothing
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    try {
+      const c = new Client({ path });
+      const opening = c.open();
+      await new Promise((r) => setTimeout(r, 100)); // connected, the hello written, no welcome
+      await c.close();
+      await assert.rejects(opening, (err) => err instanceof ConnectionLost);
+      await ended;
+    } finally {
+      server.close();
+    }
+  });
+});

@@ -1704,16 +1704,18 @@ var Connection = class _Connection {
   reader = new FrameReader();
   lostWith;
   /** Connect to `path` (after checking it is this user's), then send hello and wait for the welcome. */
-  static async open(path, name, nextId, onUnasked, onClose) {
+  static async open(path, name, nextId, onUnasked, onClose, onSocket) {
     checkPath(path);
     const socket = await new Promise((resolve2, reject) => {
       const s = createConnection({ path });
+      onSocket?.(s);
       const fail = (err) => {
         s.destroy();
         if (err.code === "ENOENT" || err.code === "ECONNREFUSED") reject(new DaemonNotRunning(path, err.code));
         else reject(new ConnectionLost(`cannot connect to ${path}: ${err.message}`));
       };
       s.once("error", fail);
+      s.once("close", () => reject(new ConnectionLost(`the connection to ${path} was closed before it was greeted`)));
       s.once("connect", () => {
         s.off("error", fail);
         resolve2(s);
@@ -2057,6 +2059,8 @@ var Client = class _Client {
   restoreErrors = [];
   conn;
   connecting;
+  opening;
+  // the socket of a connection not greeted yet
   book = new Book();
   nextIdValue = 1;
   closing = false;
@@ -2165,6 +2169,7 @@ var Client = class _Client {
     const conn = this.conn;
     this.conn = void 0;
     conn?.close();
+    this.opening?.destroy();
     await this.connecting?.catch(() => void 0);
   }
   nextId = () => this.nextIdValue++;
@@ -2208,13 +2213,21 @@ var Client = class _Client {
     }
   }
   async openOnce() {
-    const conn = await Connection.open(
-      this.path,
-      this.name,
-      this.nextId,
-      (frame) => this.unasked(conn, frame),
-      (c) => this.lost(c)
-    );
+    let conn;
+    try {
+      conn = await Connection.open(
+        this.path,
+        this.name,
+        this.nextId,
+        (frame) => this.unasked(conn, frame),
+        (c) => this.lost(c),
+        (socket) => {
+          this.opening = socket;
+        }
+      );
+    } finally {
+      this.opening = void 0;
+    }
     if (this.closing) {
       conn.close();
       throw new ConnectionLost("the client was closed");

@@ -29,6 +29,7 @@ SHELL = {
     "droid": ("Execute", {"summary": "Clean up", "command": "rm -rf /"}),
     "copilot": ("bash", {"command": "rm -rf /", "description": "clean"}),
     "cline": ("run_commands", {"commands": ["rm -rf /"]}),  # its bridge adds `command` (tests/unit/agents/test_cline_protocol.py)
+    "pi": ("bash", {"command": "rm -rf /", "description": "clean"}),
 }
 ROUTES = {"claude-code": cc.route, "codex": codex.route, "gemini": gemini.route, "qwen": qwen.route}
 ROUTES["droid"] = droid.route
