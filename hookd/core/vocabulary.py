@@ -292,7 +292,10 @@ def table() -> dict[str, Any]:
     """The vocabulary as JSON data, for the bridges that are not Python (the opencode plugin)."""
     return {
         "canonical": {name: {"what": what, "args": list(args)} for name, (what, args) in CANONICAL.items()},
-        "agents": {agent: {name: [t.name, dict(t.renames)] for name, t in tools.items()} for agent, tools in TOOLS.items()},
+        "agents": {
+            agent: {name: [t.name, dict(t.renames), list(t.joined) if t.joined else None] for name, t in tools.items()}
+            for agent, tools in TOOLS.items()
+        },
     }
 
 

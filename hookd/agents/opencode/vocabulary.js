@@ -19,21 +19,31 @@ function sameValue(a, b) {
   return false;
 }
 
-// The agent's tool: {name: hookd's name, renames: [[agent's argument, hookd's argument], ...]}, or null.
+// The agent's tool: {name: hookd's name, renames: [[agent's argument, hookd's argument], ...], joined: [the agent's
+// list argument, hookd's argument holding it as one script] or null}, or null.
 function vocabularyTool(agent, agentTool) {
   const tools = get(VOCABULARY.agents, agent);
   if (!isObject(tools) || typeof agentTool !== "string" || !has(tools, agentTool)) return null;
-  const [name, renames] = tools[agentTool];
-  return { name, renames: Object.entries(renames) };
+  const [name, renames, joined = null] = tools[agentTool];
+  return { name, renames: Object.entries(renames), joined: Array.isArray(joined) ? joined : null };
+}
+
+// A list of strings as one per line; null for anything else.
+function joinedScript(values) {
+  return Array.isArray(values) && values.every((v) => typeof v === "string") ? values.join("\n") : null;
 }
 
 // `args` with hookd's name of each renamed argument beside the agent's own (a new object).
 function canonicalArgs(agent, agentTool, args) {
   const known = vocabularyTool(agent, agentTool);
-  if (!known || !known.renames.length || !isObject(args)) return args;
+  if (!known || !(known.renames.length || known.joined) || !isObject(args)) return args;
   const out = { ...args };
   for (const [theirs, ours] of known.renames) {
     if (has(args, theirs) && !has(out, ours)) out[ours] = args[theirs];
+  }
+  if (known.joined && !has(out, known.joined[1])) {
+    const script = joinedScript(get(args, known.joined[0]));
+    if (script !== null) out[known.joined[1]] = script;
   }
   return out;
 }
@@ -56,19 +66,42 @@ function canonical(payload, agent) {
 // was `sent` wins.
 function agentArgs(agent, agentTool, modified, sent) {
   const known = vocabularyTool(agent, agentTool);
-  if (!known || !known.renames.length || !isObject(modified)) return modified;
+  if (!known || !(known.renames.length || known.joined) || !isObject(modified)) return modified;
   const before = isObject(sent) ? sent : {};
   const out = { ...modified };
+  if (known.joined && has(out, known.joined[1])) {
+    const [theirs, ours] = known.joined;
+    const sentScript = get(before, ours);
+    // hookd's alias (or a hook's addition), unless the agent itself sent an argument of that name
+    if (!has(before, ours) || (typeof sentScript === "string" && sentScript === joinedScript(get(before, theirs)))) {
+      const script = out[ours];
+      delete out[ours];
+      if (typeof script === "string" && script !== sentScript) out[theirs] = [script]; // rewritten: one item
+    }
+  }
+  // Several of the agent's names may stand for one of hookd's: a rewrite of any reaches all the call carries.
+  const groups = new Map();
   for (const [theirs, ours] of known.renames) {
+    if (!groups.has(ours)) groups.set(ours, []);
+    groups.get(ours).push(theirs);
+  }
+  for (const [ours, names] of groups) {
     if (!has(out, ours)) continue;
-    if (has(before, ours) && (!has(before, theirs) || !sameValue(before[ours], before[theirs]))) continue;
+    const source = names.find((t) => has(before, t));
+    if (has(before, ours) && (source === undefined || !sameValue(before[ours], before[source]))) continue;
     const value = out[ours];
     delete out[ours];
-    if (!has(out, theirs)) {
-      out[theirs] = value;
-    } else if (sameValue(out[theirs], get(before, theirs, out[theirs])) && !sameValue(value, get(before, ours, get(before, theirs)))) {
-      out[theirs] = value; // only hookd's name was rewritten
+    const present = names.filter((t) => has(out, t));
+    if (!present.length) {
+      out[names[0]] = value;
+      continue;
     }
+    const changed = present.filter((t) => !sameValue(out[t], get(before, t, out[t])));
+    let winner;
+    if (changed.length) winner = out[changed[0]];
+    else if (!sameValue(value, get(before, ours, get(before, present[0])))) winner = value;
+    else continue;
+    for (const t of present) out[t] = winner;
   }
   return out;
 }

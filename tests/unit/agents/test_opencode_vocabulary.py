@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from hookd.agents.opencode import install as plugin
@@ -117,6 +117,20 @@ def cases(draw: st.DrawFn) -> dict[str, Any]:
 
 @settings(max_examples=400, deadline=None)
 @given(cases())
+# An agent whose list argument hookd also reads as one script (Cline's commands), and one whose two names stand
+# for one of hookd's (Qwen Code's read_file): the plugins' copy of the rules must fold them back as Python does.
+@example(
+    {"agent": "cline", "tool": "run_commands", "payload": {"toolName": None, "sessionID": "s"}, "modified": {"command": None}, "sent": {}}
+)
+@example(
+    {
+        "agent": "qwen",
+        "tool": "read_file",
+        "payload": {"toolName": None, "sessionID": "s"},
+        "modified": {"absolute_path": "/a", "file_path": "/b", "path": "/safe"},
+        "sent": {"absolute_path": "/a", "file_path": "/b", "path": "/a"},
+    }
+)
 def test_the_plugin_s_vocabulary_answers_as_hookd_s(node: Node, case: dict[str, Any]) -> None:
     assert node.ask(case) == python(case)
 

@@ -174,7 +174,8 @@ def test_the_table_as_json_is_what_the_python_side_uses() -> None:
     import json
 
     table = json.loads(json.dumps(vocabulary.table()))
-    assert table["agents"]["opencode"]["read"] == ["read_file", {"filePath": "path"}]
+    assert table["agents"]["opencode"]["read"] == ["read_file", {"filePath": "path"}, None]
+    assert table["agents"]["cline"]["run_commands"] == ["execute_command", {}, ["commands", "command"]]
     assert table["canonical"]["execute_command"]["args"] == ["command"]
 
 
