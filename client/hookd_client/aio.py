@@ -21,7 +21,7 @@ from . import verify
 from .answers import encode_answer
 from .api import Api, build
 from .callbacks import label, run_async, unknown
-from .client import _client_name
+from .client import client_name
 from .errors import ConnectionLost, DaemonNotRunning, HookdError, NotSent, ProtocolMismatch
 from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
 from .messages import PROTOCOL_VERSION, Error, Hello, Invoke, InvokeResult, Reply, Request, Subscribe, Welcome
@@ -34,7 +34,7 @@ class AsyncClient(Api):
 
     def __init__(self, path: str | None = None, *, name: str | None = None, reconnect: float = 10.0) -> None:
         self.path = path or default_socket_path()
-        self.name = name or _client_name()
+        self.name = name or client_name()
         self.reconnect = reconnect
         self.welcome: Welcome | None = None
         self.restore_errors: list[HookdError] = []

@@ -21,7 +21,7 @@ import os
 from typing import Any
 
 from . import verify
-from .client import _client_name
+from .client import client_name
 from .errors import ConnectionLost, DaemonNotRunning, HookdError, ProtocolMismatch
 from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
 from .messages import (
@@ -52,7 +52,7 @@ class AsyncApprover:
     def __init__(self, path: str | None = None, *, name: str = "", client: str | None = None) -> None:
         self.path = path or default_socket_path()
         self.name = name
-        self.client = client or _client_name()
+        self.client = client or client_name()
         self.approving: Approving | None = None
         self.pending: dict[int, ApprovalOffer] = {}  # open offers by number, oldest first
         self._codec = reply_codec()

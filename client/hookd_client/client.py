@@ -44,7 +44,8 @@ def _send(sock: socket.socket, data: bytes, path: str) -> None:
         raise NotSent(f"connection to {path} failed before the request was sent: {exc}") from None
 
 
-def _client_name() -> str:
+def client_name() -> str:
+    """The name a client gives the daemon unless told one: the program it runs in, as `hookd status` lists it."""
     return os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "python"
 
 
@@ -62,7 +63,7 @@ class Client(Api):
         handler_threads: int = 16,
     ) -> None:
         self.path = path or default_socket_path()
-        self.name = name or _client_name()
+        self.name = name or client_name()
         self.timeout = timeout
         self.welcome: Welcome | None = None
         self._sock: socket.socket | None = None

@@ -19,21 +19,38 @@ import contextlib
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from queue import SimpleQueue
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .answers import encode_answer
 from .api import build
-from .callbacks import Served, label, raised, run_async, run_sync, unknown
+from .callbacks import Book, Served, label, raised, run_async, run_sync, unknown
 from .errors import ConnectionLost, DaemonNotRunning, HookdError
-from .framing import BadMessage, FrameTooLarge, reply_codec
+from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
 from .messages import Invoke, InvokeResult, Reply, Request, Welcome
 from .receive import Receiver
 
-if TYPE_CHECKING:
-    from .client import Client
+
+class Owner(Protocol):
+    """The blocking client (client.py) as the serve loop takes it over: its socket, its decoder and its
+    book of sessions and handlers, and the handshake that makes a new connection after a restart. Named
+    here so that the loop depends on what it uses, not on the client module that starts it."""
+
+    path: str
+    timeout: float | None
+    reconnect: float
+    handler_threads: int
+    welcome: Welcome | None
+    restore_errors: list[HookdError]
+    _sock: socket.socket | None
+    _decoder: FrameDecoder
+    _book: Book
+    _ids: Iterable[int]
+
+    def _handshake(self) -> Welcome: ...
+
 
 _MAX_BACKOFF = 0.25
 
@@ -112,7 +129,7 @@ class _Pool:
 
 
 class ServeLoop:
-    def __init__(self, client: Client, restore: bool) -> None:
+    def __init__(self, client: Owner, restore: bool) -> None:
         self.client = client
         self._lock = threading.Lock()
         self._state = threading.Condition(self._lock)
