@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from hookd.agents import deadlines, registry
+from hookd.agents import adapter, deadlines, registry
 from hookd.agents.run import add_options
 
 AGENTS = ("claude-code",)
@@ -45,13 +45,13 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     r = bridges.add_parser(
         "run-hook",
-        help="run a hook written for Claude Code as a hookd command hook (used by `hookd import`)",
-        description="Run CMD, a hook written for Claude Code, as a hookd command hook: hookd's payload becomes the "
-        "Claude Code hook input on CMD's stdin, and CMD's output JSON or exit code 2 becomes a hookd decision. "
-        "`hookd import claude-code` writes hooks that use this.",
+        help="run a hook written for an agent as a hookd command hook (used by `hookd import`)",
+        description="Run CMD, a hook written for the agent, as a hookd command hook: hookd's payload becomes the "
+        "agent's hook input on CMD's stdin, and CMD's answer (its output JSON, or an exit code the agent reads) becomes "
+        "a hookd decision. `hookd import AGENT` writes hooks that use this (--matcher for Claude Code's, --event for the others').",
     )
-    r.add_argument("agent", choices=(*AGENTS, "gemini", "copilot", "cline"), help="the agent whose hook format CMD speaks")
-    r.add_argument("--matcher", help="the settings matcher; the hook abstains on events it does not match")
+    r.add_argument("agent", choices=tuple(adapter.FORMATS), help="the agent whose hook format CMD speaks")
+    r.add_argument("--matcher", help="claude-code: the settings matcher; the hook abstains on events it does not match")
     r.add_argument("cmd", nargs=argparse.REMAINDER, help="-- then the command and its arguments")
     r.set_defaults(run=run_hook)
 
@@ -172,14 +172,9 @@ def run_gemini_bridge(args: argparse.Namespace) -> int:
 
 
 def run_hook(args: argparse.Namespace) -> int:
-    if args.agent in ("copilot", "cline"):
-        import importlib
-
-        return int(importlib.import_module(f"hookd.agents.{args.agent}.adapter").main(args.cmd))
-    from hookd.agents.adapter import main
-
+    """The adapter, with the agent's own option (``--event``) as it came in ``cmd``."""
     matcher = ["--matcher", args.matcher] if args.matcher is not None else []
-    return main(args.agent, [*matcher, *args.cmd])
+    return adapter.main(args.agent, [*matcher, *args.cmd])
 
 
 # The module of each agent's installer: ``run_install(args)`` and ``run_uninstall(args)``, each printing one line.

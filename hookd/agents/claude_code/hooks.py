@@ -246,7 +246,7 @@ def decision(event: str, code: int, stdout: str, stderr: str) -> dict[str, Any] 
 
 
 def _input_for(payload: Mapping[str, Any], _matcher: str | None, environ: Mapping[str, str], cwd: str) -> dict[str, Any]:
-    point, session, project = environ.get("HOOKD_POINT", ""), environ.get("HOOKD_SESSION_ID", ""), environ.get("HOOKD_PROJECT_DIR", "")
+    point, session, project = hook_format.context(environ)
     return hook_input(payload, point, session, project, cwd)
 
 

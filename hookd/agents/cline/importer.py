@@ -1,8 +1,8 @@
 """`hookd import cline PATH`: the hook files in a Cline hooks folder (or one hook file) as hookd YAML hooks.
 
 Each hook file of the user's (named after a Cline event, with an extension Cline accepts) becomes one hookd
-command hook running ``hookd bridge run-hook cline --event EVENT -- INTERPRETER FILE`` (adapter.py gives
-it Cline's input and answer rules) on the point the bridge maps its event to, started as Cline starts it:
+command hook running ``hookd bridge run-hook cline --event EVENT -- INTERPRETER FILE`` (hookd/agents/adapter.py,
+with hooks.py's ``FORMAT``, gives it Cline's input and answer rules) on the point the bridge maps its event to, started as Cline starts it:
 by its `#!` line, else by its extension (`bash` for none or `.sh`, `node` for `.js`, `python3` for `.py`...).
 Cline gives a blocking hook 120 s, so does the import. The decision hooks form one group combined
 ``strictest``. Moving them out of Cline's way renames each file to FILE.hookd-import (an extension Cline

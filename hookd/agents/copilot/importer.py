@@ -1,14 +1,13 @@
 """`hookd import copilot FILE`: the command hooks of a Copilot CLI hook file as hookd YAML hooks.
 
-Each `bash` command hook becomes one hookd command hook running ``hookd bridge run-hook copilot --event
-EVENT -- bash -c COMMAND`` (adapter.py gives it Copilot's input, environment and answer rules) on the point
-the bridge maps its event to; its `timeoutSec` (or `timeout`) carries over, its `matcher` becomes a
-``match`` on the tool's name as Copilot calls it. The decision hooks of one file form one group combined
-``strictest``: any deny wins. Moving them out of Copilot's way is renaming the file: Copilot loads only
-`*.json`, so `FILE.hookd-import` is no longer read, and `--undo` renames it back. A settings.json's inline
-hooks import too, but the settings file is never moved. Written against the
-agent dialect table (ROUTES); the Claude Code importer's shared pieces (MAX_TIMEOUT, Imported, slug) are reused.
-"""
+Each `bash` command hook becomes one hookd command hook running ``hookd bridge run-hook copilot --event EVENT --
+bash -c COMMAND`` (hookd/agents/adapter.py, with hooks.py's ``FORMAT``, gives it Copilot's input, environment
+and answer rules) on the point the bridge maps its event to; its `timeoutSec` (or `timeout`) carries over, its
+`matcher` becomes a ``match`` on the tool's name as Copilot calls it. The decision hooks of one file form one
+group combined ``strictest``: any deny wins. Moving them out of Copilot's way is renaming the file: Copilot
+loads only `*.json`, so `FILE.hookd-import` is no longer read, and `--undo` renames it back. A settings.json's
+inline hooks import too, but the settings file is never moved. Written against the agent dialect table (ROUTES);
+the Claude Code importer's shared pieces (MAX_TIMEOUT, Imported, slug) are reused."""
 
 from __future__ import annotations
 
