@@ -34,10 +34,10 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     c.set_defaults(run=run_bridge)
     x = bridges.add_parser("codex", help="handle one Codex hook event (stdin: hook input, stdout: hook output)")
     add_options(x)
-    x.set_defaults(run=run_codex)
+    x.set_defaults(run=run_bridge)
     g = bridges.add_parser("gemini", help="handle one Gemini CLI hook event (stdin: hook input, stdout: hook output)")
     add_options(g)
-    g.set_defaults(run=run_gemini_bridge)
+    g.set_defaults(run=run_bridge)
 
     from hookd.cli import bridge_status
 
@@ -154,21 +154,13 @@ def reported(run: Callable[[argparse.Namespace], int], action: str) -> Callable[
 
 
 def run_bridge(args: argparse.Namespace) -> int:
-    from hookd.agents.run import run
+    """`hookd bridge AGENT` parsed (hookd.cli.main takes the agents' usual forms before any parser is built)."""
+    from importlib import import_module
 
-    return run(args)
+    from hookd.cli import BRIDGE_PROGRAMS
 
-
-def run_codex(args: argparse.Namespace) -> int:
-    from hookd.agents.codex.run import run
-
-    return run(args)
-
-
-def run_gemini_bridge(args: argparse.Namespace) -> int:
-    from hookd.cli.bridge_gemini import run_bridge as run_gemini
-
-    return run_gemini(args)
+    runner, protocol = BRIDGE_PROGRAMS[args.bridge_command]
+    return int(import_module(runner).run(args, import_module(protocol)))
 
 
 def run_hook(args: argparse.Namespace) -> int:

@@ -1,4 +1,4 @@
-"""`hookd bridge gemini` and `hookd bridge install|uninstall gemini|qwen`.
+"""`hookd bridge install|uninstall gemini|qwen` (`hookd bridge gemini` itself is hookd/agents/run.py's, see hookd/cli/__init__.py).
 
 Gemini CLI's hooks run the compiled shim (``--agent gemini``) unless ``--command`` or ``--no-shim``
 asks for the Python bridge, which is also what runs where no shim could be built."""
@@ -11,29 +11,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Sequence
-
-
-def main(argv: Sequence[str]) -> int:
-    """One Gemini CLI hook event: the Claude Code bridge's machinery with Gemini CLI's mapping."""
-    from hookd.agents import run
-    from hookd.agents.gemini import protocol
-
-    opts = run.parse(argv)
-    if opts is None:
-        p = run.parser()
-        p.prog = "hookd bridge gemini"
-        p.description = "Read a Gemini CLI hook input on stdin, run the matching hookd point, and print Gemini CLI's hook output."
-        ns = p.parse_args(argv)
-        opts = run.Options(ns.timeout, ns.fail_closed, ns.socket, ns.event)
-    return run.run(opts, protocol)
-
-
-def run_bridge(args: argparse.Namespace) -> int:
-    from hookd.agents import run
-    from hookd.agents.gemini import protocol
-
-    return run.run(args, protocol)
 
 
 def _path(args: argparse.Namespace) -> str:
