@@ -7,6 +7,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
+from hookd.agents import agent_version, registry
 from hookd.agents.pi import install as extension
 from hookd.agents.pi import version
 
@@ -32,10 +33,9 @@ def run_install(args: argparse.Namespace) -> int:
     except (extension.InstallError, OSError) as exc:
         return fail(str(exc))
     sys.stdout.write(result + "\n")
-    found = version.detect(getattr(args, "agent_cli", None))
-    if found.version is not None and not found.supported:
-        least = ".".join(map(str, version.MIN_VERSION))
-        sys.stderr.write(f"hookd: {found.describe()} is older than {least}, which the extension needs: {version.OLDER}\n")
+    older = agent_version.problem(registry.agent("pi"), version.detect(getattr(args, "agent_cli", None)))
+    if older:
+        sys.stderr.write(f"hookd: {older}\n")
     return 0
 
 

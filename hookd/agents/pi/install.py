@@ -111,7 +111,7 @@ def load(extension: Path, pi: version.Found | None = None, tool_call: tuple[str,
     node = version.find_cli("node")
     if node is None:
         raise FileNotFoundError("node is not on PATH")
-    index = found.package_index()
+    index = version.package_index(found)
     env = {**os.environ, "PI_OFFLINE": "1"}
     with tempfile.TemporaryDirectory(prefix="hookd-pi-") as tmp:
         target = extension
