@@ -16,7 +16,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from hookd.agents import import_move
+from hookd.agents import import_move, import_source
 from hookd.agents.copilot.install import MARK
 from hookd.agents.copilot.protocol import ROUTES, UNMAPPED_PREFIX
 from hookd.agents.importer import MAX_TIMEOUT, Imported, match_pattern, slug
@@ -123,3 +123,37 @@ def undo(path: str) -> list[str]:
         raise import_move.MoveError(f"{path} exists again: move it away, then undo")
     os.rename(saved, path)
     return [f"{path} is back: Copilot runs its hooks again; remove the hookd hooks imported from it, or they run twice"]
+
+
+def _read(ask: import_source.Ask) -> tuple[Imported, bytes | None]:
+    data = import_source.read_bytes(ask.path)
+    try:
+        doc = load(data, os.path.basename(ask.path))
+    except ImportFileError as exc:
+        raise import_source.ImportFailed(str(exc)) from None
+    return convert(doc, os.path.basename(ask.path), ask.hookd), data
+
+
+def _move(ask: import_source.Ask, _original: bytes | None, result: Imported, _output: str, _text: str) -> tuple[str, str]:
+    saved = move(ask.path, result)
+    undo_it = f"`hookd import copilot --undo {ask.path}` puts it back"
+    return saved, f"moved {ask.path} to {saved}, where Copilot CLI no longer reads it ({undo_it})"
+
+
+def _undo(path: str) -> list[str]:
+    try:
+        return undo(path)
+    except OSError as exc:
+        raise import_move.MoveError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+# `hookd import copilot FILE`: Copilot's row for the one import command (hookd/cli/importer.py); the file moves
+# aside whole, and refuses by itself when an earlier import was not undone.
+SOURCE = import_source.Source(
+    "# Each runs through `hookd bridge run-hook copilot`, which gives it Copilot CLI's input and reads its answer as "
+    "Copilot does; the decision hooks combine strictest (any deny wins).",
+    _read,
+    _move,
+    _undo,
+    fresh=False,
+)
