@@ -177,8 +177,8 @@ INSTALLERS = {
     "codex": "hookd.cli.bridge_codex",
     "opencode": "hookd.cli.bridge_opencode",
     "droid": "hookd.cli.bridge_droid",
-    "copilot": "hookd.cli.bridge_copilot",
-    "cline": "hookd.cli.bridge_cline",
+    "copilot": "hookd.cli.bridge_shim_file",
+    "cline": "hookd.cli.bridge_shim_file",
     "pi": "hookd.cli.bridge_pi",
 }
 
