@@ -175,11 +175,11 @@ INSTALLERS = {
     "qwen": "hookd.cli.bridge_gemini",
     "gemini": "hookd.cli.bridge_gemini",
     "codex": "hookd.cli.bridge_codex",
-    "opencode": "hookd.cli.bridge_opencode",
+    "opencode": "hookd.cli.bridge_plugin",
     "droid": "hookd.cli.bridge_droid",
     "copilot": "hookd.cli.bridge_shim_file",
     "cline": "hookd.cli.bridge_shim_file",
-    "pi": "hookd.cli.bridge_pi",
+    "pi": "hookd.cli.bridge_plugin",
 }
 
 
