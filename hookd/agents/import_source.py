@@ -72,6 +72,16 @@ def kept(ask: Ask, saved: str, done: str) -> tuple[str, str]:
     return saved, f"{done} {ask.path} (the original is kept in {saved}; `hookd import {ask.agent} --undo {ask.path}` puts it back)"
 
 
+def load_file(path: str, load: Callable[[bytes, str], Any], errors: type[Exception]) -> tuple[Any, bytes]:
+    """``load(the file's bytes, its name)``, and the bytes; ``errors`` (what ``load`` raises) and an unreadable
+    file become ImportFailed."""
+    original = read_bytes(path)
+    try:
+        return load(original, os.path.basename(path)), original
+    except errors as exc:
+        raise ImportFailed(str(exc)) from None
+
+
 def moved_out(ask: Ask, original: bytes | None, result: Imported, output: str, text: str) -> tuple[str, str]:
     """Rewrite the settings file without the imported hooks (its original kept beside it)."""
     return kept(ask, import_move.move(ask.path, original or b"", result.taken, output, text), "moved them out of")

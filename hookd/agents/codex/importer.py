@@ -152,11 +152,7 @@ def move_toml(
 
 
 def _read(ask: import_source.Ask) -> tuple[Imported, bytes | None]:
-    original = import_source.read_bytes(ask.path)
-    try:
-        doc = load(original, os.path.basename(ask.path))
-    except ImportFileError as exc:
-        raise import_source.ImportFailed(str(exc)) from None
+    doc, original = import_source.load_file(ask.path, load, ImportFileError)
     return convert(doc, os.path.basename(ask.path)), original
 
 

@@ -126,11 +126,7 @@ def undo(path: str) -> list[str]:
 
 
 def _read(ask: import_source.Ask) -> tuple[Imported, bytes | None]:
-    data = import_source.read_bytes(ask.path)
-    try:
-        doc = load(data, os.path.basename(ask.path))
-    except ImportFileError as exc:
-        raise import_source.ImportFailed(str(exc)) from None
+    doc, data = import_source.load_file(ask.path, load, ImportFileError)
     return convert(doc, os.path.basename(ask.path), ask.hookd), data
 
 

@@ -81,15 +81,7 @@ def answer(event: str, code: int, stdout: str, stderr: str, args: Mapping[str, A
     context = specific.get("additionalContext")
     if isinstance(context, str) and context:
         out["injection"] = context
-    agent: dict[str, Any] = {k: obj[k] for k in UNIVERSAL if k in obj}
-    if agent.get("continue") is not False:
-        agent.pop("continue", None)
-        agent.pop("stopReason", None)
-    if agent.get("suppressOutput") is not True:
-        agent.pop("suppressOutput", None)
-    extra = {k: v for k, v in specific.items() if k not in _MAPPED_SPECIFIC}
-    if extra:
-        agent["specific"] = extra
+    agent = claude_hooks.agent_output(obj, specific, UNIVERSAL, _MAPPED_SPECIFIC)
     if agent:
         out["agentOutput"] = agent
     return out or None
