@@ -94,6 +94,7 @@ class Agent(NamedTuple):
     settings_option: bool = True  # install takes ``--settings FILE`` for a file of the agent's elsewhere
     timestamp: str = ""  # the hook input's ``timestamp``, as a time.strftime format of the UTC time ("": the input has none)
     version: Version | None = None  # how its CLI says its version and the release the bridge needs (None: not asked)
+    fails_closed: bool = False  # install fails closed unless told not to (else --fail-closed asks for it)
 
     @property
     def title(self) -> str:
@@ -201,7 +202,18 @@ AGENTS: tuple[Agent, ...] = (
         False,
         version=Version("cline", (3, 0, 65)),
     ),
-    Agent("pi", "tool_call", "bash", _DESCRIBED, {}, ("", "--project"), "hookd.agents.pi.installed", False, version=_PI_VERSION),
+    Agent(
+        "pi",
+        "tool_call",
+        "bash",
+        _DESCRIBED,
+        {},
+        ("", "--project"),
+        "hookd.agents.pi.installed",
+        False,
+        version=_PI_VERSION,
+        fails_closed=True,
+    ),
 )
 NAMES = tuple(a.name for a in AGENTS)
 _BY_NAME = {a.name: a for a in AGENTS}

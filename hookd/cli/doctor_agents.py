@@ -85,7 +85,7 @@ def _checks(d: Daemon, cwd: str, f: Found) -> Iterator[Check]:
             name,
             "warn",
             f"{f.path}: when hookd is down or cannot answer, {f.agent} runs tool calls unguarded",
-            again if f.agent == "pi" else again.rstrip("`") + " --fail-closed`",  # pi's install fails closed unless told not to
+            again if registry.agent(f.agent).fails_closed else again.rstrip("`") + " --fail-closed`",
         )
     yield from _holds_when_down(f, again)
 
