@@ -47,6 +47,19 @@ def context(environ: Mapping[str, str]) -> tuple[str, str, str]:
     return environ.get("HOOKD_POINT", ""), environ.get("HOOKD_SESSION_ID", ""), environ.get("HOOKD_PROJECT_DIR", "")
 
 
+def event_input(
+    hook_input: Callable[[Mapping[str, Any], str, str, str, str], dict[str, Any]],
+) -> Callable[[Mapping[str, Any], str | None, Mapping[str, str], str], dict[str, Any]]:
+    """A ``hook_input`` for an agent whose hooks are configured per event: its own
+    ``hook_input(payload, point, event, session, project)``, the project defaulting to the working directory."""
+
+    def read(payload: Mapping[str, Any], event: str | None, environ: Mapping[str, str], cwd: str) -> dict[str, Any]:
+        point, session, project = context(environ)
+        return hook_input(payload, point, event or "", session, project or cwd)
+
+    return read
+
+
 def option_or_point(point_events: Mapping[str, str]) -> Callable[[str | None, Mapping[str, str], Mapping[str, Any]], str]:
     """An ``event`` for an agent whose input carries no event name: the ``--event`` given, else the point's."""
     return lambda option, environ, _data: option or point_events.get(environ.get("HOOKD_POINT", ""), "")

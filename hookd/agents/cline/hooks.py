@@ -124,11 +124,6 @@ def answer(event: str, stdout: str, tool_name: str | None) -> dict[str, Any] | N
     return out or None
 
 
-def _input_for(payload: Mapping[str, Any], event: str | None, environ: Mapping[str, str], cwd: str) -> dict[str, Any]:
-    point, session, project = hook_format.context(environ)
-    return hook_input(payload, point, event or "", session, project or cwd)
-
-
 def _cwd(data: Mapping[str, Any]) -> str | None:
     """The workspace, where Cline starts its hook files."""
     roots = data.get("workspaceRoots")
@@ -149,7 +144,7 @@ FORMAT = hook_format.HookFormat(
     "stdin, and CMD's control output becomes a hookd decision.",
     option="--event",
     option_help="the Cline hook the file was written as (default: the point's)",
-    hook_input=_input_for,
+    hook_input=hook_format.event_input(hook_input),
     environment=lambda base, payload, _data: hook_format.forwarded_environment(base, payload),  # as the shim forwarded it
     selected=lambda _event, _name, _data: True,
     argv=lambda cmd, _env: cmd,

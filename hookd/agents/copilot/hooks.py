@@ -92,11 +92,6 @@ def answer(event: str, code: int, stdout: str) -> dict[str, Any] | None:
     return out or None
 
 
-def _input_for(payload: Mapping[str, Any], event: str | None, environ: Mapping[str, str], cwd: str) -> dict[str, Any]:
-    point, session, project = hook_format.context(environ)
-    return hook_input(payload, point, event or "", session, project or cwd)
-
-
 def _cwd(data: Mapping[str, Any]) -> str | None:
     cwd = data.get("cwd")
     return cwd if isinstance(cwd, str) and os.path.isdir(cwd) else None
@@ -110,7 +105,7 @@ FORMAT = hook_format.HookFormat(
     "stdin, and CMD's output JSON or exit code becomes a hookd decision.",
     option="--event",
     option_help="the Copilot CLI event the hook was configured for (default: the point's)",
-    hook_input=_input_for,
+    hook_input=hook_format.event_input(hook_input),
     environment=lambda base, payload, _data: hook_format.forwarded_environment(base, payload),  # as the shim forwarded it
     selected=lambda _event, _name, _data: True,
     argv=lambda cmd, _env: cmd,
