@@ -9,7 +9,6 @@ from collections.abc import Callable
 from hookd.agents import adapter, deadlines, registry
 from hookd.agents.run import add_options
 
-AGENTS = ("claude-code",)
 INSTALLABLE = registry.NAMES
 
 
