@@ -23,7 +23,12 @@ if TYPE_CHECKING:
 
 # The agent -> the module holding its HookFormat as ``FORMAT`` (imported only for the agent asked for:
 # this runs once per hook call).
-FORMATS = {"claude-code": "hookd.agents.claude_code.hooks", "gemini": "hookd.agents.gemini.hooks"}
+FORMATS = {
+    "claude-code": "hookd.agents.claude_code.hooks",
+    "gemini": "hookd.agents.gemini.hooks",
+    "copilot": "hookd.agents.copilot.hooks",
+    "cline": "hookd.agents.cline.hooks",
+}
 
 
 def hook_format(agent: str) -> HookFormat:
@@ -45,7 +50,7 @@ def main(agent: str, argv: Sequence[str]) -> int:
     opts = parser(fmt).parse_args(argv)
     cmd = opts.cmd[1:] if opts.cmd[:1] == ["--"] else opts.cmd
     if not cmd:
-        sys.stderr.write(f"{fmt.prog}: no command given (hookd bridge run-hook {agent} -- CMD ...)\n")
+        sys.stderr.write(f"{fmt.prog}: no command given ({fmt.usage or f'hookd bridge run-hook {agent} -- CMD ...'})\n")
         return 2
     try:
         payload = json.loads(sys.stdin.buffer.read() or b"{}")
@@ -56,7 +61,7 @@ def main(agent: str, argv: Sequence[str]) -> int:
         sys.stderr.write(f"{fmt.prog}: payload is not a JSON object\n")
         return 2
     data = fmt.hook_input(payload, opts.option, os.environ, os.getcwd())
-    event = str(data.get("hook_event_name", ""))
+    event = fmt.event(opts.option, os.environ, data)
     if not fmt.selected(opts.option, event, data):
         return 0
     import subprocess
@@ -68,6 +73,8 @@ def main(agent: str, argv: Sequence[str]) -> int:
     except OSError as exc:
         sys.stderr.write(f"{fmt.prog}: cannot run {started[0]!r}: {exc}\n")
         return 127
+    if fmt.relays_stderr:
+        sys.stderr.write(done.stderr.decode("utf-8", "replace"))
     try:
         answer = fmt.answer(event, done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace"), payload)
     except NotADecision as exc:

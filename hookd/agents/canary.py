@@ -67,8 +67,8 @@ def hook_input(agent: str, session_id: str, cwd: str, command: str = COMMAND) ->
         "tool_input": registry.shell_input(row, command),
         **row.canary_fields,
     }
-    if agent == "gemini":
-        data["timestamp"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    if row.timestamp:
+        data["timestamp"] = time.strftime(row.timestamp, time.gmtime())
     return data
 
 
@@ -206,7 +206,7 @@ def _extension(hook: Hook, session_id: str, cwd: str, env: Mapping[str, str]) ->
     from hookd.agents.pi import version
 
     found = version.detect(environ=dict(env))
-    if found.package_index() is None:
+    if version.package_index(found) is None:
         return Sent(hook, session_id, 0.0, failure=f"the extension cannot be loaded as pi loads it: {found.describe()}")
     args = json.dumps(registry.shell_input(registry.agent(hook.agent)))
     try:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
+from hookd.agents.dialect import AGENT_ENV
+
 
 class NotADecision(Exception):
     """The hook failed the way the agent reports as a non-blocking error: no decision, exit 1."""
@@ -32,3 +34,41 @@ class HookFormat(NamedTuple):
     cwd: Callable[[Mapping[str, Any]], str | None]
     # (event, exit code, stdout, stderr, the payload) -> the HookDecision as JSON data (None: abstain). Raises NotADecision.
     answer: Callable[[str, int, str, str, Mapping[str, Any]], dict[str, Any] | None]
+    # (the option's value, hookd's environment, the hook input) -> the event the answer is read for
+    event: Callable[[str | None, Mapping[str, str], Mapping[str, Any]], str] = lambda _option, _environ, data: str(
+        data.get("hook_event_name", "")
+    )
+    usage: str = ""  # the command's form, where errors show it ("": ``hookd bridge run-hook AGENT -- CMD ...``)
+    relays_stderr: bool = False  # the hook's stderr is passed on to hookd's (the agent shows it, and reads no answer from it)
+
+
+def context(environ: Mapping[str, str]) -> tuple[str, str, str]:
+    """(point, session, project) of the hookd call, from the HOOKD_* variables hookd starts a command hook with."""
+    return environ.get("HOOKD_POINT", ""), environ.get("HOOKD_SESSION_ID", ""), environ.get("HOOKD_PROJECT_DIR", "")
+
+
+def event_input(
+    hook_input: Callable[[Mapping[str, Any], str, str, str, str], dict[str, Any]],
+) -> Callable[[Mapping[str, Any], str | None, Mapping[str, str], str], dict[str, Any]]:
+    """A ``hook_input`` for an agent whose hooks are configured per event: its own
+    ``hook_input(payload, point, event, session, project)``, the project defaulting to the working directory."""
+
+    def read(payload: Mapping[str, Any], event: str | None, environ: Mapping[str, str], cwd: str) -> dict[str, Any]:
+        point, session, project = context(environ)
+        return hook_input(payload, point, event or "", session, project or cwd)
+
+    return read
+
+
+def option_or_point(point_events: Mapping[str, str]) -> Callable[[str | None, Mapping[str, str], Mapping[str, Any]], str]:
+    """An ``event`` for an agent whose input carries no event name: the ``--event`` given, else the point's."""
+    return lambda option, environ, _data: option or point_events.get(environ.get("HOOKD_POINT", ""), "")
+
+
+def forwarded_environment(base: Mapping[str, str], payload: Mapping[str, Any]) -> dict[str, str]:
+    """The agent's environment, as the bridge or the shim forwarded it in the payload, over hookd's."""
+    env = dict(base)
+    forwarded = payload.get(AGENT_ENV)
+    if isinstance(forwarded, dict):
+        env.update((k, v) for k, v in forwarded.items() if isinstance(k, str) and isinstance(v, str))
+    return env

@@ -67,6 +67,22 @@ class Installed(Protocol):
         ...
 
 
+class Version(NamedTuple):
+    """How to ask an agent's CLI its version (hookd/agents/agent_version.py), and what hangs on it."""
+
+    cli: str  # the command that prints it with ``--version``
+    minimum: tuple[int, int, int]  # the first release the bridge supports (with ``on_failure``: the first that honours onFailure)
+    older: str = ""  # what does not work before ``minimum``, as doctor and install say it ("": the agent's reader says it)
+    needs: str = "the oldest the bridge supports"  # what ``minimum`` is, after "is older than X, "
+    fix: str = ""  # doctor's fix for an older one
+    severity: str = "warn"  # doctor's status for an older one
+    unknown: str = ""  # doctor's warning when the version cannot be told ("": none)
+    env: Mapping[str, str] = {}  # added to the environment the CLI is asked in
+    on_stderr: bool = False  # the CLI prints its version on stderr
+    # The version decides only whether an HTTP hook's ``onFailure: block`` refuses a call hookd did not answer.
+    on_failure: bool = False
+
+
 class Agent(NamedTuple):
     name: str  # on the command line, and the ``agent`` of every event hookd records for it
     tool_event: str  # the event the agent sends before a tool runs
@@ -76,6 +92,9 @@ class Agent(NamedTuple):
     scopes: tuple[str, ...]  # the install options that name ``locations()`` in order ("": the default, the user's)
     installed: str  # the module that reads its installs (:class:`Installed`)
     settings_option: bool = True  # install takes ``--settings FILE`` for a file of the agent's elsewhere
+    timestamp: str = ""  # the hook input's ``timestamp``, as a time.strftime format of the UTC time ("": the input has none)
+    version: Version | None = None  # how its CLI says its version and the release the bridge needs (None: not asked)
+    fails_closed: bool = False  # install fails closed unless told not to (else --fail-closed asks for it)
 
     @property
     def title(self) -> str:
@@ -86,14 +105,60 @@ class Agent(NamedTuple):
 
 
 _DESCRIBED = {"description": "hookd doctor canary"}
+# Claude Code before 2.1.295 ignores ``"onFailure": "block"`` on an HTTP hook (with the daemon down, the tool runs):
+# found by running releases from 2.1.197 (the last that accepts Node 18 and 20) to 2.1.332 offline against a
+# PreToolUse HTTP hook on a closed port. Install then puts PreToolUse on the shim; doctor names such a Claude Code.
+_CLAUDE_VERSION = Version("claude", (2, 1, 295), on_failure=True)
+# The bridge was built and checked against Droid 0.225.2: hooks in settings.json's ``hooks`` in Claude Code's
+# format, the shell tool ``Execute`` with ``{summary, command}``, a deny by permissionDecision or exit code 2.
+_DROID_VERSION = Version(
+    "droid",
+    (0, 225, 2),
+    "its hooks may not be read from settings.json's `hooks` key in Claude Code's format, nor its shell tool be "
+    "`Execute` with `command`: tool calls may not reach hookd, or reach it unnamed",
+    fix="upgrade Factory Droid (`npm install -g @factory/cli`)",
+    severity="fail",
+)
+# The extension relies on pi's extension API as 0.65.0 has it: ``session_start`` with a reason for every session
+# (before, a switched session came as session_switch / session_fork, which the extension does not handle),
+# ``session_shutdown`` in print and JSON modes (0.63.0), a tool_call handler's changes to ``event.input`` applied
+# (documented since 0.63.1). ``pi --version`` prints on stderr; PI_OFFLINE skips its update check.
+_PI_VERSION = Version(
+    "pi",
+    (0, 65, 0),
+    "a session switched with /new, /resume or /fork is never attached to hookd (its session hooks do not run), "
+    "a `pi -p` run before 0.63.0 never disposes its session, and a guard's rewrite of a tool call is not "
+    "guaranteed before 0.63.1",
+    needs="which hookd's extension needs",
+    fix="upgrade pi to 0.65.0 or later",
+    unknown="cannot tell whether it runs hookd's extension as meant",
+    env={"PI_OFFLINE": "1"},
+    on_stderr=True,
+)
 _CLAUDE_FIELDS = {"permission_mode": "default", "tool_use_id": "hookd-canary"}
 
 AGENTS: tuple[Agent, ...] = (
     Agent(
-        "claude-code", "PreToolUse", "Bash", _DESCRIBED, _CLAUDE_FIELDS, ("", "--project", "--local"), "hookd.agents.claude_code.installed"
+        "claude-code",
+        "PreToolUse",
+        "Bash",
+        _DESCRIBED,
+        _CLAUDE_FIELDS,
+        ("", "--project", "--local"),
+        "hookd.agents.claude_code.installed",
+        version=_CLAUDE_VERSION,
     ),
     Agent("qwen", "PreToolUse", "run_shell_command", _DESCRIBED, _CLAUDE_FIELDS, ("", "--project"), "hookd.agents.qwen.installed"),
-    Agent("gemini", "BeforeTool", "run_shell_command", _DESCRIBED, {}, ("", "--project"), "hookd.agents.gemini.installed"),
+    Agent(
+        "gemini",
+        "BeforeTool",
+        "run_shell_command",
+        _DESCRIBED,
+        {},
+        ("", "--project"),
+        "hookd.agents.gemini.installed",
+        timestamp="%Y-%m-%dT%H:%M:%SZ",
+    ),
     Agent(
         "codex",
         "PreToolUse",
@@ -112,11 +177,43 @@ AGENTS: tuple[Agent, ...] = (
         {"permission_mode": "auto-low"},
         ("", "--project"),
         "hookd.agents.droid.installed",
+        version=_DROID_VERSION,
     ),
     # Copilot CLI and Cline name their input fields their own way: their readers give the canary's input (canary_input).
-    Agent("copilot", "preToolUse", "bash", _DESCRIBED, {}, ("", "--project"), "hookd.agents.copilot.installed"),
-    Agent("cline", "PreToolUse", "run_commands", {}, {}, ("", "--project"), "hookd.agents.cline.installed", False),
-    Agent("pi", "tool_call", "bash", _DESCRIBED, {}, ("", "--project"), "hookd.agents.pi.installed", False),
+    # Their readers name what an older one cannot do (copilot: the first that applies modifiedArgs; cline: the 3.x CLI).
+    Agent(
+        "copilot",
+        "preToolUse",
+        "bash",
+        _DESCRIBED,
+        {},
+        ("", "--project"),
+        "hookd.agents.copilot.installed",
+        version=Version("copilot", (1, 0, 24)),
+    ),
+    Agent(
+        "cline",
+        "PreToolUse",
+        "run_commands",
+        {},
+        {},
+        ("", "--project"),
+        "hookd.agents.cline.installed",
+        False,
+        version=Version("cline", (3, 0, 65)),
+    ),
+    Agent(
+        "pi",
+        "tool_call",
+        "bash",
+        _DESCRIBED,
+        {},
+        ("", "--project"),
+        "hookd.agents.pi.installed",
+        False,
+        version=_PI_VERSION,
+        fails_closed=True,
+    ),
 )
 NAMES = tuple(a.name for a in AGENTS)
 _BY_NAME = {a.name: a for a in AGENTS}
@@ -128,6 +225,14 @@ def agent(name: str) -> Agent:
         return _BY_NAME[name]
     except KeyError:
         raise KeyError(f"no agent {name!r} (hookd bridges {', '.join(NAMES)})") from None
+
+
+def minimum_version(name: str) -> tuple[int, int, int]:
+    """The first release of the agent ``name`` that the bridge supports, as its row's ``version`` says."""
+    v = agent(name).version
+    if v is None:
+        raise KeyError(f"the {name} row names no version")
+    return v.minimum
 
 
 def shell_input(row: Agent, command: str = CANARY_COMMAND) -> dict[str, Any]:

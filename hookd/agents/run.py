@@ -66,13 +66,16 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(agent: str = cc.AGENT) -> argparse.ArgumentParser:
     import argparse
 
+    from hookd.core.vocabulary import AGENT_TITLES
+
+    title = AGENT_TITLES.get(agent, agent)
     p = argparse.ArgumentParser(
-        prog="hookd bridge claude-code",
-        description="Read a Claude Code hook input on stdin, run the matching hookd point, and print Claude Code's "
-        "hook output. Meant to be called by the agent (see `hookd bridge install claude-code`).",
+        prog=f"hookd bridge {agent}",
+        description=f"Read a {title} hook input on stdin, run the matching hookd point, and print {title}'s "
+        f"hook output. Meant to be called by the agent (see `hookd bridge install {agent}`).",
     )
     add_options(p)
     return p
@@ -101,14 +104,18 @@ def parse(argv: Sequence[str]) -> Options | None:
     return Options(**values)
 
 
-def main(argv: Sequence[str], proto: Any = cc) -> int:
+def options(argv: Sequence[str], agent: str) -> Options:
+    """The bridge's options: the agent's usual arguments at once, anything else (--help, a typo) through argparse."""
     opts = parse(argv)
     if opts is None:
-        p = parser()
-        p.prog = f"hookd bridge {proto.AGENT}"
-        ns = p.parse_args(argv)
+        ns = parser(agent).parse_args(argv)
         opts = Options(ns.timeout, ns.fail_closed, ns.socket, ns.event)
-    return run(opts, proto)
+    return opts
+
+
+def main(argv: Sequence[str], proto: Any = cc) -> int:
+    """`hookd bridge AGENT`: one event of an agent whose protocol module is ``proto``."""
+    return run(options(argv, proto.AGENT), proto)
 
 
 def _alarm(signum: int, frame: Any) -> None:

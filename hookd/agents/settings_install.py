@@ -218,14 +218,7 @@ def uninstall(path: str, ours: Any = is_ours, *, state: str, secret_path: str | 
             return safe_write.UNCHANGED
         before = _before(record, path)
         strip(doc, before, ours, keep_secret=keep_secret)
-        if record is not None and record.existed and record.original is not None and doc == before:
-            outcome["what"] = "restored"
-            return record.original.encode("utf-8")
-        if (record is None or not record.existed) and not doc:
-            outcome["what"] = "removed"
-            return safe_write.REMOVE
-        outcome["what"] = "kept"
-        return _style(current).dump(doc).encode("utf-8")
+        return _stripped(doc, before, record, current, outcome)
 
     mode = record.mode if record is not None and record.existed and not keep_secret else None
     if os.path.isdir(safe_write.target(path).parent):
@@ -252,6 +245,19 @@ def uninstall(path: str, ours: Any = is_ours, *, state: str, secret_path: str | 
     return "\n".join([*lines, secret_line] if secret_line else lines)
 
 
+def _stripped(doc: dict[str, Any], before: dict[str, Any], record: Record | None, current: bytes, outcome: dict[str, Any]) -> object:
+    """What the file becomes once hookd's part is out of ``doc``: its bytes from before install when nothing else
+    changed, gone when install created it and nothing is left, else ``doc`` in the file's own style."""
+    if record is not None and record.existed and record.original is not None and doc == before:
+        outcome["what"] = "restored"
+        return record.original.encode("utf-8")
+    if (record is None or not record.existed) and not doc:
+        outcome["what"] = "removed"
+        return safe_write.REMOVE
+    outcome["what"] = "kept"
+    return _style(current).dump(doc).encode("utf-8")
+
+
 def _holds_ours(path: str) -> bool:
     try:
         return count(parse(safe_write.read(path), path)) > 0
@@ -275,14 +281,7 @@ def uninstall_secret(path: str, *, state: str) -> str | None:
             return safe_write.UNCHANGED
         before = _before(record, path)
         strip_secret(doc, before)
-        if record is not None and record.existed and record.original is not None and doc == before:
-            outcome["what"] = "restored"
-            return record.original.encode("utf-8")
-        if (record is None or not record.existed) and not doc:
-            outcome["what"] = "removed"
-            return safe_write.REMOVE
-        outcome["what"] = "kept"
-        return _style(current).dump(doc).encode("utf-8")
+        return _stripped(doc, before, record, current, outcome)
 
     if not os.path.isdir(safe_write.target(path).parent):
         return None

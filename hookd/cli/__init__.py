@@ -38,6 +38,18 @@ COMMANDS = (
 )
 
 
+# `hookd bridge AGENT`, the Python bridge an agent starts once per event: the agent -> (the module whose
+# ``main(argv, protocol)`` runs it, the agent's protocol module). Read before any command's parser is built.
+_RUN = "hookd.agents.run"
+BRIDGE_PROGRAMS = {
+    "claude-code": (_RUN, "hookd.agents.claude_code.protocol"),
+    "qwen": (_RUN, "hookd.agents.qwen.protocol"),
+    "gemini": (_RUN, "hookd.agents.gemini.protocol"),
+    "droid": (_RUN, "hookd.agents.droid.protocol"),
+    "codex": ("hookd.agents.codex.run", "hookd.agents.codex.protocol"),  # Codex's answers are its own
+}
+
+
 def build_parser() -> argparse.ArgumentParser:
     import argparse
     import importlib
@@ -61,33 +73,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    if args_list[:2] == ["bridge", "claude-code"]:
+    if args_list[:1] == ["bridge"] and len(args_list) > 1:
         # The agent starts the bridge for every event: skip importing every command's parser.
-        from hookd.agents.run import main as bridge_main
+        program = BRIDGE_PROGRAMS.get(args_list[1])
+        if program is not None:
+            from importlib import import_module
 
-        return bridge_main(args_list[2:])
-    if args_list[:2] == ["bridge", "qwen"]:
-        from hookd.agents.qwen import protocol as qwen
-        from hookd.agents.run import main as bridge_main
+            runner, protocol = program
+            return int(import_module(runner).main(args_list[2:], import_module(protocol)))
+        if args_list[1] == "run-hook" and len(args_list) > 2:
+            from hookd.agents import adapter
 
-        return bridge_main(args_list[2:], qwen)
-    if args_list[:2] == ["bridge", "codex"]:
-        from hookd.agents.codex.run import main as codex_main
-
-        return codex_main(args_list[2:])
-    if args_list[:2] == ["bridge", "droid"]:
-        from hookd.cli import bridge_droid
-
-        return bridge_droid.main(args_list[2:])
-    if args_list[:2] == ["bridge", "gemini"]:
-        from hookd.cli import bridge_gemini as cli
-
-        return cli.main(args_list[2:])
-    if args_list[:2] == ["bridge", "run-hook"] and len(args_list) > 2:
-        from hookd.agents import adapter
-
-        if args_list[2] in adapter.FORMATS:
-            return adapter.main(args_list[2], args_list[3:])
+            if args_list[2] in adapter.FORMATS:
+                return adapter.main(args_list[2], args_list[3:])
     parser = build_parser()
     args = parser.parse_args(args_list)
     if not getattr(args, "run", None):

@@ -6,10 +6,9 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from hookd.agents import deadlines, registry
+from hookd.agents import adapter, deadlines, registry
 from hookd.agents.run import add_options
 
-AGENTS = ("claude-code",)
 INSTALLABLE = registry.NAMES
 
 
@@ -34,10 +33,10 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     c.set_defaults(run=run_bridge)
     x = bridges.add_parser("codex", help="handle one Codex hook event (stdin: hook input, stdout: hook output)")
     add_options(x)
-    x.set_defaults(run=run_codex)
+    x.set_defaults(run=run_bridge)
     g = bridges.add_parser("gemini", help="handle one Gemini CLI hook event (stdin: hook input, stdout: hook output)")
     add_options(g)
-    g.set_defaults(run=run_gemini_bridge)
+    g.set_defaults(run=run_bridge)
 
     from hookd.cli import bridge_status
 
@@ -45,13 +44,13 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     r = bridges.add_parser(
         "run-hook",
-        help="run a hook written for Claude Code as a hookd command hook (used by `hookd import`)",
-        description="Run CMD, a hook written for Claude Code, as a hookd command hook: hookd's payload becomes the "
-        "Claude Code hook input on CMD's stdin, and CMD's output JSON or exit code 2 becomes a hookd decision. "
-        "`hookd import claude-code` writes hooks that use this.",
+        help="run a hook written for an agent as a hookd command hook (used by `hookd import`)",
+        description="Run CMD, a hook written for the agent, as a hookd command hook: hookd's payload becomes the "
+        "agent's hook input on CMD's stdin, and CMD's answer (its output JSON, or an exit code the agent reads) becomes "
+        "a hookd decision. `hookd import AGENT` writes hooks that use this (--matcher for Claude Code's, --event for the others').",
     )
-    r.add_argument("agent", choices=(*AGENTS, "gemini", "copilot", "cline"), help="the agent whose hook format CMD speaks")
-    r.add_argument("--matcher", help="the settings matcher; the hook abstains on events it does not match")
+    r.add_argument("agent", choices=tuple(adapter.FORMATS), help="the agent whose hook format CMD speaks")
+    r.add_argument("--matcher", help="claude-code: the settings matcher; the hook abstains on events it does not match")
     r.add_argument("cmd", nargs=argparse.REMAINDER, help="-- then the command and its arguments")
     r.set_defaults(run=run_hook)
 
@@ -154,32 +153,19 @@ def reported(run: Callable[[argparse.Namespace], int], action: str) -> Callable[
 
 
 def run_bridge(args: argparse.Namespace) -> int:
-    from hookd.agents.run import run
+    """`hookd bridge AGENT` parsed (hookd.cli.main takes the agents' usual forms before any parser is built)."""
+    from importlib import import_module
 
-    return run(args)
+    from hookd.cli import BRIDGE_PROGRAMS
 
-
-def run_codex(args: argparse.Namespace) -> int:
-    from hookd.agents.codex.run import run
-
-    return run(args)
-
-
-def run_gemini_bridge(args: argparse.Namespace) -> int:
-    from hookd.cli.bridge_gemini import run_bridge as run_gemini
-
-    return run_gemini(args)
+    runner, protocol = BRIDGE_PROGRAMS[args.bridge_command]
+    return int(import_module(runner).run(args, import_module(protocol)))
 
 
 def run_hook(args: argparse.Namespace) -> int:
-    if args.agent in ("copilot", "cline"):
-        import importlib
-
-        return int(importlib.import_module(f"hookd.agents.{args.agent}.adapter").main(args.cmd))
-    from hookd.agents.adapter import main
-
+    """The adapter, with the agent's own option (``--event``) as it came in ``cmd``."""
     matcher = ["--matcher", args.matcher] if args.matcher is not None else []
-    return main(args.agent, [*matcher, *args.cmd])
+    return adapter.main(args.agent, [*matcher, *args.cmd])
 
 
 # The module of each agent's installer: ``run_install(args)`` and ``run_uninstall(args)``, each printing one line.
@@ -188,11 +174,11 @@ INSTALLERS = {
     "qwen": "hookd.cli.bridge_gemini",
     "gemini": "hookd.cli.bridge_gemini",
     "codex": "hookd.cli.bridge_codex",
-    "opencode": "hookd.cli.bridge_opencode",
+    "opencode": "hookd.cli.bridge_plugin",
     "droid": "hookd.cli.bridge_droid",
-    "copilot": "hookd.cli.bridge_copilot",
-    "cline": "hookd.cli.bridge_cline",
-    "pi": "hookd.cli.bridge_pi",
+    "copilot": "hookd.cli.bridge_shim_file",
+    "cline": "hookd.cli.bridge_shim_file",
+    "pi": "hookd.cli.bridge_plugin",
 }
 
 

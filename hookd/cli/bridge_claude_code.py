@@ -20,15 +20,16 @@ def settings_path(args: argparse.Namespace) -> str:
 def claude_route(args: argparse.Namespace, timeout: int):  # type: ignore[no-untyped-def]
     """The route for Claude Code: with --fail-closed on a Claude Code that ignores onFailure (or one that cannot
     be asked), PreToolUse runs the shim, which denies by itself when hookd does not answer."""
-    from hookd.agents.claude_code import version as claude_version
+    from hookd.agents import agent_version, registry
 
     chosen = route(args, timeout)
     if not args.fail_closed:
         return chosen
-    found = claude_version.detect(args.agent_cli)
-    if found.honours_on_failure:
+    row = registry.agent("claude-code")
+    found = agent_version.of(row, args.agent_cli)
+    if row.version is None or found.at_least(row.version.minimum):
         return chosen
-    since = ".".join(map(str, claude_version.ON_FAILURE_SINCE))
+    since = agent_version.minimum(row)
     runner = "the shim" if chosen.shim else "the Python bridge"
     sys.stderr.write(
         f"hookd bridge install: {found.describe()}; Claude Code before {since} ignores onFailure on an HTTP hook and "

@@ -1,8 +1,8 @@
-"""`hookd bridge droid` (one Factory Droid hook event, the Python bridge) and `hookd bridge install|uninstall droid`.
+"""`hookd bridge install|uninstall droid` (`hookd bridge droid` itself, one event, is hookd/agents/run.py's).
 
 Install writes the compiled shim (``--agent droid``) for every Droid event, or the Python bridge with
 ``--command``, ``--no-shim`` or where no shim could be built; it says when the Droid it finds is older than
-the bridge supports (hookd/agents/droid/version.py)."""
+the bridge supports (its row's ``version`` in hookd/agents/registry.py)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Sequence
-
-
-def main(argv: Sequence[str]) -> int:
-    """One Droid hook event: the Claude Code bridge's machinery with Droid's mapping."""
-    from hookd.agents import run
-    from hookd.agents.droid import protocol
-
-    return run.main(argv, protocol)
 
 
 def _path(args: argparse.Namespace) -> str:
@@ -29,8 +20,8 @@ def _path(args: argparse.Namespace) -> str:
 
 
 def run_install(args: argparse.Namespace) -> int:
-    from hookd.agents import deadlines, safe_write, settings_file, settings_install
-    from hookd.agents.droid import install, version
+    from hookd.agents import agent_version, deadlines, registry, safe_write, settings_file, settings_install
+    from hookd.agents.droid import install
     from hookd.cli.bridge_route import checked_bridge_args, checked_timeout, route
     from hookd.cli.common import fail
     from hookd.config.endpoint_files import EndpointFileError
@@ -50,7 +41,8 @@ def run_install(args: argparse.Namespace) -> int:
     except (deadlines.TimeoutRefused, settings_file.SettingsError, EndpointFileError, safe_write.Busy, OSError) as exc:
         return fail(str(exc))
     sys.stdout.write(result + "\n")
-    older = version.problem(version.detect(getattr(args, "agent_cli", None)))
+    row = registry.agent("droid")
+    older = agent_version.problem(row, agent_version.of(row, getattr(args, "agent_cli", None)))
     if older:
         sys.stderr.write(f"hookd: WARNING: {older}\n")
     return 0

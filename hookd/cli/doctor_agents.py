@@ -85,7 +85,7 @@ def _checks(d: Daemon, cwd: str, f: Found) -> Iterator[Check]:
             name,
             "warn",
             f"{f.path}: when hookd is down or cannot answer, {f.agent} runs tool calls unguarded",
-            again if f.agent == "pi" else again.rstrip("`") + " --fail-closed`",  # pi's install fails closed unless told not to
+            again if registry.agent(f.agent).fails_closed else again.rstrip("`") + " --fail-closed`",
         )
     yield from _holds_when_down(f, again)
 
@@ -151,13 +151,14 @@ def _canary(d: Daemon, cwd: str, f: Found, hook: Any, again: str) -> Check:
 
 def _unanswered(d: Daemon, f: Found, hook: Any, sent: Any, where: str, again: str) -> Check:
     """A canary that hookd did not answer: whether the agent then refuses the tool call or runs it."""
-    from hookd.agents.claude_code import version as claude_version
+    from hookd.agents import agent_version, registry
 
     why = sent.failure or "hookd is not running"
     refused = sent.blocked
-    if not refused and hook.kind == "http" and hook.fail_closed and sent.status is None:
+    row = registry.agent(f.agent)
+    if not refused and hook.kind == "http" and hook.fail_closed and sent.status is None and row.version and row.version.on_failure:
         # The agent's own onFailure: block refuses a call its HTTP hook could not make, if it honours it.
-        refused = f.agent == "claude-code" and claude_version.detect().honours_on_failure
+        refused = agent_version.of(row).at_least(row.version.minimum)
     if refused and d.status is None:
         return Check(
             f.agent, "warn", f"{where}: hookd does not answer ({why}); {f.agent} refuses tool calls until it does", _fix_for(sent, again)
@@ -180,46 +181,39 @@ def _fix_for(sent: Any, again: str) -> str:
 
 def _holds_when_down(f: Found, again: str) -> Iterator[Check]:
     """What keeps tool calls guarded when hookd cannot answer: the agent's own handling of a failed hook."""
-    from hookd.agents.claude_code import version as claude_version
-
-    if f.agent == "claude-code" and any(h.kind == "http" and h.fail_closed for h in f.hooks):
-        found = claude_version.detect()
-        if not found.honours_on_failure:
-            since = ".".join(map(str, claude_version.ON_FAILURE_SINCE))
-            yield Check(
-                f.agent,
-                "fail",
-                f"{f.path}: fail-closed is an HTTP hook's onFailure, which {found.describe()} ignores (it needs {since} or "
-                "later): with hookd down, tool calls run",
-                f"upgrade Claude Code, or {again.strip('`')} again (install then puts the shim on PreToolUse)",
-            )
     if f.agent == "codex":
         yield from _codex_trust(f, again)
-    if f.agent == "droid":
-        from hookd.agents.droid import version as droid_version
-
-        older = droid_version.problem(droid_version.detect())
-        if older:
-            yield Check(f.agent, "fail", older, "upgrade Factory Droid (`npm install -g @factory/cli`)")
-    if f.agent == "pi":
-        yield from _pi_version(f)
+    yield from _version(f, again)
 
 
-def _pi_version(f: Found) -> Iterator[Check]:
-    """The pi the user runs: older than the extension's minimum, some of what the bridge does does not happen."""
-    from hookd.agents.pi import version as pi_version
+def _version(f: Found, again: str) -> Iterator[Check]:
+    """The agent the user runs, as its row's ``version`` says: older than the bridge needs, or not to be told."""
+    from hookd.agents import agent_version, registry
 
-    found = pi_version.detect()
-    if found.version is None:
-        yield Check(f.agent, "warn", f"{f.path}: {found.describe()}: cannot tell whether it runs hookd's extension as meant", "")
-    elif not found.supported:
-        least = ".".join(map(str, pi_version.MIN_VERSION))
-        yield Check(
-            f.agent,
-            "warn",
-            f"{f.path}: {found.describe()} is older than {least}, which hookd's extension needs: {pi_version.OLDER}",
-            f"upgrade pi to {least} or later",
-        )
+    row = registry.agent(f.agent)
+    v = row.version
+    if v is None:
+        return
+    if v.on_failure:  # the version decides only whether a fail-closed HTTP hook holds with hookd down
+        if any(h.kind == "http" and h.fail_closed for h in f.hooks):
+            found = agent_version.of(row)
+            if not found.at_least(v.minimum):
+                yield Check(
+                    f.agent,
+                    "fail",
+                    f"{f.path}: fail-closed is an HTTP hook's onFailure, which {found.describe()} ignores (it needs "
+                    f"{agent_version.minimum(row)} or later): with hookd down, tool calls run",
+                    f"upgrade {row.title}, or {again.strip('`')} again (install then puts the shim on PreToolUse)",
+                )
+        return
+    if not (v.older or v.unknown):
+        return  # the agent's reader names what an older one cannot do, as a problem of its install
+    found = agent_version.of(row)
+    older = agent_version.problem(row, found)
+    if older:
+        yield Check(f.agent, v.severity, f"{f.path}: {older}", v.fix)
+    elif found.version is None and v.unknown:
+        yield Check(f.agent, "warn", f"{f.path}: {found.describe()}: {v.unknown}", "")
 
 
 def _codex_trust(f: Found, again: str) -> Iterator[Check]:

@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
 from hookd.cli.common import fail, plural
+
+# The agent -> its importer's row (hookd/agents/import_source.py's Source), as "module:NAME": how its file is read,
+# how the imported hooks are moved out of its way, and how that is undone.
+SOURCES = {
+    "claude-code": "hookd.agents.claude_code.importer:SOURCE",
+    "codex": "hookd.agents.codex.importer:SOURCE",
+    "gemini": "hookd.agents.gemini.importer:GEMINI_SOURCE",
+    "qwen": "hookd.agents.gemini.importer:QWEN_SOURCE",
+    "droid": "hookd.agents.droid.importer:SOURCE",
+    "copilot": "hookd.agents.copilot.importer:SOURCE",
+    "cline": "hookd.agents.cline.importer:SOURCE",
+}
 
 
 def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -22,11 +33,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "rewritten without them (its original bytes kept beside it) so that they do not run twice; --undo puts it "
         "back byte for byte. Without -o the YAML is printed and nothing is changed.",
     )
-    p.add_argument(
-        "agent",
-        choices=("claude-code", "codex", "gemini", "qwen", "droid", "copilot", "cline"),
-        help="the agent whose settings format SETTINGS uses",
-    )
+    p.add_argument("agent", choices=tuple(SOURCES), help="the agent whose settings format SETTINGS uses")
     p.add_argument("settings", metavar="SETTINGS.json", help="the settings file to read, e.g. ~/.claude/settings.json")
     p.add_argument("-o", "--output", metavar="FILE", help="write the hooks here (refuses to overwrite) and move them out of SETTINGS")
     p.add_argument("--keep", action="store_true", help="with -o: leave SETTINGS as it is (the hooks then run twice)")
@@ -46,52 +53,36 @@ def plugin_root_of(settings: str) -> str | None:
     return None
 
 
+def source(agent: str):  # type: ignore[no-untyped-def]
+    """The agent's :class:`hookd.agents.import_source.Source` (its importer, imported only for it)."""
+    import importlib
+
+    module, _, name = SOURCES[agent].partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
 def run(args: argparse.Namespace) -> int:
-    if args.agent in ("copilot", "cline"):
-        import importlib
-
-        return int(importlib.import_module(f"hookd.cli.bridge_{args.agent}").run_import(args))
-    if args.agent == "codex":
-        from hookd.cli.import_codex import run as import_codex
-
-        return import_codex(args)
     import yaml
 
-    from hookd.agents import import_move
-    from hookd.agents.importer import convert
+    from hookd.agents import import_move, import_source, settings_file
 
+    src = source(args.agent)
     if args.undo:
         try:
-            done = import_move.undo(args.settings)
+            done = src.undo(args.settings)
             for line in done:
                 sys.stderr.write(f"hookd: {line}\n")
         except (import_move.MoveError, OSError) as exc:
             return fail(str(exc))
         return report(args, {"settings": args.settings, "undone": True, "messages": list(done)})
+    plugin_root = os.path.abspath(args.plugin_root) if args.plugin_root else plugin_root_of(args.settings)
+    moving = bool(args.output) and not args.keep
+    ask = import_source.Ask(args.agent, args.settings, moving, args.hookd or settings_file.default_hookd(), plugin_root)
     try:
-        with open(args.settings, "rb") as f:
-            original = f.read()
-        settings = json.loads(original.decode("utf-8"))
-    except OSError as exc:
-        return fail(f"cannot read {args.settings}: {exc.strerror or exc}")
-    except (UnicodeDecodeError, ValueError) as exc:
-        return fail(f"{args.settings} is not valid JSON: {exc}")
-    if not isinstance(settings, dict):
-        return fail(f"{args.settings} must hold a JSON object")
-    how = "# format: claude-code runs each command as Claude Code would; the decision hooks combine strictest, as in Claude Code."
-    if args.agent == "claude-code":
-        plugin_root = os.path.abspath(args.plugin_root) if args.plugin_root else plugin_root_of(args.settings)
-        result = convert(settings, os.path.basename(args.settings), plugin_root=plugin_root)
-    elif args.agent == "droid":
-        from hookd.agents.droid import importer as droid
-
-        result = droid.convert(settings, os.path.basename(args.settings))
-        how = "# format: claude-code runs each command as Factory Droid would (it kept Claude Code's format); decisions combine strictest."
-    else:
-        from hookd.agents.gemini.importer import convert_for
-
-        result, how = convert_for(args.agent, settings, os.path.basename(args.settings))
-    lines = [f"# hookd hooks imported from {os.path.abspath(args.settings)} by `hookd import {args.agent}`.", how]
+        result, original = src.read(ask)
+    except import_source.ImportFailed as exc:
+        return fail(str(exc))
+    lines = [f"# hookd hooks imported from {os.path.abspath(args.settings)} by `hookd import {args.agent}`.", src.how]
     lines += [f"# note: {n}" for n in result.notes]
     text = "\n".join(lines) + "\n" + yaml.safe_dump({"hooks": result.hooks}, sort_keys=False, allow_unicode=True, width=1000)
     moved_to = None
@@ -99,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.json:
             sys.stdout.write(text)
     else:
-        if not args.keep and os.path.lexists(args.settings + import_move.SAVED):
+        if src.fresh and not args.keep and os.path.lexists(args.settings + import_move.SAVED):
             return fail(
                 f"{args.settings + import_move.SAVED} exists: an earlier import from this file was not undone; run "
                 f"`hookd import {args.agent} --undo {args.settings}` first (or pass --keep)"
@@ -113,17 +104,13 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             return fail(f"cannot write {args.output}: {exc.strerror or exc}")
         sys.stderr.write(f"hookd: wrote {plural(len(result.hooks), 'hook')} to {args.output}\n")
-        if result.taken and not args.keep:
+        if result.taken and moving:
             try:
-                saved = import_move.move(args.settings, original, result.taken, args.output, text)
-            except (import_move.MoveError, OSError) as exc:
+                moved_to, said = src.move(ask, original, result, args.output, text)
+            except (import_move.MoveError, OSError, ValueError) as exc:
                 os.unlink(args.output)
                 return fail(f"{exc}; {args.output} was not kept")
-            moved_to = saved
-            sys.stderr.write(
-                f"hookd: moved them out of {args.settings} (the original is kept in {saved}; "
-                f"`hookd import {args.agent} --undo {args.settings}` puts it back)\n"
-            )
+            sys.stderr.write(f"hookd: {said}\n")
     for note in result.notes:
         sys.stderr.write(f"hookd: note: {note}\n")
     return report(

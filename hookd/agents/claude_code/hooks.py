@@ -143,17 +143,23 @@ def read_json(stdout: str) -> tuple[dict[str, Any] | None, str | None]:
     return value, None
 
 
-def _agent(obj: Mapping[str, Any], specific: Mapping[str, Any]) -> dict[str, Any]:
-    agent: dict[str, Any] = {k: obj[k] for k in UNIVERSAL if k in obj}
+def agent_output(obj: Mapping[str, Any], specific: Mapping[str, Any], universal: tuple[str, ...], mapped: frozenset[str]) -> dict[str, Any]:
+    """The HookDecision's ``agentOutput``: the ``universal`` fields that say something (``continue: false`` with its
+    stopReason, ``suppressOutput: true``, the rest as they are), and the hookSpecificOutput fields not ``mapped``."""
+    agent: dict[str, Any] = {k: obj[k] for k in universal if k in obj}
     if agent.get("continue") is not False:
         agent.pop("continue", None)
         agent.pop("stopReason", None)
     if agent.get("suppressOutput") is not True:
         agent.pop("suppressOutput", None)
-    extra = {k: v for k, v in specific.items() if k not in _MAPPED_SPECIFIC}
+    extra = {k: v for k, v in specific.items() if k not in mapped}
     if extra:
         agent["specific"] = extra
     return agent
+
+
+def _agent(obj: Mapping[str, Any], specific: Mapping[str, Any]) -> dict[str, Any]:
+    return agent_output(obj, specific, UNIVERSAL, _MAPPED_SPECIFIC)
 
 
 def answer(event: str, code: int, stdout: str, stderr: str) -> dict[str, Any] | None:
@@ -246,7 +252,7 @@ def decision(event: str, code: int, stdout: str, stderr: str) -> dict[str, Any] 
 
 
 def _input_for(payload: Mapping[str, Any], _matcher: str | None, environ: Mapping[str, str], cwd: str) -> dict[str, Any]:
-    point, session, project = environ.get("HOOKD_POINT", ""), environ.get("HOOKD_SESSION_ID", ""), environ.get("HOOKD_PROJECT_DIR", "")
+    point, session, project = hook_format.context(environ)
     return hook_input(payload, point, session, project, cwd)
 
 

@@ -1,6 +1,6 @@
 """Cline's hook contract, from the hook's side: what a hook file written for Cline is given and what its
-answer means, as pure functions (``adapter.py`` does the process work; `hookd import cline` writes hooks
-that use it).
+answer means, as pure functions gathered in ``FORMAT`` (hookd/agents/adapter.py does the process work;
+`hookd import cline` writes hooks that use it).
 
 ``hook_input`` rebuilds Cline's input from hookd's payload: the task, the workspace, the tool call (with
 the chain's current arguments, so an earlier hook's rewrite is seen) and its string-encoded copy under
@@ -13,9 +13,11 @@ and the model reads why); ``overrideInput`` rewrites the call; ``context`` is ad
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from typing import Any
 
+from hookd.agents import hook_format
 from hookd.agents.cline.protocol import ROUTES
 from hookd.agents.dialect import AGENT_ENV, HOOK_INPUT, camel
 from hookd.core import vocabulary
@@ -122,10 +124,33 @@ def answer(event: str, stdout: str, tool_name: str | None) -> dict[str, Any] | N
     return out or None
 
 
-def environment(base: Mapping[str, str], payload: Mapping[str, Any]) -> dict[str, str]:
-    """What Cline gives a hook file: the agent's environment, as the shim forwarded it, over hookd's."""
-    env = dict(base)
-    forwarded = payload.get(AGENT_ENV)
-    if isinstance(forwarded, dict):
-        env.update((k, v) for k, v in forwarded.items() if isinstance(k, str) and isinstance(v, str))
-    return env
+def _cwd(data: Mapping[str, Any]) -> str | None:
+    """The workspace, where Cline starts its hook files."""
+    roots = data.get("workspaceRoots")
+    cwd = roots[0] if isinstance(roots, list) and roots else None
+    return cwd if isinstance(cwd, str) and os.path.isdir(cwd) else None
+
+
+def _answer(event: str, _code: int, stdout: str, _stderr: str, payload: Mapping[str, Any]) -> dict[str, Any] | None:
+    name = payload.get("agentToolName")
+    return answer(event, stdout, name if isinstance(name, str) else None)
+
+
+# `hookd bridge run-hook cline --event EVENT -- CMD...`: a Cline hook file, run by hookd/agents/adapter.py in the
+# workspace; its stderr is passed on (Cline reads no answer from it).
+FORMAT = hook_format.HookFormat(
+    prog="hookd bridge run-hook cline",
+    description="Run a hook file written for Cline under hookd: hookd's payload becomes Cline's hook input on CMD's "
+    "stdin, and CMD's control output becomes a hookd decision.",
+    option="--event",
+    option_help="the Cline hook the file was written as (default: the point's)",
+    hook_input=hook_format.event_input(hook_input),
+    environment=lambda base, payload, _data: hook_format.forwarded_environment(base, payload),  # as the shim forwarded it
+    selected=lambda _event, _name, _data: True,
+    argv=lambda cmd, _env: cmd,
+    cwd=_cwd,
+    answer=_answer,
+    event=hook_format.option_or_point(POINT_EVENTS),
+    usage="hookd bridge run-hook cline --event EVENT -- CMD ...",
+    relays_stderr=True,
+)

@@ -1,8 +1,8 @@
 """`hookd import cline PATH`: the hook files in a Cline hooks folder (or one hook file) as hookd YAML hooks.
 
 Each hook file of the user's (named after a Cline event, with an extension Cline accepts) becomes one hookd
-command hook running ``hookd bridge run-hook cline --event EVENT -- INTERPRETER FILE`` (adapter.py gives
-it Cline's input and answer rules) on the point the bridge maps its event to, started as Cline starts it:
+command hook running ``hookd bridge run-hook cline --event EVENT -- INTERPRETER FILE`` (hookd/agents/adapter.py,
+with hooks.py's ``FORMAT``, gives it Cline's input and answer rules) on the point the bridge maps its event to, started as Cline starts it:
 by its `#!` line, else by its extension (`bash` for none or `.sh`, `node` for `.js`, `python3` for `.py`...).
 Cline gives a blocking hook 120 s, so does the import. The decision hooks form one group combined
 ``strictest``. Moving them out of Cline's way renames each file to FILE.hookd-import (an extension Cline
@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from hookd.agents import import_move
+from hookd.agents import import_move, import_source
 from hookd.agents.cline.install import EXTENSIONS, TIMEOUT, is_ours
 from hookd.agents.cline.protocol import ROUTES, UNMAPPED_PREFIX
 from hookd.agents.importer import Imported, slug
@@ -127,3 +127,29 @@ def undo(path: str) -> list[str]:
     for s, b in zip(saved, back, strict=True):
         os.rename(s, b)
     return [f"{b} is back: Cline runs it again; remove the hookd hooks imported from it, or it runs twice" for b in back]
+
+
+def _read(ask: import_source.Ask) -> tuple[Imported, bytes | None]:
+    try:
+        return convert(ask.path, ask.hookd, moved=ask.moving), None
+    except (import_move.MoveError, ImportFileError, OSError) as exc:
+        raise import_source.ImportFailed(str(exc)) from None
+
+
+def _move(ask: import_source.Ask, _original: bytes | None, result: Imported, _output: str, _text: str) -> tuple[str, str]:
+    moved = move(result)
+    return ", ".join(moved), (
+        f"moved {', '.join(moved)} aside, where Cline no longer runs them (`hookd import cline --undo {ask.path}` puts them back)"
+    )
+
+
+# `hookd import cline PATH`: Cline's row for the one import command (hookd/cli/importer.py); each hook file is
+# renamed aside, and the move refuses by itself when an earlier import was not undone.
+SOURCE = import_source.Source(
+    "# Each runs through `hookd bridge run-hook cline`, which gives it Cline's input and reads its answer as Cline "
+    "does; a cancel denies the one tool call (Cline would end the run); the decision hooks combine strictest.",
+    _read,
+    _move,
+    undo,
+    fresh=False,
+)

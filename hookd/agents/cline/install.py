@@ -17,12 +17,10 @@ the shim cannot be run.
 from __future__ import annotations
 
 import os
-import shlex
-from typing import NamedTuple
 
 import msgspec
 
-from hookd.agents import deadlines, install_record, safe_write
+from hookd.agents import install_record, safe_write, shim_hook
 from hookd.agents.cline.protocol import AGENT, INSTALLED_EVENTS, TOOL_EVENT, fail_closed
 
 TIMEOUT = 120  # seconds Cline waits for a blocking hook (PreToolUse, PostToolUse); not configurable from a hook
@@ -35,12 +33,7 @@ class InstallError(Exception):
     """Something the user must fix; the message says what."""
 
 
-class Options(NamedTuple):
-    shim: str
-    port: int
-    token_file: str
-    timeout: int = TIMEOUT
-    fail_closed: bool = False
+Options = shim_hook.Options
 
 
 def cline_dir(environ: dict[str, str] | None = None) -> str:
@@ -66,21 +59,9 @@ def search_folders(cwd: str, environ: dict[str, str] | None = None) -> list[str]
 
 
 def script(options: Options, event: str) -> str:
-    """The hook file for ``event``: the shim, giving up a margin before Cline's 120 s."""
-    words = [shlex.quote(options.shim), event, str(options.port), shlex.quote(options.token_file), f"--agent {AGENT}"]
-    words.append(f"--timeout {deadlines.text(deadlines.deadline(options.timeout))}")
-    if options.fail_closed:
-        words.append("--fail-closed")
-    line = " ".join(words)
-    body = f"exec {line}\n"
-    if options.fail_closed and event == TOOL_EVENT:
-        # The shim denies when hookd cannot be asked; this denies when the shim itself cannot be run (it exits
-        # non-zero only then, or when its answer could not be written).
-        deny = msgspec.json.encode(
-            fail_closed(event, f"the hookd shim {options.shim} cannot be run; the hookd bridge is installed fail-closed")
-        )
-        body = f"{line} || printf '%s\\n' {shlex.quote(deny.decode())}\n"
-    return "#!/bin/sh\n" + MARK + body
+    """The hook file for ``event``: the shim (hookd/agents/shim_hook.py), giving up a margin before Cline's 120 s."""
+    line = shim_hook.command(options, AGENT, event, TOOL_EVENT, lambda e, why: msgspec.json.encode(fail_closed(e, why)).decode())
+    return "#!/bin/sh\n" + MARK + line + "\n"
 
 
 def is_ours(path: str) -> bool:

@@ -15,14 +15,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hookd.agents import agent_version
+from hookd.agents import agent_version, registry
 from hookd.agents.cline import install
 from hookd.agents.cline.protocol import AGENT, INSTALLED_EVENTS, TOOL_EVENT
 from hookd.agents.registry import Hook, Install
 
-CLI = "cline"
 # The first Cline CLI whose hooks were seen to work as the bridge needs (the 3.x CLI; 2.x was another program).
-MIN_VERSION = (3, 0, 65)
+MIN_VERSION = registry.minimum_version(AGENT)
 
 
 def locations(cwd: str) -> list[str]:
@@ -31,7 +30,7 @@ def locations(cwd: str) -> list[str]:
 
 @functools.lru_cache(maxsize=1)
 def _version() -> agent_version.Found:
-    return agent_version.detect(CLI)
+    return agent_version.of(registry.agent(AGENT))
 
 
 def version_problems(found: agent_version.Found) -> list[str]:

@@ -18,7 +18,7 @@ import tomllib
 from collections.abc import Mapping
 from typing import Any
 
-from hookd.agents import import_move, importer
+from hookd.agents import import_move, import_source, importer
 from hookd.agents.codex.install import SHORT_EVENTS, is_ours_command
 from hookd.agents.codex.protocol import DIALECT, MATCHER_FIELDS
 from hookd.agents.importer import MAX_TIMEOUT, Imported
@@ -149,3 +149,26 @@ def move_toml(
     import_move._write(path + import_move.RECORD, json.dumps(record, indent=2).encode("utf-8") + b"\n", 0o600)
     import_move._write(os.path.realpath(path), data, mode)
     return saved, notes
+
+
+def _read(ask: import_source.Ask) -> tuple[Imported, bytes | None]:
+    doc, original = import_source.load_file(ask.path, load, ImportFileError)
+    return convert(doc, os.path.basename(ask.path)), original
+
+
+def _move(ask: import_source.Ask, original: bytes | None, result: Imported, output: str, text: str) -> tuple[str, str]:
+    """hooks.json: rewritten without them; config.toml: each turned off under [hooks.state]. Raises ValueError too."""
+    if ask.path.endswith(".json"):
+        return import_source.moved_out(ask, original, result, output, text)
+    saved, notes = move_toml(ask.path, original or b"", result.taken, output, text)
+    result.notes.extend(notes)
+    return import_source.kept(ask, saved, "turned them off in Codex (`enabled = false` under [hooks.state]) in")
+
+
+# `hookd import codex FILE`: Codex's row for the one import command (hookd/cli/importer.py).
+SOURCE = import_source.Source(
+    "# format: claude-code runs each command with the agent's hook input, its exit code 2 or JSON read as the answer; the "
+    "decision hooks combine strictest, as in Codex (any deny wins).",
+    _read,
+    _move,
+)

@@ -22,24 +22,9 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
-def parser() -> argparse.ArgumentParser:
-    import argparse
-
-    p = argparse.ArgumentParser(
-        prog="hookd bridge codex",
-        description="Read a Codex hook input on stdin, run the matching hookd point, and print Codex's hook output. "
-        "Meant to be called by Codex (see `hookd bridge install codex`).",
-    )
-    common.add_options(p)
-    return p
-
-
-def main(argv: Sequence[str]) -> int:
-    opts = common.parse(argv)
-    if opts is None:
-        ns = parser().parse_args(argv)
-        opts = common.Options(ns.timeout, ns.fail_closed, ns.socket, ns.event)
-    return run(opts)
+def main(argv: Sequence[str], _proto: Any = mapping) -> int:
+    """`hookd bridge codex`: one Codex event (the protocol is always Codex's; ``_proto`` keeps run.main's form)."""
+    return run(common.options(argv, mapping.AGENT))
 
 
 def answer(raw: bytes, environ: dict[str, str], socket_path: str | None, timeout: float) -> tuple[str | None, dict[str, Any] | None]:
@@ -69,7 +54,7 @@ def _event_of(raw: bytes) -> str | None:
     return event if isinstance(event, str) else None
 
 
-def run(opts: common.Options | argparse.Namespace) -> int:
+def run(opts: common.Options | argparse.Namespace, _proto: Any = mapping) -> int:
     import msgspec
 
     from hookd.agents import decode

@@ -1,6 +1,6 @@
 """Copilot CLI's hook contract, from the hook's side: what a hook written for Copilot is given and what
-its answer means, as pure functions (``adapter.py`` does the process work; `hookd import copilot` writes
-hooks that use it).
+its answer means, as pure functions gathered in ``FORMAT`` (hookd/agents/adapter.py does the process work;
+`hookd import copilot` writes hooks that use it).
 
 ``hook_input`` rebuilds Copilot's input from hookd's payload (the chain's current ``args`` and ``output``
 included, so an earlier hook's rewrite is seen). ``answer`` reads the hook as Copilot does (observed with
@@ -12,10 +12,12 @@ hookd's chain before the guards after it.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Mapping
 from typing import Any
 
+from hookd.agents import hook_format
 from hookd.agents.copilot.protocol import INPUT_NAMES, ROUTES, TOP_LEVEL_BLOCK
 from hookd.agents.dialect import AGENT_ENV, HOOK_INPUT, camel
 from hookd.core import vocabulary
@@ -90,10 +92,26 @@ def answer(event: str, code: int, stdout: str) -> dict[str, Any] | None:
     return out or None
 
 
-def environment(base: Mapping[str, str], payload: Mapping[str, Any]) -> dict[str, str]:
-    """What Copilot gives a hook: the agent's environment, as the shim forwarded it, over hookd's."""
-    env = dict(base)
-    forwarded = payload.get(AGENT_ENV)
-    if isinstance(forwarded, dict):
-        env.update((k, v) for k, v in forwarded.items() if isinstance(k, str) and isinstance(v, str))
-    return env
+def _cwd(data: Mapping[str, Any]) -> str | None:
+    cwd = data.get("cwd")
+    return cwd if isinstance(cwd, str) and os.path.isdir(cwd) else None
+
+
+# `hookd bridge run-hook copilot --event EVENT -- CMD...`: a Copilot CLI hook, run by hookd/agents/adapter.py in
+# the input's working directory; its stderr is passed on (Copilot reads no answer from it).
+FORMAT = hook_format.HookFormat(
+    prog="hookd bridge run-hook copilot",
+    description="Run a hook written for Copilot CLI under hookd: hookd's payload becomes Copilot's hook input on CMD's "
+    "stdin, and CMD's output JSON or exit code becomes a hookd decision.",
+    option="--event",
+    option_help="the Copilot CLI event the hook was configured for (default: the point's)",
+    hook_input=hook_format.event_input(hook_input),
+    environment=lambda base, payload, _data: hook_format.forwarded_environment(base, payload),  # as the shim forwarded it
+    selected=lambda _event, _name, _data: True,
+    argv=lambda cmd, _env: cmd,
+    cwd=_cwd,
+    answer=lambda event, code, stdout, _stderr, _payload: answer(event, code, stdout),
+    event=hook_format.option_or_point(POINT_EVENTS),
+    usage="hookd bridge run-hook copilot --event EVENT -- CMD ...",
+    relays_stderr=True,
+)

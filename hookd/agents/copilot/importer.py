@@ -1,14 +1,13 @@
 """`hookd import copilot FILE`: the command hooks of a Copilot CLI hook file as hookd YAML hooks.
 
-Each `bash` command hook becomes one hookd command hook running ``hookd bridge run-hook copilot --event
-EVENT -- bash -c COMMAND`` (adapter.py gives it Copilot's input, environment and answer rules) on the point
-the bridge maps its event to; its `timeoutSec` (or `timeout`) carries over, its `matcher` becomes a
-``match`` on the tool's name as Copilot calls it. The decision hooks of one file form one group combined
-``strictest``: any deny wins. Moving them out of Copilot's way is renaming the file: Copilot loads only
-`*.json`, so `FILE.hookd-import` is no longer read, and `--undo` renames it back. A settings.json's inline
-hooks import too, but the settings file is never moved. Written against the
-agent dialect table (ROUTES); the Claude Code importer's shared pieces (MAX_TIMEOUT, Imported, slug) are reused.
-"""
+Each `bash` command hook becomes one hookd command hook running ``hookd bridge run-hook copilot --event EVENT --
+bash -c COMMAND`` (hookd/agents/adapter.py, with hooks.py's ``FORMAT``, gives it Copilot's input, environment
+and answer rules) on the point the bridge maps its event to; its `timeoutSec` (or `timeout`) carries over, its
+`matcher` becomes a ``match`` on the tool's name as Copilot calls it. The decision hooks of one file form one
+group combined ``strictest``: any deny wins. Moving them out of Copilot's way is renaming the file: Copilot
+loads only `*.json`, so `FILE.hookd-import` is no longer read, and `--undo` renames it back. A settings.json's
+inline hooks import too, but the settings file is never moved. Written against the agent dialect table (ROUTES);
+the Claude Code importer's shared pieces (MAX_TIMEOUT, Imported, slug) are reused."""
 
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from hookd.agents import import_move
+from hookd.agents import import_move, import_source
 from hookd.agents.copilot.install import MARK
 from hookd.agents.copilot.protocol import ROUTES, UNMAPPED_PREFIX
 from hookd.agents.importer import MAX_TIMEOUT, Imported, match_pattern, slug
@@ -124,3 +123,33 @@ def undo(path: str) -> list[str]:
         raise import_move.MoveError(f"{path} exists again: move it away, then undo")
     os.rename(saved, path)
     return [f"{path} is back: Copilot runs its hooks again; remove the hookd hooks imported from it, or they run twice"]
+
+
+def _read(ask: import_source.Ask) -> tuple[Imported, bytes | None]:
+    doc, data = import_source.load_file(ask.path, load, ImportFileError)
+    return convert(doc, os.path.basename(ask.path), ask.hookd), data
+
+
+def _move(ask: import_source.Ask, _original: bytes | None, result: Imported, _output: str, _text: str) -> tuple[str, str]:
+    saved = move(ask.path, result)
+    undo_it = f"`hookd import copilot --undo {ask.path}` puts it back"
+    return saved, f"moved {ask.path} to {saved}, where Copilot CLI no longer reads it ({undo_it})"
+
+
+def _undo(path: str) -> list[str]:
+    try:
+        return undo(path)
+    except OSError as exc:
+        raise import_move.MoveError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+# `hookd import copilot FILE`: Copilot's row for the one import command (hookd/cli/importer.py); the file moves
+# aside whole, and refuses by itself when an earlier import was not undone.
+SOURCE = import_source.Source(
+    "# Each runs through `hookd bridge run-hook copilot`, which gives it Copilot CLI's input and reads its answer as "
+    "Copilot does; the decision hooks combine strictest (any deny wins).",
+    _read,
+    _move,
+    _undo,
+    fresh=False,
+)

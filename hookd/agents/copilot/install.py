@@ -2,8 +2,8 @@
 
 Copilot CLI loads every `*.json` in `~/.copilot/hooks/` (``$COPILOT_HOME/hooks``) and, once the folder is
 trusted, in a repository's `.github/hooks/`. Install writes one file there, `hookd.json`, that is wholly
-hookd's: per Copilot event one command hook running the compiled shim, which posts the event to the
-daemon's ``/copilot/EVENT`` endpoint. Nothing of the user's is edited, so uninstall removes exactly that
+hookd's: per Copilot event one command hook running the compiled shim (hookd/agents/shim_hook.py), which posts
+the event to the daemon's ``/copilot/EVENT`` endpoint. Nothing of the user's is edited, so uninstall removes exactly that
 file (and the folders install created, when they are empty), and refuses when the file holds a hook that
 is not hookd's. Each hook gives up a margin before Copilot would (its ``timeoutSec``): Copilot lets a tool
 run when its hook times out. With --fail-closed, the preToolUse hook also denies by itself when the shim
@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
-from typing import Any, NamedTuple
+from typing import Any
 
-from hookd.agents import deadlines, install_record, safe_write
+from hookd.agents import install_record, safe_write, shim_hook
 from hookd.agents.copilot.protocol import AGENT, INSTALLED_EVENTS, TOOL_EVENT, fail_closed
 
 FILE_NAME = "hookd.json"
@@ -29,12 +28,7 @@ class InstallError(Exception):
     """Something the user must fix; the message says what."""
 
 
-class Options(NamedTuple):
-    shim: str
-    port: int
-    token_file: str
-    timeout: int = DEFAULT_TIMEOUT
-    fail_closed: bool = False
+Options = shim_hook.Options
 
 
 def home(environ: dict[str, str] | None = None) -> str:
@@ -54,17 +48,7 @@ def path_for(scope: str, environ: dict[str, str] | None = None, cwd: str | None 
 
 def command(options: Options, event: str) -> str:
     """The hook command: the shim for ``event``, giving up a margin before Copilot's ``timeoutSec``."""
-    words = [shlex.quote(options.shim), event, str(options.port), shlex.quote(options.token_file), MARK]
-    words.append(f"--timeout {deadlines.text(deadlines.deadline(options.timeout))}")
-    if options.fail_closed:
-        words.append("--fail-closed")
-    line = " ".join(words)
-    if options.fail_closed and event == TOOL_EVENT:
-        # The shim denies when hookd cannot be asked; this denies when the shim itself cannot be run (it exits
-        # non-zero only then, or when its answer could not be written).
-        deny = json.dumps(fail_closed(event, f"the hookd shim {options.shim} cannot be run; the hookd bridge is installed fail-closed"))
-        return f"{line} || printf '%s\\n' {shlex.quote(deny)}"
-    return f"exec {line}"
+    return shim_hook.command(options, AGENT, event, TOOL_EVENT, lambda e, why: json.dumps(fail_closed(e, why)))
 
 
 def document(options: Options) -> dict[str, Any]:
@@ -170,3 +154,10 @@ TRUST_NOTE = (
     "interactive `copilot` there (it is remembered in ~/.copilot/config.json's trustedFolders), or run with "
     "COPILOT_ALLOW_ALL=true, which trusts the working directory. Until then these hooks do not run, and nothing is guarded."
 )
+
+
+def note(path: str) -> str | None:
+    """What install tells the user about ``path``: a repository's hooks run only in a folder Copilot trusts."""
+    if os.path.abspath(path) != os.path.abspath(path_for("user")) and os.sep + os.path.join(".github", "hooks") in path:
+        return TRUST_NOTE
+    return None

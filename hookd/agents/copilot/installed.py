@@ -16,14 +16,13 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from hookd.agents import agent_version, safe_write
+from hookd.agents import agent_version, registry, safe_write
 from hookd.agents.copilot import install
 from hookd.agents.copilot.protocol import AGENT, TOOL_EVENT
 from hookd.agents.registry import Hook, Install
 
-CLI = "copilot"
-# The first Copilot CLI whose preToolUse hook applies a rewrite (modifiedArgs); the others, older still.
-MIN_VERSION = (1, 0, 24)
+# The first Copilot CLI whose preToolUse hook applies a rewrite (modifiedArgs), the row's minimum; the others, older still.
+MIN_VERSION = registry.minimum_version(AGENT)
 OLDER = (
     ((1, 0, 24), "a preToolUse rewrite (modifiedArgs) is ignored"),
     ((1, 0, 16), "permissionRequest hooks do not run"),
@@ -38,7 +37,7 @@ def locations(cwd: str) -> list[str]:
 
 @functools.lru_cache(maxsize=1)
 def _version() -> agent_version.Found:
-    return agent_version.detect(CLI)
+    return agent_version.of(registry.agent(AGENT))
 
 
 def version_problems(found: agent_version.Found, project: bool) -> list[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hookd.agents import importer
+from hookd.agents import import_source, importer
 from hookd.agents.droid import install, protocol
 
 RULES = importer.CLAUDE_CODE._replace(
@@ -27,3 +27,9 @@ RULES = importer.CLAUDE_CODE._replace(
 
 def convert(settings: Mapping[str, Any], source: str) -> importer.Imported:
     return importer.convert_with(RULES, settings, source)
+
+
+SOURCE = import_source.settings_source(
+    "# format: claude-code runs each command as Factory Droid would (it kept Claude Code's format); decisions combine strictest.",
+    lambda settings, source, _ask: convert(settings, source),
+)

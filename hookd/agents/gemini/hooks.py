@@ -18,7 +18,6 @@ from typing import Any
 
 from hookd.agents import hook_format
 from hookd.agents.claude_code import hooks as claude_hooks
-from hookd.agents.claude_code.protocol import AGENT_ENV
 from hookd.agents.gemini.protocol import BLOCKING, ROUTES
 
 POINT_EVENTS = {point: event for event, (point, _) in ROUTES.items()}
@@ -82,15 +81,7 @@ def answer(event: str, code: int, stdout: str, stderr: str, args: Mapping[str, A
     context = specific.get("additionalContext")
     if isinstance(context, str) and context:
         out["injection"] = context
-    agent: dict[str, Any] = {k: obj[k] for k in UNIVERSAL if k in obj}
-    if agent.get("continue") is not False:
-        agent.pop("continue", None)
-        agent.pop("stopReason", None)
-    if agent.get("suppressOutput") is not True:
-        agent.pop("suppressOutput", None)
-    extra = {k: v for k, v in specific.items() if k not in _MAPPED_SPECIFIC}
-    if extra:
-        agent["specific"] = extra
+    agent = claude_hooks.agent_output(obj, specific, UNIVERSAL, _MAPPED_SPECIFIC)
     if agent:
         out["agentOutput"] = agent
     return out or None
@@ -99,17 +90,14 @@ def answer(event: str, code: int, stdout: str, stderr: str, args: Mapping[str, A
 def environment(base: Mapping[str, str], payload: Mapping[str, Any], data: Mapping[str, Any]) -> dict[str, str]:
     """What Gemini CLI gives a hook: the agent's environment (as forwarded), GEMINI_PROJECT_DIR and
     GEMINI_CWD (the input's cwd), GEMINI_SESSION_ID, and CLAUDE_PROJECT_DIR for compatibility."""
-    env = dict(base)
-    forwarded = payload.get(AGENT_ENV)
-    if isinstance(forwarded, dict):
-        env.update((k, v) for k, v in forwarded.items() if isinstance(k, str) and isinstance(v, str))
+    env = hook_format.forwarded_environment(base, payload)
     cwd = str(data.get("cwd") or "")
     env.update(GEMINI_PROJECT_DIR=cwd, GEMINI_CWD=cwd, GEMINI_SESSION_ID=str(data.get("session_id") or ""), CLAUDE_PROJECT_DIR=cwd)
     return env
 
 
 def _input_for(payload: Mapping[str, Any], event: str | None, environ: Mapping[str, str], cwd: str) -> dict[str, Any]:
-    point, session, project = environ.get("HOOKD_POINT", ""), environ.get("HOOKD_SESSION_ID", ""), environ.get("HOOKD_PROJECT_DIR", "")
+    point, session, project = hook_format.context(environ)
     return hook_input(payload, point, event or "", session, project, cwd)
 
 

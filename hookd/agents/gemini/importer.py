@@ -18,8 +18,8 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from hookd.agents import import_source, settings_file
 from hookd.agents import importer as claude_importer
-from hookd.agents import settings_file
 from hookd.agents.gemini import install, protocol
 
 GROUP = "gemini"
@@ -141,10 +141,11 @@ def convert_qwen(settings: Mapping[str, Any], source: str) -> claude_importer.Im
 QWEN = claude_importer.CLAUDE_CODE._replace(title="Qwen Code", prefix="qwen", group="qwen")
 
 
-def convert_for(agent: str, settings: Mapping[str, Any], source: str) -> tuple[claude_importer.Imported, str]:
-    """The imported hooks of ``agent``'s settings, and a comment line saying how they run."""
-    if agent == "gemini":
-        how = "# each hook runs through `hookd bridge run-hook gemini` (Gemini CLI's input and answers); decisions combine strictest."
-        return convert_gemini(settings, source), how
-    how = "# format: claude-code runs each command as Qwen Code would (it kept Claude Code's format); decision hooks combine strictest."
-    return convert_qwen(settings, source), how
+GEMINI_SOURCE = import_source.settings_source(
+    "# each hook runs through `hookd bridge run-hook gemini` (Gemini CLI's input and answers); decisions combine strictest.",
+    lambda settings, source, _ask: convert_gemini(settings, source),
+)
+QWEN_SOURCE = import_source.settings_source(
+    "# format: claude-code runs each command as Qwen Code would (it kept Claude Code's format); decision hooks combine strictest.",
+    lambda settings, source, _ask: convert_qwen(settings, source),
+)

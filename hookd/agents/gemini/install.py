@@ -44,7 +44,7 @@ QWEN_SECONDS_LIMIT = 1000
 
 
 def path_for(agent: str, scope: str) -> str:
-    scopes = GEMINI_SCOPES if agent == "gemini" else QWEN_SCOPES
+    scopes = {"gemini": GEMINI_SCOPES, "qwen": QWEN_SCOPES}[agent]
     if scope not in scopes:
         raise settings_file.SettingsError(f"{agent} has no {scope} settings file; use --user, --project or --settings FILE")
     return os.path.abspath(os.path.expanduser(scopes[scope]))

@@ -14,30 +14,24 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import shlex
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from hookd.agents import safe_write
+from hookd.agents import plugin_install
 from hookd.agents.opencode import install as opencode
 from hookd.agents.pi import protocol, version
+from hookd.agents.plugin_install import CLIENT_NAME, InstallError
 from hookd.core import vocabulary
 
 FILE_NAME = "hookd.ts"
-CLIENT_NAME = opencode.CLIENT_NAME  # hookd-client.mjs, the bundle shipped with the opencode plugin
 TEMPLATE = Path(__file__).with_name("extension.ts")
 LOADER = Path(__file__).with_name("load.mjs")
 MARK = "// hookd bridge pi extension"
-_CREATED = "// created by install: "
 _PLACEHOLDERS = ("__HOOKD_CLIENT__", "__HOOKD_OPTIONS__", "__HOOKD_VOCABULARY__", "__HOOKD_ROUTES__")
 AGENT_DIR_ENV = "PI_CODING_AGENT_DIR"
-
-
-class InstallError(Exception):
-    """Something the user must fix; the message says what."""
+EXTENSION = plugin_install.Plugin(FILE_NAME, MARK, "the hookd extension for pi", "extension")
 
 
 @dataclass(frozen=True)
@@ -59,35 +53,13 @@ def extension_dir(scope: str, environ: dict[str, str] | None = None, cwd: str | 
 
 def parse_options(text: str) -> Options:
     """`--bridge-args` for pi: `--fail-open`, `--fail-closed` (the default) and `--timeout SECONDS`."""
-    words = shlex.split(text or "")
-    fail_open, timeout = False, 10.0
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if word == "--fail-open":
-            fail_open = True
-        elif word == "--fail-closed":
-            fail_open = False
-        elif word == "--timeout" and i + 1 < len(words):
-            i += 1
-            try:
-                timeout = float(words[i])
-            except ValueError:
-                raise InstallError(f"--timeout takes seconds, not {words[i]!r}") from None
-            if not 0 < timeout <= 3600:
-                raise InstallError(f"--timeout must be over 0 and at most 3600 seconds, not {words[i]}")
-        else:
-            raise InstallError(f"unknown option for the pi extension: {word!r} (known: --fail-open, --fail-closed, --timeout SECONDS)")
-        i += 1
-    return Options(fail_open, timeout)
+    flags = {"--fail-open": ("fail_open", True), "--fail-closed": ("fail_open", False)}
+    return Options(**plugin_install.parse_options(text, flags, "pi extension"))
 
 
 def client_specifier(client: str | None) -> str:
     """How the extension imports hookd-client: the bundle beside it, or a build the user named (by file URL)."""
-    try:
-        return opencode.client_specifier(client)
-    except opencode.InstallError as exc:
-        raise InstallError(str(exc).replace("the plugin", "the extension")) from None
+    return plugin_install.client_specifier(client, "extension", opencode.BUNDLE)
 
 
 def render(specifier: str, options: Options, created: list[str]) -> str:
@@ -100,7 +72,7 @@ def render(specifier: str, options: Options, created: list[str]) -> str:
     left = [p for p in _PLACEHOLDERS if p in text]
     if left:
         raise InstallError(f"the extension template {TEMPLATE} was not filled in ({', '.join(left)} left); reinstall hookd")
-    return f"{MARK}\n{_CREATED}{json.dumps(created)}\n{text}"
+    return f"{MARK}\n{plugin_install.CREATED}{json.dumps(created)}\n{text}"
 
 
 def load(extension: Path, pi: version.Found | None = None, tool_call: tuple[str, str, str] | None = None, timeout: float = 60) -> dict:
@@ -111,7 +83,7 @@ def load(extension: Path, pi: version.Found | None = None, tool_call: tuple[str,
     node = version.find_cli("node")
     if node is None:
         raise FileNotFoundError("node is not on PATH")
-    index = found.package_index()
+    index = version.package_index(found)
     env = {**os.environ, "PI_OFFLINE": "1"}
     with tempfile.TemporaryDirectory(prefix="hookd-pi-") as tmp:
         target = extension
@@ -130,9 +102,7 @@ def load(extension: Path, pi: version.Found | None = None, tool_call: tuple[str,
         except OSError as exc:
             raise InstallError(f"cannot load the extension: {exc}") from None
     if done.returncode != 0:
-        lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
-        errors = [line for line in lines if re.match(r"^[A-Za-z]*Error\b", line)]
-        raise InstallError((errors or lines or ["(no message)"])[0])
+        raise InstallError(plugin_install.first_error(done.stderr))
     try:
         result = json.loads(done.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
@@ -157,88 +127,25 @@ def check_loads(content: str, client: bytes | None) -> None:
 
 
 def install(directory: Path, specifier: str, options: Options) -> str:
-    target = directory / FILE_NAME
-    client_target = directory / CLIENT_NAME
-    if target.is_symlink() or (target.exists() and not is_ours(target)):
-        raise InstallError(f"{target} exists and was not written by hookd; move it away first")
-    if client_target.is_symlink() or (client_target.exists() and not _ours(client_target, opencode.BUNDLE_MARK)):
-        raise InstallError(f"{client_target} exists and was not written by hookd; move it away first")
-    bundled = specifier == "./" + CLIENT_NAME
-    client = opencode.BUNDLE.read_bytes() if bundled else None
-    # Reinstalling keeps the record of what the first install created.
-    created = _created(target) if target.exists() else [os.path.basename(d) for d in safe_write.missing_dirs(str(target))]
-    content = render(specifier, options, created)
-    same_client = safe_write.read(client_target) == client
-    if safe_write.read(target) == content.encode("utf-8") and same_client:
-        return f"already installed: {target}"
-    check_loads(content, client)
-    directory.mkdir(parents=True, exist_ok=True)
-    if client is not None:
-        safe_write.update(str(client_target), lambda _old: client)
-    elif client_target.exists():
-        client_target.unlink()  # an earlier install's bundle: this one imports another build
-    safe_write.update(str(target), lambda _old: content.encode("utf-8"))
-    how = f"hookd-client bundled beside it ({client_target.name})" if bundled else f"client: {specifier}"
     closed = (
         "pi proceeds when hookd cannot be asked (--fail-open)" if options.fail_open else "tool calls are blocked when hookd cannot be asked"
     )
-    return f"installed the hookd extension for pi: {target} ({how}; {closed})"
+    rendered = lambda created: render(specifier, options, created)  # noqa: E731
+    return plugin_install.install(EXTENSION, directory, specifier, rendered, check_loads, opencode.BUNDLE, closed)
 
 
 def uninstall(directory: Path) -> str:
-    target = directory / FILE_NAME
-    client_target = directory / CLIENT_NAME
-    client_ours = client_target.is_file() and not client_target.is_symlink() and _ours(client_target, opencode.BUNDLE_MARK)
-    if not target.exists() and not target.is_symlink():
-        if client_ours:
-            client_target.unlink()  # left by an install interrupted before the extension was written
-        return f"nothing to remove: {target} does not exist"
-    if target.is_symlink() or not is_ours(target):
-        raise InstallError(f"{target} was not written by hookd; it is left as it is")
-    created = _created(target)
-    target.unlink()
-    if client_ours:
-        client_target.unlink()
-    # The directories install created, innermost first, while they are empty.
-    path = directory
-    for _ in created:
-        try:
-            path.rmdir()
-        except OSError:
-            break
-        path = path.parent
-    return f"removed the hookd extension for pi: {target}"
+    return plugin_install.uninstall(EXTENSION, directory)
 
 
 def is_ours(path: Path) -> bool:
     """Whether ``path`` is an extension hookd wrote."""
-    return _ours(path, MARK)
+    return plugin_install.ours(path, MARK)
 
 
 def fails_open(text: str) -> bool:
     """Whether an installed extension's text lets pi run a tool call hookd could not be asked about."""
     return '"failOpen": true' in text
-
-
-def _ours(path: Path, mark: str) -> bool:
-    try:
-        with path.open(encoding="utf-8") as f:
-            return f.readline().rstrip("\n").startswith(mark)
-    except (OSError, UnicodeDecodeError):
-        return False
-
-
-def _created(path: Path) -> list[str]:
-    with path.open(encoding="utf-8") as f:
-        f.readline()
-        line = f.readline().rstrip("\n")
-    if not line.startswith(_CREATED):
-        return []
-    try:
-        names = json.loads(line[len(_CREATED) :])
-    except ValueError:
-        return []
-    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
 
 
 def problems(path: Path) -> tuple[str, ...]:

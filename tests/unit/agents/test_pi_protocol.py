@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from hookd.agents import agent_version, registry
 from hookd.agents.pi import install, protocol, version
 
 
@@ -41,6 +42,8 @@ def test_the_version_is_read_where_pi_prints_it(tmp_path: Path) -> None:
     cli.write_text("#!/bin/sh\necho 0.64.2 >&2\n")  # pi prints its version on stderr
     cli.chmod(0o755)
     old = version.detect(str(cli))
-    assert old.version == (0, 64, 2) and not old.supported and "pi 0.64.2" in old.describe()
-    assert version.Found(str(cli), version.MIN_VERSION).supported
-    assert not version.Found(None, None, "no `pi` on PATH").supported
+    least = registry.minimum_version("pi")
+    assert old.version == (0, 64, 2) and old.older_than(least) and "pi 0.64.2" in old.describe()
+    assert "is older than 0.65.0, which hookd's extension needs" in str(agent_version.problem(registry.agent("pi"), old))
+    assert version.Found(str(cli), least).at_least(least)
+    assert not version.Found(None, None, "no `pi` on PATH").at_least(least)
