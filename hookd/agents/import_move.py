@@ -90,14 +90,24 @@ def move(settings_path: str, original: bytes, taken: list[tuple[str, int, int]],
         doc = json.loads(original.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise MoveError(f"{settings_path} is not valid JSON: {exc}") from None
-    mode = os.stat(settings_path).st_mode & 0o7777
     new = Style.of(original.decode("utf-8")).dump(without(doc, taken)).encode("utf-8")
+    return keep_and_replace(settings_path, original, new, written, written_text)
+
+
+def keep_and_replace(
+    settings_path: str, original: bytes, new: bytes, written: str | None, written_text: str, target: str | None = None
+) -> str:
+    """The move's three writes, in the order that keeps an undo possible at every step: the original bytes
+    beside the file, the record of what the import wrote, then the new contents over ``target`` (the file
+    itself unless told otherwise, e.g. the real file behind a link). Returns where the original was kept."""
+    saved = settings_path + SAVED
+    mode = os.stat(settings_path).st_mode & 0o7777
     _write(saved, original, mode & 0o600 or 0o600)
     record = {"settings": os.path.abspath(settings_path), "moved_sha256": hashlib.sha256(new).hexdigest()}
     if written is not None:
         record |= {"hooks_file": os.path.abspath(written), "hooks_sha256": hashlib.sha256(written_text.encode("utf-8")).hexdigest()}
     _write(settings_path + RECORD, json.dumps(record, indent=2).encode("utf-8") + b"\n", 0o600)
-    _write(settings_path, new, mode)
+    _write(target or settings_path, new, mode)
     return saved
 
 

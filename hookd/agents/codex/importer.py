@@ -11,7 +11,6 @@ starts every matching hook at once and any deny wins.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tomllib
@@ -140,15 +139,7 @@ def move_toml(
     for event, gi, hi in done:
         if off.get(f"{os.path.abspath(path)}:{_snake(event)}:{gi}:{hi}", {}).get("enabled") is not False:
             raise import_move.MoveError(f"could not turn the imported {event} hook off in {path}; nothing was changed")
-    mode = os.stat(path).st_mode & 0o7777
-    data = new.encode("utf-8")
-    import_move._write(saved, original, mode & 0o600 or 0o600)
-    record = {"settings": os.path.abspath(path), "moved_sha256": hashlib.sha256(data).hexdigest()}
-    if written is not None:
-        record |= {"hooks_file": os.path.abspath(written), "hooks_sha256": hashlib.sha256(written_text.encode("utf-8")).hexdigest()}
-    import_move._write(path + import_move.RECORD, json.dumps(record, indent=2).encode("utf-8") + b"\n", 0o600)
-    import_move._write(os.path.realpath(path), data, mode)
-    return saved, notes
+    return import_move.keep_and_replace(path, original, new.encode("utf-8"), written, written_text, os.path.realpath(path)), notes
 
 
 def _read(ask: import_source.Ask) -> tuple[Imported, bytes | None]:
