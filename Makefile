@@ -1,10 +1,10 @@
 # hookd: two commands on a fresh machine.
 #   make run   install hookd into .venv (runtime dependencies only, not editable, byte-compiled)
 #              and run the daemon in the foreground
-#   make test  install hookd and the test tools into .venv-test (editable), the end-to-end
-#              suites' npm packages, then run ruff and the tests
+#   make test  install hookd and the test tools into .venv-test (editable), the lint tools into
+#              .venv-lint, the end-to-end suites' npm packages, then run the linters and the tests
 #
-# The two use separate virtualenvs, so they can start together; each venv is built under
+# Each uses virtualenvs of its own, so they can start together; each venv is built under
 # a lock (two `make run` at once wait for each other), stamped only when the install
 # succeeded, and removed when a first install fails, so a failure never leaves a half
 # venv behind. Python >= 3.11 is needed: `make run PYTHON=python3.12` picks another one.
@@ -14,9 +14,14 @@ PYTHON ?= $(firstword $(foreach p,python3 python3.13 python3.12 python3.11,$(she
 
 VENV       ?= .venv
 TEST_VENV  ?= .venv-test
+# The lint tools live apart from the tests' venv: what they bring (rich, through import-linter) would
+# otherwise be imported by structlog in every process a test starts.
+LINT_VENV  ?= .venv-lint
 RUN_STAMP   = $(VENV)/.installed-run
 TEST_STAMP  = $(TEST_VENV)/.installed
+LINT_STAMP  = $(LINT_VENV)/.installed
 BIN         = $(TEST_VENV)/bin
+LINT_BIN    = $(LINT_VENV)/bin
 # What the run venv is built from: it holds a copy of the code, so a change to it reinstalls
 # (the Makefile too: a venv made by an older recipe, editable say, is replaced).
 # setup.py copies docs/*.md into the package and writes the manual page from the parser at build time.
@@ -42,11 +47,11 @@ run: $(RUN_STAMP)
 test: $(TEST_STAMP) e2e-deps lint
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile
 
-lint: $(TEST_STAMP)
-	$(BIN)/ruff check hookd client tests bench
-	$(BIN)/ruff format --check hookd client tests bench
-	$(BIN)/lint-imports --no-cache
-	$(BIN)/mypy
+lint: $(LINT_STAMP)
+	$(LINT_BIN)/ruff check hookd client tests bench
+	$(LINT_BIN)/ruff format --check hookd client tests bench
+	$(LINT_BIN)/lint-imports --no-cache
+	$(LINT_BIN)/mypy
 
 bench: $(TEST_STAMP)
 	@mkdir -p $(dir $(BENCH_OUT))
@@ -70,7 +75,10 @@ $(RUN_STAMP): $(SOURCES) | check-python
 
 $(TEST_STAMP): pyproject.toml client/pyproject.toml | check-python
 	@$(LOCKED) .venv-test.lock $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) _venv \
-	  _VENV=$(TEST_VENV) _STAMP=$(TEST_STAMP) _WHAT='hookd (editable) and the test tools' _EDITABLE=-e _EXTRAS='[dev,otel]'
+	  _VENV=$(TEST_VENV) _STAMP=$(TEST_STAMP) _WHAT='hookd (editable) and the test tools' _EDITABLE=-e _EXTRAS='[test,otel]'
+$(LINT_STAMP): pyproject.toml client/pyproject.toml | check-python
+	@$(LOCKED) .venv-lint.lock $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) _venv \
+	  _VENV=$(LINT_VENV) _STAMP=$(LINT_STAMP) _WHAT='hookd (editable) and the lint tools' _EDITABLE=-e _EXTRAS='[lint,otel]'
 
 # Under the lock: whoever waited finds the stamp fresh and does nothing. A venv without its
 # stamp (a first install that failed, one made by an older recipe) is made again from
@@ -108,4 +116,4 @@ e2e-deps: $(E2E_STAMPS)
 	$(LOCKED) $*/.npm.lock sh -c 'cd $* && { npm ci --no-audit --no-fund --loglevel=error 2>/dev/null || npm install --no-audit --no-fund --loglevel=error; } && mkdir -p node_modules && touch node_modules/.hookd-installed'
 
 clean:
-	rm -rf $(VENV) $(TEST_VENV) $(VENV).log $(TEST_VENV).log .venv.lock .venv-test.lock .pytest_cache tests/e2e/*/node_modules tests/e2e/*/.npm.lock clients/typescript/node_modules clients/typescript/.npm.lock clients/typescript/dist
+	rm -rf $(VENV) $(TEST_VENV) $(LINT_VENV) $(VENV).log $(TEST_VENV).log $(LINT_VENV).log .venv.lock .venv-test.lock .venv-lint.lock .pytest_cache tests/e2e/*/node_modules tests/e2e/*/.npm.lock clients/typescript/node_modules clients/typescript/.npm.lock clients/typescript/dist
