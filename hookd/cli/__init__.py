@@ -14,28 +14,30 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
 
-# Subcommand modules, in `hookd --help` order. Each has add(subparsers).
-COMMANDS = (
-    "serve",
-    "calls",
-    "catalog",
-    "check",
-    "guards",
-    "hookconf",
-    "tail",
-    "stats",
-    "approve",
-    "dashboard",
-    "replay",
-    "bridge",
-    "importer",
-    "install_systemd",
-    "plugins",
-    "doctor",
-    "init",
-    "completion",
-    "helptopics",
-)
+# Subcommand modules, in `hookd --help` order, each with the commands its add(subparsers) defines. A
+# command's parser is built alone: importing every module and building every parser cost more CPU than
+# most commands' own work (tests/unit/cli/test_commands_table.py holds this table to the modules).
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "serve": ("serve",),
+    "calls": ("emit", "decide", "explain", "status"),
+    "catalog": ("points",),
+    "check": ("check",),
+    "guards": ("guards",),
+    "hookconf": ("hooks", "enable", "disable", "trust", "untrust"),
+    "tail": ("tail",),
+    "stats": ("stats",),
+    "approve": ("approve",),
+    "dashboard": ("dashboard",),
+    "replay": ("replay",),
+    "bridge": ("bridge",),
+    "importer": ("import",),
+    "install_systemd": ("install-systemd",),
+    "plugins": ("plugins",),
+    "doctor": ("doctor",),
+    "init": ("init", "edit"),
+    "completion": ("completion",),
+    "helptopics": ("help",),
+}
 
 
 # `hookd bridge AGENT`, the Python bridge an agent starts once per event: the agent -> (the module whose
@@ -50,7 +52,9 @@ BRIDGE_PROGRAMS = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line's parser; with ``command``, one that knows only the module defining it (the
+    same parser for that command: its usage, options and errors), or the whole one if none does."""
     import argparse
     import importlib
 
@@ -66,7 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser.add_argument("--version", action="version", version=f"hookd {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    owner = [name for name, commands in COMMANDS.items() if command in commands]
+    for name in owner or COMMANDS:
         importlib.import_module(f"hookd.cli.{name}").add(sub)
     return parser
 
@@ -86,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             if args_list[2] in adapter.FORMATS:
                 return adapter.main(args_list[2], args_list[3:])
-    parser = build_parser()
+    parser = build_parser(args_list[0] if args_list else None)
     args = parser.parse_args(args_list)
     if not getattr(args, "run", None):
         parser.print_help(sys.stderr)
