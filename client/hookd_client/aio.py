@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from . import closing, verify
+from . import aioconn
 from .answers import encode_answer
 from .api import Api, build
 from .callbacks import label, run_async, unknown
@@ -74,16 +74,7 @@ class AsyncClient(Api):
                 delay = min(delay * 2, 0.25)
 
     async def _open(self) -> Welcome:
-        verify.check_path(self.path)
-        try:
-            reader, writer = await asyncio.open_unix_connection(self.path, limit=1 << 20)
-        except (FileNotFoundError, ConnectionRefusedError) as exc:
-            raise DaemonNotRunning(self.path, exc.strerror or type(exc).__name__) from None
-        try:
-            verify.check_peer(writer.get_extra_info("socket"), self.path)
-        except BaseException:
-            writer.close()
-            raise
+        reader, writer = await aioconn.connect(self.path)
         self._gen += 1
         self._live = writer
         self._reader_task = asyncio.create_task(self._read_loop(reader, self._gen))
@@ -106,7 +97,7 @@ class AsyncClient(Api):
         self._live = None
         task, self._reader_task = self._reader_task, None
         connecting, self._connecting = self._connecting, None
-        await closing.close(writer, task, connecting)
+        await aioconn.close(writer, task, connecting)
         for t in list(self._handlers):
             t.cancel()
         self._fail_all(ConnectionLost("the client was closed"))

@@ -19,9 +19,9 @@ import itertools
 import os
 from typing import Any
 
-from . import closing, verify
+from . import aioconn
 from .client import client_name
-from .errors import ConnectionLost, DaemonNotRunning, unexpected, welcome_of
+from .errors import ConnectionLost, unexpected, welcome_of
 from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
 from .messages import (
     PROTOCOL_VERSION,
@@ -63,13 +63,8 @@ class AsyncApprover:
     async def open(self) -> AsyncApprover:
         if self._writer is not None:
             return self
-        verify.check_path(self.path)
+        reader, writer = await aioconn.connect(self.path)
         try:
-            reader, writer = await asyncio.open_unix_connection(self.path, limit=1 << 20)
-        except (FileNotFoundError, ConnectionRefusedError) as exc:
-            raise DaemonNotRunning(self.path, exc.strerror or type(exc).__name__) from None
-        try:
-            verify.check_peer(writer.get_extra_info("socket"), self.path)
             self._writer = writer
             self._reader_task = asyncio.create_task(self._read_loop(reader))
             welcome_of(await self._request(Hello(next(self._ids), PROTOCOL_VERSION, self.client, os.getpid())))
@@ -112,7 +107,7 @@ class AsyncApprover:
     async def close(self) -> None:
         writer, self._writer = self._writer, None
         task, self._reader_task = self._reader_task, None
-        await closing.close(writer, task)
+        await aioconn.close(writer, task)
         self._end(ConnectionLost("the approver was closed"))
 
     async def __aenter__(self) -> AsyncApprover:

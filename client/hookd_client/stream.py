@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, TypeVar
 
 from . import verify
-from .errors import ConnectionLost, DaemonNotRunning, HookdError, welcome_of
+from .errors import ConnectionLost, HookdError, welcome_of
 from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
 from .messages import PROTOCOL_VERSION, Done, Error, Event, Gap, Hello, Live, Reply, Subscribe, Subscribed, Unsubscribe
 from .receive import Receiver
@@ -267,15 +267,10 @@ class AsyncSubscription(_Stream):
     async def open(self) -> AsyncSubscription:
         if self._writer is not None:
             return self
-        try:
-            import asyncio  # here, not at the top: a sync client should not pay ~30 ms to import asyncio
+        from . import aioconn  # here, not at the top: a sync client should not pay ~30 ms to import asyncio
 
-            verify.check_path(self.path)
-            self._reader, self._writer = await asyncio.open_unix_connection(self.path, limit=1 << 20)
-        except (FileNotFoundError, ConnectionRefusedError) as exc:
-            raise DaemonNotRunning(self.path, exc.strerror or type(exc).__name__) from None
+        self._reader, self._writer = await aioconn.connect(self.path)
         try:
-            verify.check_peer(self._writer.get_extra_info("socket"), self.path)
             self._writer.write(self._codec.encode(_hello(self.name)))
             welcome_of(await self._recv_one())
             self._writer.write(self._codec.encode(self._state.request))
@@ -323,9 +318,9 @@ class AsyncSubscription(_Stream):
     async def aclose(self) -> None:
         writer, self._writer = self._writer, None
         self._reader = None
-        from .closing import close  # here, not at the top: it imports asyncio (see open)
+        from . import aioconn  # not at the top: it imports asyncio (see open)
 
-        await close(writer)
+        await aioconn.close(writer)
 
     async def __aenter__(self) -> AsyncSubscription:
         return await self.open()
