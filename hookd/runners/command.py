@@ -84,12 +84,6 @@ def answer_of(stdout: bytes, what: str = "stdout") -> Decision | None:
         raise HookFailure("error", f"{what}: nested deeper than {intake.MAX_DEPTH} levels") from None
     if value is None:
         return None
-    return decision_in(value, what, stdout)
-
-
-def decision_in(value: Any, what: str, raw: bytes | None = None) -> Decision:
-    """A hook's decoded answer (a process's stdout, a worker's ``decision``) as a HookDecision the
-    wire can carry, else HookFailure naming ``what`` was wrong, with the tail of ``raw`` when given."""
     try:
         intake.check(value, what)
     except intake.Unfit as exc:
@@ -97,8 +91,7 @@ def decision_in(value: Any, what: str, raw: bytes | None = None) -> Decision:
     try:
         return decision_from(value)
     except ValueError as exc:
-        shown = f": {output_tail(raw, 300)}" if raw is not None else ""
-        raise HookFailure("error", f"{what} is not a HookDecision: {exc}{shown}") from None
+        raise HookFailure("error", f"{what} is not a HookDecision: {exc}: {output_tail(stdout, 300)}") from None
 
 
 class ProcessGroups:
