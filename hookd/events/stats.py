@@ -292,7 +292,7 @@ class Stats:
             if ms is None:
                 continue
             # Written out three times, not a helper per table: this runs for every decide, and a
-            # helper's calls cost the fold about 7% more work per decide.
+            # helper's calls cost the fold about 6% more work per decide.
             span = points.get(point)
             if span is None:
                 span = Span()
