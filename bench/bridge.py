@@ -25,18 +25,18 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench.common import ROOT, Stats, daemon, sandbox, table
 
-EVENT = json.dumps(
-    {
-        "session_id": "bench",
-        "transcript_path": "/tmp/t.jsonl",
-        "cwd": "/tmp",
-        "permission_mode": "default",
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "ls -la"},
-        "tool_use_id": "toolu_1",
-    }
-).encode()
+# A Claude Code PreToolUse hook input (bench/imported_hooks.py gives its hooks the same one).
+INPUT = {
+    "session_id": "bench",
+    "transcript_path": "/tmp/t.jsonl",
+    "cwd": "/tmp",
+    "permission_mode": "default",
+    "hook_event_name": "PreToolUse",
+    "tool_name": "Bash",
+    "tool_input": {"command": "ls -la"},
+    "tool_use_id": "toolu_1",
+}
+EVENT = json.dumps(INPUT).encode()
 NOOP = ["sh", "-c", "cat >/dev/null"]
 WARMUP = 5
 

@@ -41,10 +41,10 @@ import msgspec
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from hookd_client import Client, Gap
-from hookd_client.framing import HEADER, FrameDecoder, request_codec
+from hookd_client.framing import HEADER, request_codec
 from hookd_client.messages import Emit, Subscribe
 
-from bench.throughput import connect
+from bench.throughput import connect, pipelined_seconds
 
 POINT = "custom.bench"
 END = "custom.bench.end"
@@ -134,22 +134,7 @@ def client_reader(path: str, ready: mp.Event, result: mp.Queue) -> None:  # type
 
 def pipelined(path: str, n: int, window: int) -> float:
     """Seconds for ``n`` emits on one connection with ``window`` in flight."""
-    sock = connect(path)
-    one = request_codec().encode(Emit(1, POINT, {"i": 0, "tool": "bash"}, "s1"))
-    decoder = FrameDecoder(1 << 30)
-    t0 = time.perf_counter()
-    sock.sendall(one * min(window, n))
-    sent, received = min(window, n), 0
-    while received < n:
-        got = len(decoder.feed(sock.recv(1 << 20)))
-        received += got
-        if got and sent < n:
-            k = min(got, n - sent)
-            sock.sendall(one * k)
-            sent += k
-    elapsed = time.perf_counter() - t0
-    sock.close()
-    return elapsed
+    return pipelined_seconds(path, request_codec().encode(Emit(1, POINT, {"i": 0, "tool": "bash"}, "s1")), n, window)
 
 
 def sequential(path: str, n: int) -> float:

@@ -23,19 +23,10 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from bench.bridge import INPUT
 from bench.common import ROOT, Stats, daemon, sandbox, table, time_calls
 
 HOOK = ROOT / "tests" / "corpus" / "hooks" / "bash_validator.py"
-INPUT = {
-    "session_id": "bench",
-    "transcript_path": "/tmp/t.jsonl",
-    "cwd": "/tmp",
-    "permission_mode": "default",
-    "hook_event_name": "PreToolUse",
-    "tool_name": "Bash",
-    "tool_input": {"command": "ls -la"},
-    "tool_use_id": "toolu_1",
-}
 COMMAND = f"{sys.executable} {HOOK}"
 
 

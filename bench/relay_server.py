@@ -17,18 +17,19 @@ from collections import deque
 
 import msgspec
 import uvloop
-from hookd_client.framing import FrameDecoder, frame
+from hookd_client.framing import frame
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from bench.echo_server import Echo
 
 
-class Relay(asyncio.Protocol):
+class Relay(Echo):
+    """The echo floor, with a frame that asks for it relayed to the worker."""
+
     def __init__(self, worker: Worker) -> None:
+        super().__init__()
         self.worker = worker
-        self.decoder = FrameDecoder()
-        self.dec = msgspec.msgpack.Decoder()
-        self.enc = msgspec.msgpack.Encoder()
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport
 
     def data_received(self, data: bytes) -> None:
         out = bytearray()

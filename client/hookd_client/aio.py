@@ -11,18 +11,17 @@ serves handlers, otherwise on the next call.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import time
 from collections.abc import Callable
 from typing import Any
 
-from . import verify
+from . import aioconn
 from .answers import encode_answer
 from .api import Api, build
 from .callbacks import label, run_async, unknown
 from .client import client_name
-from .errors import ConnectionLost, DaemonNotRunning, HookdError, NotSent, ProtocolMismatch
+from .errors import ConnectionLost, DaemonNotRunning, HookdError, NotSent, welcome_of
 from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
 from .messages import PROTOCOL_VERSION, Error, Hello, Invoke, InvokeResult, Reply, Request, Subscribe, Welcome
 from .paths import default_socket_path
@@ -75,35 +74,22 @@ class AsyncClient(Api):
                 delay = min(delay * 2, 0.25)
 
     async def _open(self) -> Welcome:
-        verify.check_path(self.path)
-        try:
-            reader, writer = await asyncio.open_unix_connection(self.path, limit=1 << 20)
-        except (FileNotFoundError, ConnectionRefusedError) as exc:
-            raise DaemonNotRunning(self.path, exc.strerror or type(exc).__name__) from None
-        try:
-            verify.check_peer(writer.get_extra_info("socket"), self.path)
-        except BaseException:
-            writer.close()
-            raise
+        reader, writer = await aioconn.connect(self.path)
         self._gen += 1
         self._live = writer
         self._reader_task = asyncio.create_task(self._read_loop(reader, self._gen))
         reply = await self._send(Hello(self._next_id(), PROTOCOL_VERSION, self.name, os.getpid()))
-        if isinstance(reply, Error):
+        if isinstance(reply, Error):  # the daemon refused us: this connection is done
             self._live = None
             writer.close()
-            if reply.code == "version_mismatch":
-                raise ProtocolMismatch(reply.code, reply.message)
-            raise HookdError(reply.code, reply.message)
-        assert isinstance(reply, Welcome)
-        self.welcome = reply
+        self.welcome = welcome = welcome_of(reply)
         requests = self._book.restore_requests(self._ids)
         if requests:
             replies = await asyncio.gather(*(self._send(r) for r in requests))
             errors = [self._book.restored(req, rep) for req, rep in zip(requests, replies, strict=True)]
             self.restore_errors = [e for e in errors if e is not None]
         self._writer = writer
-        return reply
+        return welcome
 
     async def close(self) -> None:
         self._closing = True
@@ -111,15 +97,7 @@ class AsyncClient(Api):
         self._live = None
         task, self._reader_task = self._reader_task, None
         connecting, self._connecting = self._connecting, None
-        for t in (task, connecting):
-            if t is not None and not t.done():
-                t.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await t
-        if writer is not None:
-            writer.close()
-            with contextlib.suppress(OSError):
-                await writer.wait_closed()
+        await aioconn.close(writer, task, connecting)
         for t in list(self._handlers):
             t.cancel()
         self._fail_all(ConnectionLost("the client was closed"))

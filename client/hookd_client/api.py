@@ -16,7 +16,7 @@ from typing import Any
 import msgspec
 
 from .callbacks import Book, Callback, Handler
-from .errors import HookdError
+from .errors import unexpected
 from .messages import (
     Accepted,
     AttachHooks,
@@ -30,7 +30,6 @@ from .messages import (
     Done,
     Emit,
     EnableHook,
-    Error,
     Explain,
     HookList,
     HookSpec,
@@ -69,11 +68,9 @@ def as_spec(hook: HookSpec | Mapping[str, Any]) -> HookSpec:
 
 def expect(kind: type[Reply]) -> Callable[[Reply], Any]:
     def check(reply: Reply) -> Any:
-        if isinstance(reply, Error):
-            raise HookdError(reply.code, reply.message)
-        if not isinstance(reply, kind):
-            raise HookdError("bad_reply", f"expected a {kind.__name__} reply, got {type(reply).__name__}")
-        return reply
+        if isinstance(reply, kind):
+            return reply
+        raise unexpected(reply, kind)
 
     return check
 

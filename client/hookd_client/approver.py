@@ -15,14 +15,13 @@ raises :class:`HookdError` with code ``conflict``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import os
 from typing import Any
 
-from . import verify
+from . import aioconn
 from .client import client_name
-from .errors import ConnectionLost, DaemonNotRunning, HookdError, ProtocolMismatch
+from .errors import ConnectionLost, unexpected, welcome_of
 from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
 from .messages import (
     PROTOCOL_VERSION,
@@ -33,11 +32,9 @@ from .messages import (
     ApprovalOffer,
     Approvals,
     Approving,
-    Error,
     Hello,
     Reply,
     Request,
-    Welcome,
 )
 from .paths import default_socket_path
 
@@ -66,23 +63,14 @@ class AsyncApprover:
     async def open(self) -> AsyncApprover:
         if self._writer is not None:
             return self
-        verify.check_path(self.path)
+        reader, writer = await aioconn.connect(self.path)
         try:
-            reader, writer = await asyncio.open_unix_connection(self.path, limit=1 << 20)
-        except (FileNotFoundError, ConnectionRefusedError) as exc:
-            raise DaemonNotRunning(self.path, exc.strerror or type(exc).__name__) from None
-        try:
-            verify.check_peer(writer.get_extra_info("socket"), self.path)
             self._writer = writer
             self._reader_task = asyncio.create_task(self._read_loop(reader))
-            welcome = await self._request(Hello(next(self._ids), PROTOCOL_VERSION, self.client, os.getpid()))
-            if isinstance(welcome, Error) and welcome.code == "version_mismatch":
-                raise ProtocolMismatch(welcome.code, welcome.message)
-            if not isinstance(welcome, Welcome):
-                raise _error(welcome)
+            welcome_of(await self._request(Hello(next(self._ids), PROTOCOL_VERSION, self.client, os.getpid())))
             reply = await self._request(Approvals(next(self._ids), self.name))
             if not isinstance(reply, Approving):
-                raise _error(reply)
+                raise unexpected(reply, Approving)
             self.approving = reply
         except BaseException:
             await self.close()
@@ -95,7 +83,7 @@ class AsyncApprover:
             raise ValueError(f"an approval answer is allow or deny, not {decision!r}")
         reply = await self._request(ApprovalAnswer(next(self._ids), offer, decision, reason))
         if not isinstance(reply, ApprovalAnswered):
-            raise _error(reply)
+            raise unexpected(reply, ApprovalAnswered)
         return reply
 
     async def next(self, timeout: float | None = None) -> ApprovalOffer | ApprovalClosed:
@@ -119,14 +107,7 @@ class AsyncApprover:
     async def close(self) -> None:
         writer, self._writer = self._writer, None
         task, self._reader_task = self._reader_task, None
-        if task is not None and not task.done():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        if writer is not None:
-            writer.close()
-            with contextlib.suppress(OSError):
-                await writer.wait_closed()
+        await aioconn.close(writer, task)
         self._end(ConnectionLost("the approver was closed"))
 
     async def __aenter__(self) -> AsyncApprover:
@@ -178,9 +159,3 @@ class AsyncApprover:
         for fut in waiting.values():
             if not fut.done():
                 fut.set_exception(exc)
-
-
-def _error(reply: Reply) -> HookdError:
-    if isinstance(reply, Error):
-        return HookdError(reply.code, reply.message)
-    return HookdError("bad_reply", f"unexpected {type(reply).__name__}")

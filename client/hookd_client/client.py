@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from . import verify
 from .api import Api, build
-from .errors import ConnectionLost, DaemonNotRunning, HookdError, NotSent, ProtocolMismatch
+from .errors import ConnectionLost, DaemonNotRunning, HookdError, NotSent, welcome_of
 from .framing import HEADER, HEADER_SIZE, BadMessage, FrameDecoder, FrameTooLarge, reply_codec
-from .messages import PROTOCOL_VERSION, Error, Hello, Reply, Request, Subscribe, Welcome
+from .messages import PROTOCOL_VERSION, Hello, Reply, Request, Subscribe, Welcome
 from .paths import default_socket_path
 from .receive import Receiver
 from .stream import Subscription
@@ -107,18 +107,11 @@ class Client(Api):
         self._sock = sock
         self._decoder = FrameDecoder(1 << 30)
         try:
-            reply = self._roundtrip(Hello(self._next_id(), PROTOCOL_VERSION, self.name, os.getpid()))
+            self.welcome = welcome_of(self._roundtrip(Hello(self._next_id(), PROTOCOL_VERSION, self.name, os.getpid())))
         except BaseException:
             self._drop_socket()
             raise
-        if isinstance(reply, Error):
-            self._drop_socket()
-            if reply.code == "version_mismatch":
-                raise ProtocolMismatch(reply.code, reply.message)
-            raise HookdError(reply.code, reply.message)
-        assert isinstance(reply, Welcome)
-        self.welcome = reply
-        return reply
+        return self.welcome
 
     def close(self) -> None:
         served, self._served = self._served, None

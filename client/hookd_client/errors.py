@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .messages import Error, Reply, Welcome
+
 
 class HookdError(Exception):
     """The daemon answered a request with an error reply."""
@@ -61,3 +63,20 @@ class NotSent(ConnectionLost):
     a daemon, so it is safe to send again. Any other ConnectionLost is for a request that was
     in flight.
     """
+
+
+def unexpected(reply: Reply, wanted: type[Reply]) -> HookdError:
+    """What to raise for ``reply`` where a ``wanted`` one was due: the daemon's error (ProtocolMismatch
+    when it speaks another protocol version), else ``bad_reply``."""
+    if isinstance(reply, Error):
+        if reply.code == "version_mismatch":
+            return ProtocolMismatch(reply.code, reply.message)
+        return HookdError(reply.code, reply.message)
+    return HookdError("bad_reply", f"expected a {wanted.__name__} reply, got {type(reply).__name__}")
+
+
+def welcome_of(reply: Reply) -> Welcome:
+    """The daemon's answer to a Hello as its Welcome, else the error it names (:func:`unexpected`)."""
+    if isinstance(reply, Welcome):
+        return reply
+    raise unexpected(reply, Welcome)

@@ -17,7 +17,6 @@ comes silently. ``follow=False`` stops after the replay of history.
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import os
 import re
@@ -27,9 +26,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, TypeVar
 
 from . import verify
-from .errors import ConnectionLost, DaemonNotRunning, HookdError, ProtocolMismatch
+from .errors import ConnectionLost, HookdError, welcome_of
 from .framing import BadMessage, FrameDecoder, FrameTooLarge, reply_codec
-from .messages import PROTOCOL_VERSION, Done, Error, Event, Gap, Hello, Live, Reply, Subscribe, Subscribed, Unsubscribe, Welcome
+from .messages import PROTOCOL_VERSION, Done, Error, Event, Gap, Hello, Live, Reply, Subscribe, Subscribed, Unsubscribe
 from .receive import Receiver
 
 if TYPE_CHECKING:
@@ -142,16 +141,6 @@ def _hello(name: str) -> Hello:
     return Hello(1, PROTOCOL_VERSION, name, os.getpid())
 
 
-def _check_welcome(msg: Reply) -> Welcome:
-    if isinstance(msg, Error):
-        if msg.code == "version_mismatch":
-            raise ProtocolMismatch(msg.code, msg.message)
-        raise HookdError(msg.code, msg.message)
-    if not isinstance(msg, Welcome):
-        raise HookdError("bad_reply", f"expected welcome, got {type(msg).__name__}")
-    return msg
-
-
 class _Stream:
     """What the blocking and the async subscription share: the request's state and the decoder."""
 
@@ -207,7 +196,7 @@ class Subscription(_Stream):
         self._sock = sock
         try:
             sock.sendall(self._codec.encode(_hello(self.name)))
-            _check_welcome(self._recv_one())
+            welcome_of(self._recv_one())
             sock.sendall(self._codec.encode(self._state.request))
             while self._state.subscribed is None:
                 self._state.feed(self._recv_one())
@@ -278,17 +267,12 @@ class AsyncSubscription(_Stream):
     async def open(self) -> AsyncSubscription:
         if self._writer is not None:
             return self
-        try:
-            import asyncio  # here, not at the top: a sync client should not pay ~30 ms to import asyncio
+        from . import aioconn  # here, not at the top: a sync client should not pay ~30 ms to import asyncio
 
-            verify.check_path(self.path)
-            self._reader, self._writer = await asyncio.open_unix_connection(self.path, limit=1 << 20)
-        except (FileNotFoundError, ConnectionRefusedError) as exc:
-            raise DaemonNotRunning(self.path, exc.strerror or type(exc).__name__) from None
+        self._reader, self._writer = await aioconn.connect(self.path)
         try:
-            verify.check_peer(self._writer.get_extra_info("socket"), self.path)
             self._writer.write(self._codec.encode(_hello(self.name)))
-            _check_welcome(await self._recv_one())
+            welcome_of(await self._recv_one())
             self._writer.write(self._codec.encode(self._state.request))
             while self._state.subscribed is None:
                 self._state.feed(await self._recv_one())
@@ -334,10 +318,9 @@ class AsyncSubscription(_Stream):
     async def aclose(self) -> None:
         writer, self._writer = self._writer, None
         self._reader = None
-        if writer is not None:
-            writer.close()
-            with contextlib.suppress(OSError):
-                await writer.wait_closed()
+        from . import aioconn  # not at the top: it imports asyncio (see open)
+
+        await aioconn.close(writer)
 
     async def __aenter__(self) -> AsyncSubscription:
         return await self.open()

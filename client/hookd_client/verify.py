@@ -20,8 +20,12 @@ import os
 import socket
 import stat
 import struct
+from typing import TYPE_CHECKING
 
 from .errors import BadSocketPath, DaemonNotRunning, DaemonNotTrusted
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _UCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid
 # sun_path is 108 bytes with its terminating NUL.
@@ -64,15 +68,20 @@ def check_shape(path: str) -> None:
         )
 
 
-def check_kind(path: str) -> None:
-    """Refuse an existing path that is not a socket (a directory, a regular file...)."""
+def _stat(how: Callable[[str], os.stat_result], target: str, path: str) -> os.stat_result | None:
+    """``how(target)``, None when it fails; a socket ``path`` with a part that is not a directory is refused."""
     try:
-        st = os.stat(path)
+        return how(target)
     except NotADirectoryError:
         raise BadSocketPath(path, "a part of it before the last is not a directory", f"fix {_origin(path)}") from None
     except OSError:
-        return
-    if stat.S_ISSOCK(st.st_mode):
+        return None
+
+
+def check_kind(path: str) -> None:
+    """Refuse an existing path that is not a socket (a directory, a regular file...)."""
+    st = _stat(os.stat, path, path)
+    if st is None or stat.S_ISSOCK(st.st_mode):
         return
     kind = _KIND.get(stat.S_IFMT(st.st_mode), "not a socket")
     if stat.S_ISDIR(st.st_mode):
@@ -87,11 +96,8 @@ def check_path(path: str) -> None:
     check_shape(path)
     me = os.getuid()
     directory = os.path.dirname(os.path.abspath(path))
-    try:
-        st = os.lstat(directory)
-    except NotADirectoryError:
-        raise BadSocketPath(path, "a part of it before the last is not a directory", f"fix {_origin(path)}") from None
-    except OSError:
+    st = _stat(os.lstat, directory, path)
+    if st is None:
         return
     if stat.S_ISLNK(st.st_mode):
         try:

@@ -9,6 +9,7 @@ of its first positional argument and its subcommands. Dynamic values come from
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from typing import Any
 
 Structure = dict[str, dict[str, Any]]
@@ -70,6 +71,18 @@ def _parents(structure: Structure) -> dict[str, dict[str, str]]:
     return {key: info["subcommands"] for key, info in structure.items() if info.get("subcommands")}
 
 
+def _value_cases(structure: Structure, offer: Callable[[tuple[str, Any]], str]) -> list[str]:
+    """The arms of the `case "$key $prev"` that offers an option's value, in bash or in zsh (the
+    same syntax); ``offer`` is the shell's statement for what the value completes to."""
+    cases = []
+    for key, info in structure.items():
+        for opt, choices in info["options"].items():
+            what = _value(opt, choices)
+            if what is not None:
+                cases.append(f"        {shlex.quote(f'{key} {opt}')}) {offer(what)}; return ;;")
+    return cases
+
+
 def _bash_reply(what: tuple[str, Any]) -> str:
     """The bash statement that offers ``what``."""
     kind, arg = what
@@ -85,16 +98,11 @@ def _bash_reply(what: tuple[str, Any]) -> str:
 def bash(structure: Structure) -> str:
     commands = " ".join(k for k in structure if " " not in k)
     parents = _parents(structure)
-    value_cases = []
+    value_cases = _value_cases(structure, _bash_reply)
     option_cases = []
     positional = []
     for key, info in structure.items():
-        opts: dict[str, Any] = info["options"]
-        option_cases.append(f"            {shlex.quote(key)}) words={shlex.quote(' '.join(opts))} ;;")
-        for opt, choices in opts.items():
-            what = _value(opt, choices)
-            if what is not None:
-                value_cases.append(f"        {shlex.quote(f'{key} {opt}')}) {_bash_reply(what)}; return ;;")
+        option_cases.append(f"            {shlex.quote(key)}) words={shlex.quote(' '.join(info['options']))} ;;")
         what = ("words", list(parents[key])) if key in parents else _positional(key, info)
         if what is not None:
             positional.append(f"        {shlex.quote(key)}) {_bash_reply(what)}; return ;;")
@@ -166,16 +174,11 @@ def _zsh_offer(what: tuple[str, Any]) -> str:
 def zsh(structure: Structure) -> str:
     described = "\n".join("        " + _zq(cmd, info["help"]) for cmd, info in structure.items() if " " not in cmd)
     parents = _parents(structure)
-    value_cases = []
+    value_cases = _value_cases(structure, _zsh_offer)
     option_cases = []
     positional = []
     for key, info in structure.items():
-        opts: dict[str, Any] = info["options"]
-        option_cases.append(f"        {shlex.quote(key)}) compadd -- {' '.join(opts)} ;;")
-        for opt, choices in opts.items():
-            what = _value(opt, choices)
-            if what is not None:
-                value_cases.append(f"        {shlex.quote(f'{key} {opt}')}) {_zsh_offer(what)}; return ;;")
+        option_cases.append(f"        {shlex.quote(key)}) compadd -- {' '.join(info['options'])} ;;")
         if key in parents:
             subs = " ".join(_zq(name, about) for name, about in parents[key].items())
             described_subs = f"local -a subs; subs=({subs}); _describe -t commands {shlex.quote(f'hookd {key} command')} subs"

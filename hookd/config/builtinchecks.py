@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from hookd.config.problems import Entry, Fix, describe_value, did_you_mean, node_position, only_match, replace_scalar
+from hookd.config.problems import Entry, ProblemReport, describe_value, did_you_mean, node_position, only_match, replace_scalar
 
 DEFAULT = "default"  # `builtin: default`: every pack of guards.DEFAULT
 # The options of guards.Policy, and what each holds.
@@ -63,21 +63,8 @@ def expand(packs: list[str]) -> list[str]:
     return out
 
 
-class BuiltinChecks:
-    """``builtin`` and ``options``; the class using it provides ``problem``, ``text`` and the entry."""
-
-    text: str
-
-    def problem(
-        self,
-        message: str,
-        at: tuple[int, int] | None = None,
-        hook: str | None = None,
-        fieldname: str | None = None,
-        suggestion: str | None = None,
-        fix: Fix | None = None,
-    ) -> None:
-        raise NotImplementedError
+class BuiltinChecks(ProblemReport):
+    """``builtin`` and ``options``, reported through the file's :class:`ProblemReport`; the class using it provides the entry."""
 
     @staticmethod
     def _items(node: yaml.Node | None) -> list[yaml.Node | None]:

@@ -8,12 +8,12 @@ daemon binds the same port again. Both files are written atomically.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import secrets
-import tempfile
 from typing import Any
+
+from hookd.config.statefiles import write_private
 
 TOKEN_FILE = "http-token"
 ENDPOINT_FILE = "http.json"
@@ -31,23 +31,6 @@ def token_path(state: str) -> str:
 
 def endpoint_path(state: str) -> str:
     return os.path.join(state, ENDPOINT_FILE)
-
-
-def _write_private(path: str, data: bytes) -> None:
-    directory = os.path.dirname(path)
-    os.makedirs(directory, mode=0o700, exist_ok=True)
-    # mkstemp creates the file 0600 with O_EXCL: no one else can open it, before or after the rename.
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def _valid_token(text: str) -> bool:
@@ -79,7 +62,7 @@ def token(state: str) -> str:
     if found is not None:
         return found
     fresh = secrets.token_urlsafe(TOKEN_BYTES)
-    _write_private(token_path(state), fresh.encode() + b"\n")
+    write_private(token_path(state), fresh.encode() + b"\n")
     return read_token(state) or fresh
 
 
@@ -96,7 +79,7 @@ def read_endpoint(state: str) -> dict[str, Any] | None:
 
 
 def write_endpoint(state: str, port: int, pid: int | None) -> None:
-    _write_private(endpoint_path(state), json.dumps({"host": HOST, "port": port, "pid": pid}).encode() + b"\n")
+    write_private(endpoint_path(state), json.dumps({"host": HOST, "port": port, "pid": pid}).encode() + b"\n")
 
 
 def free_port() -> int:

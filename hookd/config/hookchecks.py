@@ -16,6 +16,7 @@ import yaml
 from hookd.config.problems import (
     Entry,
     Fix,
+    ProblemReport,
     describe_value,
     did_you_mean,
     node_position,
@@ -38,26 +39,13 @@ _ENV_NAME = re.compile(r"^[^=\x00]+$")
 _SECONDS = re.compile(r"[0-9]+(\.[0-9]+)?")
 
 
-class FieldChecks:
-    """The per-field checks; the class using it provides ``problem``, ``construct`` and ``text``.
+class FieldChecks(ProblemReport):
+    """The per-field checks, reported through the file's :class:`ProblemReport`; the class using it provides ``construct``.
 
     A problem with exactly one way out carries it as a :class:`Fix` (`hookd check --fix`): a
     misspelt word with one known word close to it, a value YAML read as a number or boolean in a
     field that takes a string (quoted as written), spaces around a name, a whole number written
     as a float, a number of seconds written as a string."""
-
-    text: str
-
-    def problem(
-        self,
-        message: str,
-        at: tuple[int, int] | None = None,
-        hook: str | None = None,
-        fieldname: str | None = None,
-        suggestion: str | None = None,
-        fix: Fix | None = None,
-    ) -> None:
-        raise NotImplementedError
 
     def _one_of(self, e: Entry, key: str, value: Any, choices: tuple[str, ...], cutoff: float) -> tuple[str | None, Fix | None]:
         """The hint for a value not among ``choices``, and the fix when one choice alone is close to it."""

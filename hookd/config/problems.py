@@ -78,6 +78,27 @@ class Problem:
         }
 
 
+class ProblemReport:
+    """The problems found in one hook file's text, each where it was found: the one ``problem`` the
+    file's checks (the validator, the field checks, the built-in checks) all report through."""
+
+    file: str
+    text: str  # what the nodes were read from: a fix edits it where a node was read
+    problems: list[Problem]
+
+    def problem(
+        self,
+        message: str,
+        at: tuple[int, int] | None = None,
+        hook: str | None = None,
+        fieldname: str | None = None,
+        suggestion: str | None = None,
+        fix: Fix | None = None,
+    ) -> None:
+        line, column = at if at is not None else (None, None)
+        self.problems.append(Problem(self.file, message, hook, fieldname, line, column, suggestion, fix))
+
+
 class ConfigInvalid(Exception):
     def __init__(self, problems: list[Problem]) -> None:
         super().__init__("; ".join(str(p) for p in problems))

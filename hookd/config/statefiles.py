@@ -40,13 +40,18 @@ def read_json(path: str) -> dict[str, Any] | None:
 
 
 def write_json(path: str, data: dict[str, Any]) -> None:
+    write_private(path, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode())
+
+
+def write_private(path: str, data: bytes) -> None:
+    """``data`` at ``path`` in one step, readable by this user alone, its directory made 0700 if new."""
     directory = os.path.dirname(path)
     os.makedirs(directory, mode=0o700, exist_ok=True)
+    # mkstemp creates the file 0600 with O_EXCL: no one else can open it, before or after the rename.
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2, sort_keys=True)
-            f.write("\n")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)

@@ -25,7 +25,6 @@ from hookd.config.hookchecks import FieldChecks
 from hookd.config.problems import (
     ConfigInvalid,
     Entry,
-    Fix,
     Problem,
     describe_value,
     did_you_mean,
@@ -48,18 +47,6 @@ class _Checker(FieldChecks, BuiltinChecks):
         self.loader = loader
         self.text = text  # what the nodes were read from: a fix edits it where a node was read
         self.problems: list[Problem] = []
-
-    def problem(
-        self,
-        message: str,
-        at: tuple[int, int] | None = None,
-        hook: str | None = None,
-        fieldname: str | None = None,
-        suggestion: str | None = None,
-        fix: Fix | None = None,
-    ) -> None:
-        line, column = at if at is not None else (None, None)
-        self.problems.append(Problem(self.file, message, hook, fieldname, line, column, suggestion, fix))
 
     def construct(self, node: yaml.Node) -> Any:
         return self.loader.construct_object(node, deep=True)

@@ -104,7 +104,7 @@ class Bus:
         self._reserve_failing = False
         self.subscribers: dict[Any, Subscriber] = {}
         self._live: list[Record] = []
-        self._staged: list[m.Event] = []  # numbered, not yet encoded (Bus.stage)
+        self._staged: list[m.Event] = []  # numbered, not yet encoded (a publish with a size)
         self._staged_bytes = 0
         self._flush_soon = False  # a flush is due right after the current read (STAGED_BYTES)
         self._scheduled = False
@@ -127,25 +127,13 @@ class Bus:
         payload: dict[str, Any],
         outcome: Any = None,
         duration: float | None = None,
-    ) -> None:
-        """Put one event on the bus now: number it and encode it (after any staged before it), no I/O, no await."""
-        self.stage(kind, point, session, project, payload, outcome, 0, duration)
-
-    def stage(
-        self,
-        kind: str,
-        point: str,
-        session: str | None,
-        project: str | None,
-        payload: dict[str, Any],
-        outcome: Any = None,
         size: int = 0,
-        duration: float | None = None,
     ) -> None:
-        """:meth:`publish` for a call answered on the hot path: numbered now, encoded with the next
-        fan-out pass (within DISPATCH_DELAY) or, once ``size`` (the request's frame bytes) adds up
-        to STAGED_BYTES, right after the read being answered; a ``size`` of 0 (not known: the
-        daemon's own events, HTTP hooks' calls) is encoded at once. The caller hands ``payload``
+        """Put one event on the bus, no I/O, no await: numbered now and, with a ``size`` of 0 (not
+        known: the daemon's own events, HTTP hooks' calls), encoded at once, after any staged
+        before it. A call answered on the hot path gives ``size``, its request's frame bytes: its
+        event is staged, encoded with the next fan-out pass (within DISPATCH_DELAY) or, once the
+        sizes add up to STAGED_BYTES, right after the read being answered. The caller hands ``payload``
         and ``outcome`` (a chain's ended state) over. A pass's events encoded together run warm
         (one at a time between two round trips ran several times slower); seq, time and order are
         the call's own, and every reader sees staged events first (:meth:`flush`)."""
@@ -171,7 +159,7 @@ class Bus:
                 # sends its next requests while the daemon encodes these, not after.
                 self._flush_soon = True
                 self._loop.call_soon(self.flush)
-        if not self._scheduled and self._loop is not None:  # no loop yet: only publish() comes, and it flushes
+        if not self._scheduled and self._loop is not None:  # no loop yet: only events of size 0 come, and they flush
             self._scheduled = True
             if self.subscribers:
                 self._loop.call_later(DISPATCH_DELAY, self._dispatch)

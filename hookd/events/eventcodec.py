@@ -48,8 +48,8 @@ def event(
     session: str | None,
     project: str | None,
     payload: dict[str, Any],
-    outcome: Any,
-    duration: float | None,
+    outcome: Any = None,
+    duration: float | None = None,
 ) -> m.Event:
     """The wire struct; ``outcome`` is the decision chain's state or None (see :func:`with_outcome`)."""
     ev = m.Event(seq, when, kind, point, session, project, payload, duration=duration)  # type: ignore[arg-type]
@@ -68,19 +68,9 @@ def with_outcome(ev: m.Event, outcome: Any) -> None:
     ev.hooks = getattr(outcome, "runs", None) or []
 
 
-def encoded(
-    seq: int,
-    when: float,
-    kind: str,
-    point: str,
-    session: str | None,
-    project: str | None,
-    payload: dict[str, Any],
-    outcome: Any = None,
-    duration: float | None = None,
-) -> tuple[bytes, m.Event]:
+def encoded(ev: m.Event) -> tuple[bytes, m.Event]:
     """The event's frame and the struct it encodes: a marker under the same seq when the event cannot be encoded."""
-    bodies, events = encode_pass([event(seq, when, kind, point, session, project, payload, outcome, duration)])
+    bodies, events = encode_pass([ev])
     return _pack(len(bodies[0])) + bodies[0], events[0]
 
 
@@ -102,21 +92,6 @@ def encode_pass(events: list[m.Event]) -> tuple[list[bytes], list[m.Event]]:
         bodies.append(body)
         kept.append(ev)
     return bodies, kept
-
-
-def event_frame(
-    seq: int,
-    when: float,
-    kind: str,
-    point: str,
-    session: str | None,
-    project: str | None,
-    payload: dict[str, Any],
-    outcome: Any = None,
-    duration: float | None = None,
-) -> bytes:
-    """The event's frame alone (see :func:`encoded`)."""
-    return encoded(seq, when, kind, point, session, project, payload, outcome, duration)[0]
 
 
 def _reason(ev: m.Event, exc: BaseException) -> str:

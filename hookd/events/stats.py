@@ -291,6 +291,8 @@ class Stats:
                     entry.last_error_time = self.since + (when - self._clock0)
             if ms is None:
                 continue
+            # Written out three times, not a helper per table: this runs for every decide, and a
+            # helper's calls cost the fold about 6% more work per decide.
             span = points.get(point)
             if span is None:
                 span = Span()

@@ -155,32 +155,19 @@ def _text(node: Node) -> str:
     return raw.decode("utf-8", "replace") if raw is not None else ""
 
 
-def _unescape(word: str) -> str:
-    if "\\" not in word:
-        return word
-    out = []
-    i = 0
-    while i < len(word):
-        c = word[i]
-        if c == "\\" and i + 1 < len(word):
-            nxt = word[i + 1]
-            if nxt != "\n":
-                out.append(nxt)
-            i += 2
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
+_IN_DOUBLE = '"\\$`\n'  # what a backslash escapes inside double quotes; before anything else it stays
 
 
-def _unescape_double(s: str) -> str:
+def _unescape(s: str, escapable: str | None = None) -> str:
+    """``s`` with its backslashes undone: one escapes the character after it (unquoted: any; in
+    double quotes: one of ``escapable``), and one before a newline joins the two lines."""
     if "\\" not in s:
         return s
     out = []
     i = 0
     while i < len(s):
         c = s[i]
-        if c == "\\" and i + 1 < len(s) and s[i + 1] in '"\\$`\n':
+        if c == "\\" and i + 1 < len(s) and (escapable is None or s[i + 1] in escapable):
             if s[i + 1] != "\n":
                 out.append(s[i + 1])
             i += 2
@@ -287,16 +274,16 @@ class _Reader:
             if child.type in ('"', "$"):
                 continue
             if child.start_byte > pos:
-                out.append(_unescape_double(raw[pos - base : child.start_byte - base].decode("utf-8", "replace")))
+                out.append(_unescape(raw[pos - base : child.start_byte - base].decode("utf-8", "replace"), _IN_DOUBLE))
             if child.type == "string_content":
-                out.append(_unescape_double(_text(child)))
+                out.append(_unescape(_text(child), _IN_DOUBLE))
             else:
                 value, dyn = self.word(child, scope, feeds)
                 out.append(value)
                 dynamic = dynamic or dyn
             pos = child.end_byte
         if end > pos:
-            out.append(_unescape_double(raw[pos - base : end - base].decode("utf-8", "replace")))
+            out.append(_unescape(raw[pos - base : end - base].decode("utf-8", "replace"), _IN_DOUBLE))
         return "".join(out), dynamic
 
     # -- statements ------------------------------------------------------------------------

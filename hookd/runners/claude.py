@@ -41,6 +41,8 @@ class Spawner(Protocol):
 
     base_env: dict[str, str]
 
+    def environment(self, hook: Hook, ctx: CallContext, env: dict[str, str] | None = None) -> dict[str, str]: ...
+
     async def run(
         self, argv: list[str], stdin: bytes, env: dict[str, str], cwd: str, *, decision: bool = True
     ) -> tuple[bytes, bytes, int]: ...
@@ -60,15 +62,7 @@ def environment(runner: Spawner, hook: Hook, payload: dict[str, Any], ctx: CallC
         env.update((k, v) for k, v in forwarded.items() if isinstance(k, str) and isinstance(v, str))
     if ctx.project:
         env.setdefault("CLAUDE_PROJECT_DIR", ctx.project)
-    if hook.spec is not None:
-        env.update(hook.spec.env)
-    env["HOOKD_POINT"] = ctx.point
-    env["HOOKD_SESSION_ID"] = ctx.session or ""
-    env["HOOKD_PROJECT_DIR"] = ctx.project or ""
-    env["HOOKD_HOOK_NAME"] = hook.name
-    if ctx.replay:
-        env["HOOKD_REPLAY"] = "1"
-    return env
+    return runner.environment(hook, ctx, env)
 
 
 def working_dir(hook: Hook, data: dict[str, Any], ctx: CallContext) -> str:

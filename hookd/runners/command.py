@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -191,8 +191,11 @@ class CommandRunner:
         self.report = report
         self._shed_pending: dict[Hook, list[Any]] = {}
 
-    def environment(self, hook: Hook, ctx: CallContext) -> dict[str, str]:
-        env = dict(self.base_env)
+    def environment(self, hook: Hook, ctx: CallContext, env: dict[str, str] | None = None) -> dict[str, str]:
+        """A hook process's environment: ``env`` (a copy of the daemon's own unless given), with the
+        hook's own variables and hookd's HOOKD_* ones over it."""
+        if env is None:
+            env = dict(self.base_env)
         if hook.spec is not None:
             env.update(hook.spec.env)
         env["HOOKD_POINT"] = ctx.point
@@ -312,24 +315,13 @@ class CommandRunner:
                 )
         except OSError as exc:
             raise start_failure(exc, argv, cwd) from None
-        self.spawned += 1
-        self.groups.started(proc.pid, tag)
-        finished = False
-        try:
+        with self._tracked(proc, tag, slot):
             results = await asyncio.gather(
                 self._feed(proc, stdin),
                 self._read(proc.stdout, self.limits.stdout_cap, "stdout"),
                 self._read(proc.stderr, self.limits.stderr_cap, None),
             )
-            code = await proc.wait()
-            finished = True
-            return results[1], results[2], code
-        finally:
-            if not finished:
-                slot.handed = True
-                self.groups.terminate_later(proc, on_gone=slot.release)
-            else:
-                self.groups.finished(proc.pid)
+            return results[1], results[2], await proc.wait()
 
     async def _run_pidfd(
         self, argv: list[str], stdin: bytes, env: dict[str, str], cwd: str, tag: str, slot: _Slot
@@ -340,21 +332,26 @@ class CommandRunner:
                 child, *fds = spawn.start(argv, env, cwd, enter)
         except OSError as exc:
             raise start_failure(exc, argv, cwd) from None
+        with self._tracked(child, tag, slot):
+            try:
+                return await spawn.collect(child, (fds[0], fds[1], fds[2]), stdin, (self.limits.stdout_cap, self.limits.stderr_cap))
+            except spawn.OverCap as exc:
+                raise HookFailure("error", str(exc)) from None
+
+    @contextlib.contextmanager
+    def _tracked(self, proc: asyncio.subprocess.Process | spawn.Child, tag: str, slot: _Slot) -> Iterator[None]:
+        """A started hook process, counted and in its group until it is done with; a run that ends
+        before it is (cancelled by the engine's timeout, over a cap) hands the slot on to the
+        process tree's termination, which releases it once the tree is gone."""
         self.spawned += 1
-        self.groups.started(child.pid, tag)
-        finished = False
+        self.groups.started(proc.pid, tag)
         try:
-            result = await spawn.collect(child, (fds[0], fds[1], fds[2]), stdin, (self.limits.stdout_cap, self.limits.stderr_cap))
-            finished = True
-            return result
-        except spawn.OverCap as exc:
-            raise HookFailure("error", str(exc)) from None
-        finally:
-            if not finished:
-                slot.handed = True
-                self.groups.terminate_later(child, on_gone=slot.release)
-            else:
-                self.groups.finished(child.pid)
+            yield
+        except BaseException:
+            slot.handed = True
+            self.groups.terminate_later(proc, on_gone=slot.release)
+            raise
+        self.groups.finished(proc.pid)
 
     @staticmethod
     async def _feed(proc: asyncio.subprocess.Process, data: bytes) -> None:

@@ -208,16 +208,27 @@ def forward_logs(reporter: Reporter) -> None:
     structlog.configure(processors=[forward], logger_factory=structlog.PrintLoggerFactory(file=sys.stderr), cache_logger_on_first_use=False)
 
 
-def main() -> int:
-    # The daemon stops the exporter by closing stdin; a Ctrl-C meant for a daemon in a terminal is not for it.
+def started() -> tuple[dict[str, Any], Reporter] | None:
+    """An exporter process's start (this one's and the OpenTelemetry one's): its config, read from
+    stdin, and its reporter on stdout, its logs forwarded to the daemon; None when the daemon went
+    before it said what to export."""
+    # The daemon stops an exporter by closing stdin; a Ctrl-C meant for a daemon in a terminal is not for it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError):
         os.nice(NICE)
     config = json.loads(sys.stdin.buffer.readline() or b"{}")
     if not config:
-        return 0  # the daemon went before it said what to export
+        return None
     reporter = Reporter(sys.stdout.buffer)
     forward_logs(reporter)
+    return config, reporter
+
+
+def main() -> int:
+    start = started()
+    if start is None:
+        return 0
+    config, reporter = start
     hold_lock(config["state_dir"])
     try:
         import uvloop

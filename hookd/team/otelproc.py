@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import os
 import signal
 import sys
@@ -30,7 +29,7 @@ import msgspec
 import structlog
 
 from hookd.config.statefiles import StateFileError, read_json, write_json
-from hookd.team.exportproc import NICE, Reporter, forward_logs, hold_lock, settings_from_json
+from hookd.team.exportproc import Reporter, hold_lock, settings_from_json, started
 from hookd.team.outbox import Outbox
 
 log = structlog.get_logger("hookd.team")
@@ -169,14 +168,10 @@ def _watch_stdin(stop: threading.Event) -> None:
 
 
 def main() -> int:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    with contextlib.suppress(OSError):
-        os.nice(NICE)
-    config = json.loads(sys.stdin.buffer.readline() or b"{}")
-    if not config:
+    start = started()
+    if start is None:
         return 0
-    reporter = Reporter(sys.stdout.buffer)
-    forward_logs(reporter)
+    config, reporter = start
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     threading.Thread(target=_watch_stdin, args=(stop,), daemon=True, name="stdin").start()

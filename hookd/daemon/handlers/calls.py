@@ -121,7 +121,7 @@ class Calls:
         if not plan.observers:
             self.counters.emits += 1
             # Staged when a socket connection knows its frame's size; an HTTP hook's call is not.
-            self.bus.stage("emit", point, session, project, req.payload, None, 0 if conn is None else conn.body_size)
+            self.bus.publish("emit", point, session, project, req.payload, None, None, 0 if conn is None else conn.body_size)
             return m.Accepted(req.id)
         ctx = CallContext(point, session, project)
         tasks = d.engine.emit(plan, req.payload, ctx)
@@ -170,7 +170,7 @@ class Calls:
         # hooks, which is what an event without an outcome holds.
         if plan.idle and not req.trace:
             self.counters.decides += 1
-            self.bus.stage("decide", point, session, project, req.payload, None, 0 if conn is None else conn.body_size)
+            self.bus.publish("decide", point, session, project, req.payload, None, None, 0 if conn is None else conn.body_size)
             return m.Outcome(req.id)
         ctx = CallContext(point, session, project, deadline=deadline_of(req.timeout))
         if not plan.decisions and not plan.shadows and not plan.shadow_skips and not req.trace:

@@ -54,8 +54,8 @@ class Observed:
     def decided(self, ctx: CallContext, payload: dict[str, Any], state: ChainState, took: float | None, size: int = 0) -> None:
         """A decide's event on the bus, and its counts. ``size``: its request's frame bytes, for a
         call from a socket connection whose chain has ended for good; its event is then staged
-        (Bus.stage), and otherwise encoded at once."""
-        self.d.bus.stage("decide", ctx.point, ctx.session, ctx.project, payload, state, size, took)
+        (see Bus.publish), and otherwise encoded at once."""
+        self.d.bus.publish("decide", ctx.point, ctx.session, ctx.project, payload, state, took, size)
         stats = self.stats
         if stats is not None:
             agent = payload.get("agent")

@@ -51,10 +51,10 @@ def test_staged_and_published_events_keep_the_order_of_their_calls_everywhere(tm
         bus = Bus(journal=journal)
         bus.start()
         first = bus.seq
-        bus.stage("decide", "tool.approval.pre", "s1", None, {"n": 1}, m.Outcome(7), 50)
+        bus.publish("decide", "tool.approval.pre", "s1", None, {"n": 1}, m.Outcome(7), size=50)
         bus.publish("internal", "hookd.something", None, None, {"n": 2})  # encodes the staged one first
-        bus.stage("emit", "tool.execute.after", "s1", None, {"n": 3}, None, 50)
-        bus.stage("decide", "tool.approval.pre", "s1", None, {"n": 4}, m.Outcome(8), 50)
+        bus.publish("emit", "tool.execute.after", "s1", None, {"n": 3}, None, size=50)
+        bus.publish("decide", "tool.approval.pre", "s1", None, {"n": 4}, m.Outcome(8), size=50)
         assert bus.seq == first + 4  # numbered when answered
         conn = Conn()
         bus.subscribe(conn, m.Subscribe(1, since_seq=first + 1))  # a reader sees what is staged
@@ -62,7 +62,7 @@ def test_staged_and_published_events_keep_the_order_of_their_calls_everywhere(tm
         seen = [(e.seq, e.kind, e.payload["n"]) for e in conn.events()]
         assert seen == [(first + 1, "decide", 1), (first + 2, "internal", 2), (first + 3, "emit", 3), (first + 4, "decide", 4)]
         assert _ring(bus)[-4:] == [first + 1, first + 2, first + 3, first + 4]
-        bus.stage("emit", "tool.execute.after", "s1", None, {"n": 5}, None, 50)
+        bus.publish("emit", "tool.execute.after", "s1", None, {"n": 5}, None, size=50)
         bus.close()  # a stop encodes what is staged and the journal writes it
         lines = [(e.seq, e.payload.get("n")) for e in read(journal.path) if e.seq > first]
         assert lines == [(first + i, i) for i in range(1, 6)]
@@ -74,7 +74,7 @@ def test_a_staged_event_is_encoded_within_the_fan_out_delay_with_no_reader() -> 
     async def run() -> None:
         bus = Bus()
         bus.start()
-        bus.stage("decide", "tool.approval.pre", "s1", None, {"n": 1}, m.Outcome(1), 10)
+        bus.publish("decide", "tool.approval.pre", "s1", None, {"n": 1}, m.Outcome(1), size=10)
         seq = bus.seq
         assert seq not in _ring(bus)
         deadline = time.monotonic() + 100 * DISPATCH_DELAY + 5  # the timer fires; bounded, not timed
@@ -89,16 +89,16 @@ def test_staged_frames_past_the_byte_bound_are_encoded_right_after_the_read_that
     async def run() -> None:
         bus = Bus()
         bus.start()
-        bus.stage("emit", "tool.execute.after", "s1", None, {"n": 1}, None, STAGED_BYTES // 2)
+        bus.publish("emit", "tool.execute.after", "s1", None, {"n": 1}, None, size=STAGED_BYTES // 2)
         assert bus.seq not in _ring(bus)
-        bus.stage("emit", "tool.execute.after", "s1", None, {"n": 2}, None, STAGED_BYTES // 2 + 1)
+        bus.publish("emit", "tool.execute.after", "s1", None, {"n": 2}, None, size=STAGED_BYTES // 2 + 1)
         # The rest of the read (its replies written) comes first, then the encoding, before anything else.
-        bus.stage("emit", "tool.execute.after", "s1", None, {"n": 3}, None, STAGED_BYTES)
+        bus.publish("emit", "tool.execute.after", "s1", None, {"n": 3}, None, size=STAGED_BYTES)
         assert bus.seq not in _ring(bus)
         await asyncio.sleep(0)
         assert _ring(bus)[-3:] == [bus.seq - 2, bus.seq - 1, bus.seq]  # decoded payloads are not held past the bound
         assert not bus._staged
-        bus.stage("emit", "tool.execute.after", "s1", None, {"n": 4}, None, STAGED_BYTES // 2)
+        bus.publish("emit", "tool.execute.after", "s1", None, {"n": 4}, None, size=STAGED_BYTES // 2)
         await asyncio.sleep(0)
         assert bus.seq not in _ring(bus)  # under the bound again: it waits for the pass
 
@@ -110,7 +110,7 @@ def test_a_staged_event_never_carries_the_agents_environment() -> None:
         bus = Bus()
         bus.start()
         payload = {"tool": "Bash", "agentEnv": {"API_KEY": "secret"}}
-        bus.stage("decide", "tool.approval.pre", "s1", None, payload, m.Outcome(1), 10)
+        bus.publish("decide", "tool.approval.pre", "s1", None, payload, m.Outcome(1), size=10)
         bus.flush()
         assert b"secret" not in list(bus.ring)[-1][5]
         assert payload["agentEnv"] == {"API_KEY": "secret"}  # the caller's dict is left as it was
@@ -128,7 +128,7 @@ def test_with_no_subscriber_staged_events_reach_the_journal_writer_at_the_idle_p
         journal = Journal(str(tmp_path / "events.jsonl"), 1 << 30, 2)
         bus = Bus(journal=journal)
         bus.start()
-        bus.stage("decide", "tool.approval.pre", "s1", None, {"n": 1}, m.Outcome(1), 10)
+        bus.publish("decide", "tool.approval.pre", "s1", None, {"n": 1}, m.Outcome(1), size=10)
         seq = bus.seq
         deadline = time.monotonic() + 10
         while journal.last_written < seq and time.monotonic() < deadline:
@@ -146,10 +146,10 @@ def test_a_subscriber_joining_while_events_wait_for_the_idle_pass_gets_the_next_
     async def run() -> None:
         bus = Bus()
         bus.start()
-        bus.stage("decide", "tool.approval.pre", "s1", None, {"n": 1}, m.Outcome(1), 10)
+        bus.publish("decide", "tool.approval.pre", "s1", None, {"n": 1}, m.Outcome(1), size=10)
         conn = Conn()
         bus.subscribe(conn, m.Subscribe(1, since_seq=bus.seq))  # sees the staged one from the ring
-        bus.stage("decide", "tool.approval.pre", "s1", None, {"n": 2}, m.Outcome(2), 10)
+        bus.publish("decide", "tool.approval.pre", "s1", None, {"n": 2}, m.Outcome(2), size=10)
         deadline = time.monotonic() + 10
         while len(conn.events()) < 2 and time.monotonic() < deadline:
             await asyncio.sleep(DISPATCH_DELAY)

@@ -11,13 +11,13 @@ from pathlib import Path
 from hookd.core.settings import Settings
 from hookd.events import journal_files
 from hookd.events.bus_setup import make_bus
-from hookd.events.eventcodec import event_frame
+from hookd.events.eventcodec import encoded, event
 from hookd.events.journal import Journal
 from hookd.events.seqblock import BLOCK, SeqBlocks
 
 
 def frame(seq: int, payload: dict) -> bytes:  # type: ignore[type-arg]
-    return event_frame(seq, time.time(), "emit", "custom.x", None, None, payload)
+    return encoded(event(seq, time.time(), "emit", "custom.x", None, None, payload))[0]
 
 
 def write(path: Path, entries: list[tuple[int, dict]]) -> None:  # type: ignore[type-arg]

@@ -19,14 +19,14 @@ from hookd.core.settings import Settings
 from hookd.events import journal_files
 from hookd.events.bus import Bus
 from hookd.events.bus_setup import make_bus
-from hookd.events.eventcodec import event_frame
+from hookd.events.eventcodec import encoded, event
 from hookd.events.journal import Journal
 
 HANG_GUARD = 30.0  # seconds; only so a bug cannot hang the suite
 
 
 def frame_of(seq: int) -> bytes:
-    return event_frame(seq, time.time(), "emit", "custom.x", None, None, {"n": seq, "pad": "x" * 40})
+    return encoded(event(seq, time.time(), "emit", "custom.x", None, None, {"n": seq, "pad": "x" * 40}))[0]
 
 
 def settings(path: Path) -> Settings:
