@@ -146,3 +146,26 @@ def guarded_by_node(
     assert call["decided_by"]["name"] == "node-session-guard" and call["decided_by"]["scope"] == "session"
     assert call["decided_by"]["source"] == f"client:{guard.pid}"
     return call
+
+
+def hookd_in(env: Env, cwd: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """The installed `hookd` run in ``cwd`` (a project install writes there)."""
+    return subprocess.run([*env.command, *args], cwd=cwd, env=env.env, capture_output=True, text=True, timeout=timeout)
+
+
+def listing(directory: Path) -> list[str] | None:
+    """The names in ``directory``, or None where it does not exist: what uninstall must give back."""
+    return sorted(p.name for p in directory.iterdir()) if directory.is_dir() else None
+
+
+def canary_passes(env: Env, cwd: Path, agent: str) -> dict[str, Any]:
+    """Doctor's canary (`hookd bridge status --check`): a tool call through the installed hook, answered by hookd
+    as the agent's own shell. The agent's row must say fail-closed with no problem; returns the row."""
+    status = hookd_in(env, cwd, "bridge", "status", "--check", "--json")
+    report = json.loads(status.stdout)
+    assert status.returncode == 0 and report["ok"], status.stdout + status.stderr
+    [row] = [r for r in report["agents"] if r["agent"] == agent]
+    assert row["fail_closed"] and row["problems"] == [], row
+    [canary] = [c for c in report["checks"] if c["name"] == agent and "canary" in c["message"]]
+    assert canary["status"] == "ok", report["checks"]
+    return row
