@@ -69,14 +69,14 @@ def run_agent(argv: Sequence[str | Path], model: Model, cwd: Path, environ: Mapp
     return Run(done.returncode, done.stdout + done.stderr, model)
 
 
-def require(binary: Path, why_missing: str | None = None) -> Path:
-    """The agent's CLI (or skip; in CI, with ``$CI`` set, a missing one fails instead of skipping)."""
+def require(binary: Path, why_missing: str | None = None, skip: bool = True) -> Path:
+    """The agent's CLI, or skip (``skip``; in CI, with ``$CI`` set, a missing one fails instead of skipping) or fail."""
     missing = why_missing
     if missing is None and not (binary.exists() and os.access(binary, os.X_OK)):
         missing = f"{binary} is missing: run `make e2e-deps` (npm ci in {binary.parent.parent.parent})"
     if missing is None:
         return binary
-    if os.environ.get("CI"):
+    if os.environ.get("CI") or not skip:
         pytest.fail(missing)
     pytest.skip(missing)
 

@@ -66,13 +66,6 @@ class ScriptedHandler(BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.1"
     log_file = ""  # where set, one JSON line per request: {"path", "body"}
-    command_to_run = "true"  # the shell command a server run as a script asks for (serve)
-    ready_file = ""
-
-    def wait_until_ready(self) -> None:
-        deadline = time.monotonic() + READY_WAIT
-        while self.ready_file and not os.path.exists(self.ready_file) and time.monotonic() < deadline:
-            time.sleep(0.05)
 
     def log_message(self, format: str, *args: object) -> None:
         pass
@@ -410,22 +403,6 @@ class Model:
                 model.wire.answer(self, request, step, n)
 
         return Handler
-
-
-def serve(handler: type[ScriptedHandler]) -> None:
-    """Serve ``handler`` as a script: ``PORT_FILE LOG_FILE COMMAND [READY_FILE]``; the port file appears once the
-    port is bound. (For the suites not yet moved onto Model.)"""
-    import sys
-
-    port_file, log_file, command = sys.argv[1:4]
-    handler.command_to_run = command
-    handler.log_file = log_file
-    handler.ready_file = sys.argv[4] if len(sys.argv) > 4 else ""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    with open(port_file + ".tmp", "w") as f:
-        f.write(str(server.server_address[1]))
-    os.replace(port_file + ".tmp", port_file)
-    server.serve_forever()
 
 
 def on_path(directory: Path, environ: Mapping[str, str]) -> str:

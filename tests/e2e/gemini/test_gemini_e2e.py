@@ -51,7 +51,7 @@ class Gemini:
 
 @pytest.fixture
 def gemini(env: Env, daemon_factory, tmp_path: Path) -> Iterator[Gemini]:  # type: ignore[no-untyped-def]
-    require(GEMINI)
+    require(GEMINI, skip=False)  # node_modules missing is a failure here: run `make e2e-deps`
     install_guards(env, tmp_path / "guards")
     agent = Gemini(env, daemon_factory(), tmp_path / "project", env.home / ".gemini" / "settings.json")
     agent.settings.parent.mkdir(parents=True)

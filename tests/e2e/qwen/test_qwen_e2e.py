@@ -56,7 +56,7 @@ class Qwen:
 
 @pytest.fixture
 def qwen(env: Env, daemon_factory, tmp_path: Path) -> Iterator[Qwen]:  # type: ignore[no-untyped-def]
-    require(QWEN)
+    require(QWEN, skip=False)  # node_modules missing is a failure here: run `make e2e-deps`
     install_guards(env, tmp_path / "guards")
     settings = env.home / ".qwen" / "settings.json"
     settings.parent.mkdir(parents=True)
