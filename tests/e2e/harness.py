@@ -135,11 +135,11 @@ def blocked(result: Run, marker: Path, *why: str) -> str:
 
 
 def guarded_by_node(
-    env: Env, result: Run, marker: Path, ready: Path, guard: subprocess.Popen[bytes], point: str = "tool.approval.pre"
+    env: Env, result: Run, marker: Path, ready: Path, guard: subprocess.Popen[bytes] | None, point: str = "tool.approval.pre"
 ) -> dict[str, Any]:
     """The Node program attached its session hook (its session in ``ready``), which denied the `touch`: it never
     ran and the model read the program's reason. Returns the journal's decide, in that session."""
-    assert ready.exists(), "the Node program never attached its session hook"
+    assert guard is not None and ready.exists(), "the Node program never attached its session hook"
     blocked(result, marker, REASON)
     [call] = decides(env, point=point)
     assert call["decision"] == "deny" and call["session"] == ready.read_text()

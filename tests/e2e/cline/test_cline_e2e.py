@@ -13,7 +13,6 @@ import json
 import os
 import subprocess
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,7 +38,7 @@ from tests.e2e.harness import (
     run_agent,
 )
 from tests.e2e.scripted import on_path
-from tests.e2e.session_guard import REASON, node_session_guard
+from tests.e2e.session_guard import REASON, LaterNodeGuard
 
 from .model_server import WIRE, shell
 
@@ -172,17 +171,11 @@ def test_fail_closed_holds_with_the_daemon_down(cline: Cline) -> None:
 def test_a_session_hook_attached_by_a_node_program(cline: Cline, tmp_path: Path) -> None:
     env = cline.env
     ready = tmp_path / "ready"
-    guards = ExitStack()
-    guard: list[subprocess.Popen[bytes]] = []
     marker = cline.project / "touched"
-
-    def start() -> None:
-        # Cline's CLI runs no prompt hook: the Node program attaches to the task once its TaskStart reaches hookd.
-        guard.append(guards.enter_context(node_session_guard(env.env, ready, "tool.approval.pre", start="agent.turn.start")))
-
-    with guards:
-        result = cline.run(f"touch {marker}", ready_file=ready, started=start)
-    call = guarded_by_node(env, result, marker, ready, guard[0])
+    # Cline's CLI runs no prompt hook: the Node program attaches to the task once its TaskStart reaches hookd.
+    with LaterNodeGuard(env.env, ready, start="agent.turn.start") as later:
+        result = cline.run(f"touch {marker}", ready_file=ready, started=later)
+    call = guarded_by_node(env, result, marker, ready, later.guard)
     [told] = result.tool_results()
     assert f"blocked by hookd: {REASON}" in result_text(told), told
     assert ready.read_text() == task(result) == call["session"]

@@ -13,10 +13,8 @@ and the machine (the command would run if the hook let it).
 from __future__ import annotations
 
 import json
-import subprocess
 import tomllib
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +25,7 @@ from tests.conftest import DaemonProcess, Env, write_script
 from tests.e2e.guards import install_guards
 from tests.e2e.harness import Run, blocked, decides, denied, guarded_by_node, journal, model, precious, require, rewritten, run_agent
 from tests.e2e.scripted import on_path
-from tests.e2e.session_guard import node_session_guard
+from tests.e2e.session_guard import LaterNodeGuard
 
 from .model_server import WIRE, shell
 
@@ -201,15 +199,9 @@ timeout = 30
 def test_a_session_hook_attached_by_a_node_program(codex: Codex, tmp_path: Path) -> None:
     env = codex.env
     ready = tmp_path / "ready"
-    guards = ExitStack()
-    guard: list[subprocess.Popen[bytes]] = []
     marker = codex.project / "touched"
-
-    def start() -> None:
-        # The daemon starts inside run(); the Node program attaches to the Codex session once it says its prompt.
-        guard.append(guards.enter_context(node_session_guard(env.env, ready, "tool.approval.pre")))
-
-    with guards:
-        result = codex.run(f"touch {marker}", ready_file=ready, started=start)
-    call = guarded_by_node(env, result, marker, ready, guard[0])
+    # The daemon starts inside run(); the Node program attaches to the Codex session once it says its prompt.
+    with LaterNodeGuard(env.env, ready) as later:
+        result = codex.run(f"touch {marker}", ready_file=ready, started=later)
+    call = guarded_by_node(env, result, marker, ready, later.guard)
     assert ready.read_text() == session_of(result.output) == call["session"]

@@ -11,9 +11,7 @@ repository's .github/hooks/hookd.json), each hook the compiled shim posting to t
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,7 +37,7 @@ from tests.e2e.harness import (
     run_agent,
 )
 from tests.e2e.scripted import on_path
-from tests.e2e.session_guard import REASON, node_session_guard
+from tests.e2e.session_guard import REASON, LaterNodeGuard
 
 from .model_server import WIRE, shell
 
@@ -168,17 +166,11 @@ def test_fail_closed_holds_with_the_daemon_down(copilot: Copilot) -> None:
 def test_a_session_hook_attached_by_a_node_program(copilot: Copilot, tmp_path: Path) -> None:
     env = copilot.env
     ready = tmp_path / "ready"
-    guards = ExitStack()
-    guard: list[subprocess.Popen[bytes]] = []
     marker = copilot.project / "touched"
-
-    def start() -> None:
-        # The daemon starts inside run(); the Node program attaches to the Copilot session once it says its prompt.
-        guard.append(guards.enter_context(node_session_guard(env.env, ready, "tool.approval.pre")))
-
-    with guards:
-        result = copilot.run(f"touch {marker}", ready_file=ready, started=start)
-    call = guarded_by_node(env, result, marker, ready, guard[0])
+    # The daemon starts inside run(); the Node program attaches to the Copilot session once it says its prompt.
+    with LaterNodeGuard(env.env, ready) as later:
+        result = copilot.run(f"touch {marker}", ready_file=ready, started=later)
+    call = guarded_by_node(env, result, marker, ready, later.guard)
     assert result.tool_results() == [f"Denied by preToolUse hook: {REASON}"], result.output
     assert ready.read_text() == session_of(result.output) == call["session"]
 
