@@ -99,9 +99,10 @@ class ScriptedHandler(BaseHTTPRequestHandler):
 
 class Wire:
     """One API's shape: how a request counts the turns already taken and carries tool results, and how a step is
-    written back. ``side`` is the text a side query (a request without tools) gets. The agents that open a
-    conversation with a turn of their own (Gemini CLI's "Got it" after its context) count only the model's tool
-    calls as turns; Claude Code's suite, whose scripts go on in text, counts every assistant message."""
+    written back. ``side`` is the text a side query (a request without tools) gets. Chat Completions, Responses
+    and Gemini count the model's tool calls as turns, as the servers they replace decided (no tool result yet:
+    the call; one back: text), whatever turns of its own an agent puts in the conversation; the Messages wire,
+    whose Claude Code scripts go on in text, counts every assistant message."""
 
     side = HANDLED
     models: object = {"object": "list", "data": [{"id": "m", "object": "model"}]}  # what a GET answers
