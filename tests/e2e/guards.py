@@ -35,6 +35,15 @@ print(json.dumps({"decision": "allow", "modifiedInput": rewritten}) if "echo ori
 """
 
 
+def install_readme_guard(env: Env) -> None:
+    """The README's guard, as written there, beside the global hooks.yaml (hooks.d/readme.yaml)."""
+    from tests.docs.test_samples import readme_hooks_file
+
+    readme = env.config / "hookd" / "hooks.d" / "readme.yaml"
+    readme.parent.mkdir(parents=True, exist_ok=True)
+    readme.write_text(readme_hooks_file())
+
+
 def install_guards(env: Env, scripts: Path, point: str = "tool.approval.pre") -> None:
     """Write the two guards' scripts under ``scripts`` and a global hooks.yaml running them on ``point``."""
     scripts.mkdir(parents=True, exist_ok=True)

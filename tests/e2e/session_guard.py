@@ -5,7 +5,7 @@ from __future__ import annotations
 import signal
 import subprocess
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from tests.integration.test_typescript_client import build_typescript_client
@@ -32,3 +32,22 @@ def node_session_guard(
         except subprocess.TimeoutExpired:
             guard.kill()
             guard.wait()
+
+
+class LaterNodeGuard:
+    """A Node session guard started by an agent's run itself, once the run's daemon is up (the run's ``started``):
+    for the suites whose runs start the daemon after the model. Use it as a context manager around the run."""
+
+    def __init__(self, environ: dict[str, str], ready_file: Path, point: str = "tool.approval.pre", start: str = "chat.message") -> None:
+        self.args = (environ, ready_file, point, start)
+        self.stack = ExitStack()
+        self.guard: subprocess.Popen[bytes] | None = None
+
+    def __call__(self) -> None:
+        self.guard = self.stack.enter_context(node_session_guard(*self.args))
+
+    def __enter__(self) -> LaterNodeGuard:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stack.close()

@@ -70,10 +70,12 @@ def test_fail_closed_denies_while_hookd_hangs(env: Env, daemon_factory, tmp_path
     r = env.hookd("bridge", "install", "--fail-closed", "--timeout", "3")
     assert r.returncode == 0, r.stderr
     daemon = daemon_factory()
-    daemon.signal(signal.SIGSTOP)
     marker = tmp_path / "project" / "ran"
+    # Hung from the moment the model asks for the call until its result is back (harness.model in tests/e2e):
+    # the hook on the call meets a hung hookd; the session's other events do not each wait out the 3 s.
+    hang = {"asking": lambda: daemon.signal(signal.SIGSTOP), "told": lambda: daemon.signal(signal.SIGCONT)}
     try:
-        with ScriptedModel([tool("Bash", {"command": f"touch {marker}"}), text("done")]) as model:
+        with ScriptedModel([tool("Bash", {"command": f"touch {marker}"}), text("done")], **hang) as model:
             session = run_claude(model, home=env.home, cwd=tmp_path / "project", cli=cli)
     finally:
         daemon.signal(signal.SIGCONT)

@@ -12,19 +12,35 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from hookd.agents.shim import compiler
-from tests.conftest import Env, write_script
+from tests.conftest import DaemonProcess, Env, write_script
 from tests.e2e.guards import install_guards
-from tests.e2e.session_guard import REASON, node_session_guard
+from tests.e2e.harness import (
+    Run,
+    blocked,
+    canary_passes,
+    decides,
+    denied,
+    guarded_by_node,
+    hookd_in,
+    journal,
+    listing,
+    model,
+    precious,
+    require,
+    rewritten,
+    run_agent,
+)
+from tests.e2e.scripted import on_path
+from tests.e2e.session_guard import REASON, LaterNodeGuard
+
+from .model_server import WIRE, shell
 
 HERE = Path(__file__).resolve().parent
 CLINE = HERE / "node_modules" / ".bin" / "cline"
@@ -33,185 +49,116 @@ EVENTS = ("PreToolUse", "PostToolUse", "TaskStart", "TaskResume", "UserPromptSub
 pytestmark = pytest.mark.timeout(600)
 
 
-def require_cline() -> Path:
-    """The CLI and a C compiler for the shim, or skip; in CI (``$CI`` set) a missing one fails instead."""
-    missing = None
-    if not (CLINE.exists() and os.access(CLINE, os.X_OK)):
-        missing = f"the Cline CLI is not installed at {CLINE} (npm ci in {HERE}, or make e2e-deps)"
-    elif compiler() is None:
-        missing = "no C compiler: the Cline bridge runs the compiled shim"
-    if missing is None:
-        return CLINE
-    if os.environ.get("CI"):
-        pytest.fail(missing)
-    pytest.skip(missing)
-
-
 @dataclass
-class Run:
-    returncode: int
-    output: str
-    requests: list[dict]
-
-    def tool_results(self) -> list[str]:
-        """What Cline told the model about its tool call (the `tool` messages of later requests)."""
-        out: list[str] = []
-        for r in self.requests:
-            for m in r["body"].get("messages") or []:
-                if isinstance(m, dict) and m.get("role") == "tool":
-                    text = m.get("content") if isinstance(m.get("content"), str) else json.dumps(m.get("content"))
-                    if text not in out:
-                        out.append(text)
-        return out
-
-    def task(self) -> str:
-        """The run's task, which hookd takes as its session."""
-        tasks = {json.loads(line).get("taskId") for line in self.output.splitlines() if line.startswith("{") and '"taskId"' in line}
-        [task] = tasks - {None}
-        return str(task)
-
-
-@pytest.fixture
-def cline(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
-    binary = require_cline()
-    install_guards(env, tmp_path / "guards")
-    env.env["PATH"] = f"{binary.parent}:{env.env['PATH']}"
-    for name in ("CLINE_DIR", "CLINE_DATA_DIR", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
-        env.env.pop(name, None)
-    project = tmp_path / "project"
-    project.mkdir()
-    servers: list[subprocess.Popen[bytes]] = []
+class Cline:
+    env: Env
+    project: Path
+    tmp: Path
+    daemon_factory: Callable[..., DaemonProcess]
+    runs: int = 0
 
     def run(
-        command: str,
+        self,
+        *commands: str,
         install: tuple[str, ...] = (),
         ready_file: Path | None = None,
         started: Callable[[], None] | None = None,
         prepare: Callable[[], None] | None = None,
     ) -> Run:
-        """One `cline --json` whose model runs ``command`` (commands separated by a `;;` line: one tool call with
-        them all), with the bridge installed (``install``: more install options) and uninstalled after;
-        ``prepare()`` runs before the daemon starts, ``started()`` once it does; with ``ready_file`` the model asks for
-        the command only once that file exists."""
-        port_file, log_file = tmp_path / f"port{len(servers)}", tmp_path / f"requests{len(servers)}.jsonl"
-        log_file.touch()
-        serve = [sys.executable, str(HERE / "model_server.py"), str(port_file), str(log_file), command]
-        server = subprocess.Popen([*serve, *([str(ready_file)] if ready_file else [])], env=env.env)
-        servers.append(server)
-        deadline = time.monotonic() + 30
-        while not port_file.exists():
-            assert server.poll() is None and time.monotonic() < deadline, "the scripted model server did not start"
-            time.sleep(0.02)
-        data_dir = tmp_path / f"cline-data{len(servers)}"
-        url = f"http://127.0.0.1:{port_file.read_text()}/v1"
-        auth = [str(binary), "auth", "--data-dir", str(data_dir), "-p", "openai", "--apikey", "x", "--modelid", "m", "--baseurl", url]
-        done = subprocess.run(auth, cwd=project, env=env.env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
-        assert done.returncode == 0 and "Provider configured" in done.stdout, done.stdout + done.stderr
-        if prepare is not None:
-            prepare()
-        daemon = daemon_factory()
-        if started is not None:
-            started()
-        hooks_dir = project / ".clinerules" / "hooks" if "--project" in install else env.home / ".cline" / "hooks"
-        before = sorted(p.name for p in hooks_dir.iterdir()) if hooks_dir.is_dir() else None
-        installed = subprocess.run(
-            [*env.command, "bridge", "install", "cline", *install], cwd=project, env=env.env, capture_output=True, text=True, timeout=120
-        )
-        assert installed.returncode == 0, installed.stdout + installed.stderr
-        for event in EVENTS:
-            assert os.access(hooks_dir / event, os.X_OK), event
-        pre = (hooks_dir / "PreToolUse").read_text()
-        # The shim posting to the daemon's /cline/ endpoint, giving up 3 s before Cline's 120 s would.
-        assert "claude-shim PreToolUse " in pre and " --agent cline --timeout 117" in pre, pre
-        if "--fail-closed" in install:
-            # Doctor's canary first: a tool call through the installed hook, answered by hookd as cline's own shell.
-            status = subprocess.run(
-                [*env.command, "bridge", "status", "--check", "--json"],
-                cwd=project,
-                env=env.env,
-                capture_output=True,
-                text=True,
-                timeout=120,
+        """One `cline --json` whose model runs ``commands`` (one tool call with them all), with the bridge
+        installed (``install``: more install options) and uninstalled after; ``prepare()`` runs before the daemon
+        starts, ``started()`` once it does; with ``ready_file`` the model asks for the commands only once that
+        file exists."""
+        env, project = self.env, self.project
+        self.runs += 1
+        data_dir = self.tmp / f"cline-data{self.runs}"
+        with model(WIRE, shell(*commands), ready_file) as scripted:
+            auth = ["auth", "--data-dir", str(data_dir), "-p", "openai", "--apikey", "x", "--modelid", "m"]
+            auth += ["--baseurl", f"{scripted.url}/v1"]
+            done = subprocess.run(
+                [str(CLINE), *auth], cwd=project, env=env.env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
             )
-            report = json.loads(status.stdout)
-            assert status.returncode == 0 and report["ok"], status.stdout + status.stderr
-            [row] = [r for r in report["agents"] if r["agent"] == "cline"]
-            assert row["fail_closed"] and row["problems"] == [] and row["how"][0].endswith("/PreToolUse"), row
-            [canary] = [c for c in report["checks"] if c["name"] == "cline" and "canary" in c["message"]]
-            assert canary["status"] == "ok", report["checks"]
-            daemon.stop()
-        argv = [str(binary), "--data-dir", str(data_dir), "--json", "Run the command."]
-        done = subprocess.run(argv, cwd=project, env=env.env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
-        removed = subprocess.run(
-            [*env.command, "bridge", "uninstall", "cline", *[o for o in install if o == "--project"]],
-            cwd=project,
-            env=env.env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+            assert done.returncode == 0 and "Provider configured" in done.stdout, done.stdout + done.stderr
+            if prepare is not None:
+                prepare()
+            daemon = self.daemon_factory()
+            if started is not None:
+                started()
+            hooks_dir = project / ".clinerules" / "hooks" if "--project" in install else env.home / ".cline" / "hooks"
+            before = listing(hooks_dir)
+            installed = hookd_in(env, project, "bridge", "install", "cline", *install)
+            assert installed.returncode == 0, installed.stdout + installed.stderr
+            for event in EVENTS:
+                assert os.access(hooks_dir / event, os.X_OK), event
+            pre = (hooks_dir / "PreToolUse").read_text()
+            # The shim posting to the daemon's /cline/ endpoint, giving up 3 s before Cline's 120 s would.
+            assert "claude-shim PreToolUse " in pre and " --agent cline --timeout 117" in pre, pre
+            if "--fail-closed" in install:
+                row = canary_passes(env, project, "cline")
+                assert row["how"][0].endswith("/PreToolUse"), row
+                daemon.stop()
+            result = run_agent([CLINE, "--data-dir", data_dir, "--json", "Run the command."], scripted, project, env.env, timeout=300)
+        removed = hookd_in(env, project, "bridge", "uninstall", "cline", *[o for o in install if o == "--project"], timeout=60)
         assert removed.returncode == 0, removed.stderr
-        after = sorted(p.name for p in hooks_dir.iterdir()) if hooks_dir.is_dir() else None
-        assert after == before, "uninstall did not leave the hooks folder as it was"
-        requests = [json.loads(line) for line in log_file.read_text().splitlines() if line.strip()]
-        return Run(done.returncode, done.stdout + done.stderr, requests)
-
-    yield env, project, run
-    for s in servers:
-        s.kill()
-        s.wait()
+        assert listing(hooks_dir) == before, "uninstall did not leave the hooks folder as it was"
+        return result
 
 
-def journal(env: Env, point: str, *extra: str) -> list[dict]:
-    tail = env.hookd("tail", "--no-follow", "--json", "--since", "0", "--point", point, *extra)
-    assert tail.returncode == 0, tail.stderr
-    return [json.loads(line) for line in tail.stdout.splitlines()]
+def task(result: Run) -> str:
+    """The run's task, which hookd takes as its session."""
+    tasks = {json.loads(line).get("taskId") for line in result.output.splitlines() if line.startswith("{") and '"taskId"' in line}
+    [one] = tasks - {None}
+    return str(one)
 
 
-def test_a_global_guard_sees_every_command_and_stops_rm_rf_in_cline(cline) -> None:  # type: ignore[no-untyped-def]
-    env, project, run = cline
-    victim = project / "keep"
-    victim.mkdir()
-    (victim / "file").write_text("precious")
+def result_text(told: str) -> str:
+    """What Cline's run_commands told the model: a JSON list of one result per command."""
+    [item] = json.loads(told)
+    return str(item["result"])
+
+
+@pytest.fixture
+def cline(env: Env, daemon_factory, tmp_path: Path) -> Iterator[Cline]:  # type: ignore[no-untyped-def]
+    binary = require(CLINE, None if compiler() is not None else "no C compiler: the Cline bridge runs the compiled shim")
+    install_guards(env, tmp_path / "guards")
+    env.env["PATH"] = on_path(binary.parent, env.env)
+    for name in ("CLINE_DIR", "CLINE_DATA_DIR", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        env.env.pop(name, None)
+    agent = Cline(env, tmp_path / "project", tmp_path, daemon_factory)
+    agent.project.mkdir()
+    yield agent
+
+
+def test_a_global_guard_sees_every_command_and_stops_rm_rf_in_cline(cline: Cline) -> None:
+    env, project = cline.env, cline.project
+    victim = precious(project)
     first = project / "first"
     # One tool call, two commands: the guard reads them as one script, and the whole call is refused.
-    result = run(f"touch {first}\n;;\nrm -rf {victim}")
-    assert result.returncode == 0, result.output
-    assert (victim / "file").read_text() == "precious"
+    result = cline.run(f"touch {first}", f"rm -rf {victim}")
+    call = denied(env, result, victim, agent="cline", tool="run_commands", reason="blocked by hookd: no recursive force delete")
     assert not first.exists()
     [told] = result.tool_results()
     [item] = json.loads(told)
     assert item["success"] is False and "blocked by hookd: no recursive force delete" in item["result"], told
-    session = result.task()
-    [call] = [e for e in journal(env, "tool.approval.pre") if e.get("kind") == "decide"]
-    assert call["decision"] == "deny" and call["decided_by"]["name"] == "no-rm-rf"
+    session = task(result)
     assert call["session"] == session and call["project"] == str(project)
     args = {"commands": [f"touch {first}", f"rm -rf {victim}"], "command": f"touch {first}\nrm -rf {victim}"}
     assert call["payload"]["args"] == args
-    assert call["payload"]["toolName"] == "execute_command" and call["payload"]["agentToolName"] == "run_commands"
-    assert call["payload"]["agent"] == "cline"
     # The task's start reached hookd under the same session, which the bridge attached.
     [start] = journal(env, "agent.turn.start", "--session", session)
     assert start["kind"] == "emit" and start["payload"]["agent"] == "cline"
 
 
-def test_an_allow_rewrites_the_command_from_the_project_s_hooks(cline) -> None:  # type: ignore[no-untyped-def]
-    env, project, run = cline
-    out = project / "out.txt"
-    result = run(f"echo original > {out}", install=("--project",))
-    assert result.returncode == 0, result.output
-    assert out.read_text() == "rewritten\n", result.output
-    [call] = [e for e in journal(env, "tool.approval.pre") if e.get("kind") == "decide"]
-    assert call["decision"] == "allow" and call["decided_by"]["name"] == "rewrite-placeholder"
-    assert call["session"] == result.task()
+def test_an_allow_rewrites_the_command_from_the_project_s_hooks(cline: Cline) -> None:
+    out = cline.project / "out.txt"
+    result = cline.run(f"echo original > {out}", install=("--project",))
+    call = rewritten(cline.env, result, out)
+    assert call["session"] == task(result)
 
 
-def test_fail_closed_holds_with_the_daemon_down(cline) -> None:  # type: ignore[no-untyped-def]
-    _, project, run = cline
-    victim = project / "keep"
-    victim.mkdir()
-    (victim / "file").write_text("precious")
-    result = run(f"rm -rf {victim}", install=("--fail-closed",))
+def test_fail_closed_holds_with_the_daemon_down(cline: Cline) -> None:
+    victim = precious(cline.project)
+    result = cline.run(f"rm -rf {victim}", install=("--fail-closed",))
     assert result.returncode == 0, result.output
     assert (victim / "file").read_text() == "precious"
     [told] = result.tool_results()
@@ -221,30 +168,17 @@ def test_fail_closed_holds_with_the_daemon_down(cline) -> None:  # type: ignore[
     assert "the hookd shim runs with --fail-closed" in item["result"], told
 
 
-def test_a_session_hook_attached_by_a_node_program(cline, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    env, project, run = cline
+def test_a_session_hook_attached_by_a_node_program(cline: Cline, tmp_path: Path) -> None:
+    env = cline.env
     ready = tmp_path / "ready"
-    guards = ExitStack()
-    guard: list[subprocess.Popen[bytes]] = []
-    marker = project / "touched"
-
-    def start() -> None:
-        # Cline's CLI runs no prompt hook: the Node program attaches to the task once its TaskStart reaches hookd.
-        guard.append(guards.enter_context(node_session_guard(env.env, ready, "tool.approval.pre", start="agent.turn.start")))
-
-    with guards:
-        result = run(f"touch {marker}", ready_file=ready, started=start)
-    assert result.returncode == 0, result.output
-    assert ready.exists(), "the Node program never attached its session hook"
-    assert not marker.exists()
+    marker = cline.project / "touched"
+    # Cline's CLI runs no prompt hook: the Node program attaches to the task once its TaskStart reaches hookd.
+    with LaterNodeGuard(env.env, ready, start="agent.turn.start") as later:
+        result = cline.run(f"touch {marker}", ready_file=ready, started=later)
+    call = guarded_by_node(env, result, marker, ready, later.guard)
     [told] = result.tool_results()
-    assert f"blocked by hookd: {REASON}" in json.loads(told)[0]["result"], told
-    session = result.task()
-    assert ready.read_text() == session
-    [call] = [e for e in journal(env, "tool.approval.pre") if e.get("kind") == "decide"]
-    assert call["decision"] == "deny" and call["session"] == session
-    assert call["decided_by"]["name"] == "node-session-guard" and call["decided_by"]["scope"] == "session"
-    assert call["decided_by"]["source"] == f"client:{guard[0].pid}"
+    assert f"blocked by hookd: {REASON}" in result_text(told), told
+    assert ready.read_text() == task(result) == call["session"]
 
 
 NO_TOUCH = """
@@ -257,8 +191,8 @@ if data["tool_call"]["input"]["commands"][0].startswith("touch "):
 """
 
 
-def test_a_cline_hook_imported_into_hookd_runs_once_and_blocks_only_the_call(cline) -> None:  # type: ignore[no-untyped-def]
-    env, project, run = cline
+def test_a_cline_hook_imported_into_hookd_runs_once_and_blocks_only_the_call(cline: Cline) -> None:
+    env, project = cline.env, cline.project
     hooks = env.home / ".cline" / "hooks"
     mine = hooks / "PreToolUse.py"
     seen = env.home / "seen.jsonl"
@@ -273,17 +207,16 @@ def test_a_cline_hook_imported_into_hookd_runs_once_and_blocks_only_the_call(cli
         assert "name: cline-pre-tool-use-1" in out.read_text()
 
     marker = project / "touched"
-    result = run(f"touch {marker}", prepare=import_it)
-    assert result.returncode == 0, result.output
-    assert not marker.exists()
+    result = cline.run(f"touch {marker}", prepare=import_it)
+    blocked(result, marker)
     # In Cline a cancel ends the run unexplained; through hookd it refuses the one call, and the model reads why.
     [told] = result.tool_results()
-    assert "blocked by hookd: touch is not allowed here" in json.loads(told)[0]["result"], told
+    assert "blocked by hookd: touch is not allowed here" in result_text(told), told
     [data] = [json.loads(line) for line in seen.read_text().splitlines()]
     assert data["tool_call"]["name"] == "run_commands" and data["tool_call"]["input"] == {"commands": [f"touch {marker}"]}
     assert data["preToolUse"]["parameters"] == {"commands": json.dumps([f"touch {marker}"], separators=(",", ":"))}
-    assert data["taskId"] == result.task() and data["workspaceRoots"] == [str(project)] and data["hookName"] == "tool_call"
-    [call] = [e for e in journal(env, "tool.approval.pre") if e.get("kind") == "decide"]
+    assert data["taskId"] == task(result) and data["workspaceRoots"] == [str(project)] and data["hookName"] == "tool_call"
+    [call] = decides(env)
     assert call["decision"] == "deny" and call["decided_by"]["name"] == "cline-pre-tool-use-1"
     undone = env.hookd("import", "cline", "--undo", str(hooks))
     assert undone.returncode == 0, undone.stderr

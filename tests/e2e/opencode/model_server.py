@@ -1,84 +1,13 @@
-"""A scripted Chat Completions server for driving opencode offline.
-
-The first turn of a session answers with one streamed `tool_calls` chunk for opencode's `bash` tool; once
-the conversation holds the tool's result, it answers with text. Requests without tools (opencode's title
-generation) get a short title. Every request body is appended, one JSON line each, to the log file so the
-test can read what the agent sent back to the model (the tool's output, or why it was blocked).
-
-    python model_server.py PORT_FILE LOG_FILE COMMAND [READY_FILE]
-
-With READY_FILE, the tool call waits (at most a minute) until that file exists: a test uses it to let another
-program attach its session hooks before the agent runs the command.
-"""
+"""opencode's side of the scripted model (tests/e2e/scripted.py): OpenAI Chat Completions as its provider package
+(`@ai-sdk/openai-compatible`) asks for them, streamed; side queries (its session titles) get a title; its shell
+tool `bash` (`{command, description}`)."""
 
 from __future__ import annotations
 
-import json
-import os
-import sys
+from tests.e2e.scripted import Chat, Step, tool
 
-# The shared part of the scripted servers, next to this directory (run as a script, not imported).
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from scripted import ScriptedHandler, serve
+WIRE = Chat(side="scripted title")
 
 
-def chunk(delta: dict[str, object], finish: str | None = None) -> bytes:
-    body = {
-        "id": "chatcmpl-scripted",
-        "object": "chat.completion.chunk",
-        "created": 0,
-        "model": "m",
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-    }
-    return b"data: " + json.dumps(body).encode() + b"\n\n"
-
-
-class Handler(ScriptedHandler):
-    def do_GET(self) -> None:
-        body = json.dumps({"object": "list", "data": [{"id": "m", "object": "model"}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_POST(self) -> None:
-        request = self.read_logged()
-        messages = request.get("messages") or []
-        answered = any(m.get("role") == "tool" for m in messages)
-        if not request.get("tools"):
-            frames = [chunk({"role": "assistant", "content": "scripted title"}), chunk({}, "stop")]
-        elif answered:
-            frames = [chunk({"role": "assistant", "content": "The command has been handled."}), chunk({}, "stop")]
-        else:
-            self.wait_until_ready()
-            call = {
-                "index": 0,
-                "id": "call_scripted_1",
-                "type": "function",
-                "function": {"name": "bash", "arguments": json.dumps({"command": self.command_to_run, "description": "run it"})},
-            }
-            frames = [chunk({"role": "assistant", "tool_calls": [call]}), chunk({}, "tool_calls")]
-        usage = {
-            "id": "chatcmpl-scripted",
-            "object": "chat.completion.chunk",
-            "created": 0,
-            "model": "m",
-            "choices": [],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-        }
-        frames.append(b"data: " + json.dumps(usage).encode() + b"\n\n")
-        frames.append(b"data: [DONE]\n\n")
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        for frame in frames:
-            self.wfile.write(frame)
-        self.wfile.flush()
-        self.close_connection = True
-
-
-if __name__ == "__main__":
-    serve(Handler)
+def shell(command: str) -> Step:
+    return tool("bash", {"command": command, "description": "run it"})

@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,9 +20,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DaemonProcess, Env
-from tests.docs.test_samples import readme_hooks_file
-from tests.e2e.guards import install_guards
-from tests.e2e.session_guard import REASON, node_session_guard
+from tests.e2e.guards import install_guards, install_readme_guard
+from tests.e2e.harness import Run, decides, denied, guarded_by_node, journal, model, precious, require, rewritten, run_agent
+from tests.e2e.session_guard import node_session_guard
+
+from .model_server import WIRE, shell
 
 HERE = Path(__file__).resolve().parent
 OPENCODE = HERE / "node_modules" / ".bin" / "opencode"
@@ -38,31 +39,34 @@ pytestmark = [
 
 
 @dataclass
-class Run:
-    returncode: int
-    output: str
-    requests: list[dict]
+class Opencode:
+    env: Env
+    daemon: DaemonProcess
+    project: Path
+    config: Path
 
-    def tool_results(self) -> list[str]:
-        """What opencode told the model about its tool call (the tool messages of later requests)."""
-        out = []
-        for r in self.requests:
-            for m in r["body"].get("messages") or []:
-                if m.get("role") == "tool":
-                    content = m.get("content")
-                    out.append(content if isinstance(content, str) else json.dumps(content))
-        return out
+    def run(self, command: str, ready_file: Path | None = None) -> Run:
+        """One `opencode run` whose model runs ``command``; with ``ready_file``, only once that file exists."""
+        with model(WIRE, shell(command), ready_file) as scripted:
+            provider = {
+                "npm": PROVIDER.as_uri(),
+                "name": "Scripted",
+                "options": {"baseURL": f"{scripted.url}/v1", "apiKey": "unused"},
+                "models": {"m": {"name": "m"}},
+            }
+            settings = {"model": "mock/m", "permission": {"bash": "allow"}, "provider": {"mock": provider}}
+            (self.config / "opencode.json").write_text(json.dumps(settings))
+            return run_agent([OPENCODE, "run", "Run the command."], scripted, self.project, self.env.env)
 
 
 @pytest.fixture
-def opencode(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
-    assert OPENCODE.exists() and PROVIDER.exists(), f"{HERE}/node_modules is missing: run `make e2e-deps`"
+def opencode(env: Env, daemon_factory, tmp_path: Path) -> Iterator[Opencode]:  # type: ignore[no-untyped-def]
+    require(OPENCODE, skip=False)  # node_modules missing is a failure here: run `make e2e-deps`
+    assert PROVIDER.exists(), f"{HERE}/node_modules is missing: run `make e2e-deps`"
     # The guards every agent's suite runs, on tool.approval.pre, and beside them the README's guard as written.
     install_guards(env, tmp_path / "guards")
-    readme = env.config / "hookd" / "hooks.d" / "readme.yaml"
-    readme.parent.mkdir(parents=True)
-    readme.write_text(readme_hooks_file())
-    daemon: DaemonProcess = daemon_factory()
+    install_readme_guard(env)
+    agent = Opencode(env, daemon_factory(), tmp_path / "project", env.config / "opencode")
     for d in ("data", "cache"):
         (tmp_path / d).mkdir()
     env.env.update(
@@ -73,7 +77,7 @@ def opencode(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ign
         OPENCODE_DISABLE_LSP_DOWNLOAD="1",
         npm_config_registry="http://127.0.0.1:9/",
     )
-    config = env.config / "opencode"
+    config = agent.config
     config.mkdir(parents=True)
     # opencode installs @opencode-ai/plugin into each configuration directory unless node_modules exists and
     # the lock file already names every dependency: the hookd plugin needs none of it.
@@ -84,99 +88,38 @@ def opencode(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ign
     )
     installed = env.hookd("bridge", "install", "opencode")
     assert installed.returncode == 0, installed.stderr
-    project = tmp_path / "project"
-    project.mkdir()
-    servers: list[subprocess.Popen[bytes]] = []
-
-    def run(command: str, ready_file: Path | None = None) -> Run:
-        port_file, log_file = tmp_path / f"port{len(servers)}", tmp_path / f"requests{len(servers)}.jsonl"
-        log_file.touch()
-        argv = [sys.executable, str(HERE / "model_server.py"), str(port_file), str(log_file), command]
-        server = subprocess.Popen([*argv, *([str(ready_file)] if ready_file else [])], env=env.env)
-        servers.append(server)
-        deadline = time.monotonic() + 30
-        while not port_file.exists():
-            assert server.poll() is None and time.monotonic() < deadline, "the scripted model server did not start"
-            time.sleep(0.02)
-        provider = {
-            "npm": PROVIDER.as_uri(),
-            "name": "Scripted",
-            "options": {"baseURL": f"http://127.0.0.1:{port_file.read_text()}/v1", "apiKey": "unused"},
-            "models": {"m": {"name": "m"}},
-        }
-        settings = {"model": "mock/m", "permission": {"bash": "allow"}, "provider": {"mock": provider}}
-        (config / "opencode.json").write_text(json.dumps(settings))
-        done = subprocess.run(
-            [str(OPENCODE), "run", "Run the command."], cwd=project, env=env.env, capture_output=True, text=True, timeout=400
-        )
-        requests = [json.loads(line) for line in log_file.read_text().splitlines() if line.strip()]
-        return Run(done.returncode, done.stdout + done.stderr, requests)
-
-    yield env, daemon, project, run
-    for s in servers:
-        s.kill()
-        s.wait()
+    agent.project.mkdir()
+    yield agent
 
 
-def decides(env: Env, *extra: str, point: str = "tool.approval.pre") -> list[dict]:
-    tail = env.hookd("tail", "--no-follow", "--json", "--since", "0", "--point", point, *extra)
-    assert tail.returncode == 0, tail.stderr
-    return [e for e in map(json.loads, tail.stdout.splitlines()) if e.get("kind") == "decide"]
-
-
-def test_the_readme_guard_stops_rm_rf_in_opencode(opencode) -> None:  # type: ignore[no-untyped-def]
-    env, _daemon, project, run = opencode
-    victim = project / "keep"
-    victim.mkdir()
-    (victim / "file").write_text("precious")
-    result = run(f"rm -rf {victim}")
-    assert result.returncode == 0, result.output
-    assert (victim / "file").read_text() == "precious"
-    told = result.tool_results()
-    assert told and "'rm -rf' is blocked" in told[0], (told, result.output)
-    [call] = decides(env)
-    assert call["decision"] == "deny" and call["decided_by"]["name"] == "block-dangerous-commands"
+def test_the_readme_guard_stops_rm_rf_in_opencode(opencode: Opencode) -> None:
+    env = opencode.env
+    victim = precious(opencode.project)
+    result = opencode.run(f"rm -rf {victim}")
+    call = denied(env, result, victim, agent="opencode", tool="bash", reason="'rm -rf' is blocked", by="block-dangerous-commands")
     assert call["session"].startswith("ses_"), call
     assert call["payload"]["args"]["command"] == f"rm -rf {victim}"
-    assert call["payload"]["toolName"] == "execute_command" and call["payload"]["agentToolName"] == "bash"
-    assert call["payload"]["agent"] == "opencode"
     # Denied there, the call never reached tool.execute.before; the session's other events went to hookd too.
     assert decides(env, point="tool.execute.before") == []
     assert decides(env, "--session", call["session"]) == [call]
-    chat = env.hookd("tail", "--no-follow", "--json", "--since", "0", "--point", "chat.message", "--session", call["session"])
-    assert chat.stdout.strip(), chat.stderr
+    assert journal(env, "chat.message", "--session", call["session"])
 
 
-def test_an_allow_rewrites_the_command(opencode) -> None:  # type: ignore[no-untyped-def]
-    env, _daemon, project, run = opencode
-    out = project / "out.txt"
-    result = run(f"echo original > {out}")
-    assert result.returncode == 0, result.output
-    assert out.read_text() == "rewritten\n"
-    [call] = decides(env)
-    assert call["decision"] == "allow" and call["decided_by"]["name"] == "rewrite-placeholder"
+def test_an_allow_rewrites_the_command(opencode: Opencode) -> None:
+    out = opencode.project / "out.txt"
+    call = rewritten(opencode.env, opencode.run(f"echo original > {out}"), out)
     assert call["session"].startswith("ses_")
     # tool.execute.before saw the rewritten command, under opencode's names.
-    [after] = decides(env, point="tool.execute.before")
+    [after] = decides(opencode.env, point="tool.execute.before")
     assert after["payload"]["args"]["command"] == f"echo rewritten > {out}" and after["payload"]["tool"] == "bash"
 
 
-def test_a_session_hook_attached_by_a_node_program(opencode, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    env, _daemon, project, run = opencode
+def test_a_session_hook_attached_by_a_node_program(opencode: Opencode, tmp_path: Path) -> None:
     ready = tmp_path / "ready"
-    with node_session_guard(env.env, ready, "tool.execute.before") as guard:
-        marker = project / "touched"
-        result = run(f"touch {marker}", ready_file=ready)
-        assert result.returncode == 0, result.output
-        assert ready.exists(), "the Node program never attached its session hook"
-        assert not marker.exists()
-        told = result.tool_results()
-        assert told and REASON in told[0], (told, result.output)
-        [call] = decides(env, point="tool.execute.before")
-        assert call["decision"] == "deny"
-        assert call["decided_by"]["name"] == "node-session-guard" and call["decided_by"]["scope"] == "session"
-        assert call["decided_by"]["source"] == f"client:{guard.pid}"
-        assert call["session"] == ready.read_text()
+    with node_session_guard(opencode.env.env, ready, "tool.execute.before") as guard:
+        marker = opencode.project / "touched"
+        result = opencode.run(f"touch {marker}", ready_file=ready)
+        guarded_by_node(opencode.env, result, marker, ready, guard, point="tool.execute.before")
 
 
 def test_install_then_uninstall_leaves_the_tree_as_it_was(env: Env, tmp_path: Path) -> None:

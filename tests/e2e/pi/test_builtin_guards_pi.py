@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Env
+from tests.e2e.pi.conftest import install_pi
 from tests.e2e.pi.test_extension_outcomes import HERE, PI_INDEX, drive, tool_call
 
 pytestmark = [pytest.mark.timeout(600)]
@@ -26,15 +27,13 @@ hooks:
 
 
 @pytest.fixture
-def extension(env: Env, daemon_factory) -> Path:  # type: ignore[no-untyped-def]
+def extension(env: Env, daemon_factory, pi_install: Path) -> Path:  # type: ignore[no-untyped-def]
     if not PI_INDEX.exists():
         pytest.skip(f"SKIPPED LOUDLY: {PI_INDEX} is missing: run `make e2e-deps` (npm ci in tests/e2e/pi)")
     env.write_global_hooks(GUARDS)
     daemon_factory()
     env.env["PATH"] = f"{HERE / 'node_modules' / '.bin'}{os.pathsep}{env.env['PATH']}"
-    done = env.hookd("bridge", "install", "pi", timeout=120)
-    assert done.returncode == 0, done.stderr
-    return env.home / ".pi" / "agent" / "extensions" / "hookd.ts"
+    return install_pi(env, pi_install)  # what `hookd bridge install pi` writes (conftest.py)
 
 
 def test_pi_s_bash_call_is_blocked_by_rule_and_a_harmless_one_goes_through(env: Env, extension: Path) -> None:

@@ -15,6 +15,8 @@ import pytest
 
 from tests.conftest import Env, write_script
 
+from .conftest import install_pi
+
 HERE = Path(__file__).resolve().parent
 PI_INDEX = HERE / "node_modules" / "@mariozechner" / "pi-coding-agent" / "dist" / "index.js"
 
@@ -44,7 +46,7 @@ POINTS = (
 
 
 @pytest.fixture
-def extension(env: Env, daemon_factory, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+def extension(env: Env, daemon_factory, tmp_path: Path, pi_install: Path) -> Path:  # type: ignore[no-untyped-def]
     if not PI_INDEX.exists():
         pytest.skip(f"SKIPPED LOUDLY: {PI_INDEX} is missing: run `make e2e-deps` (npm ci in tests/e2e/pi)")
     script = write_script(tmp_path / "answer.py", ANSWER)
@@ -54,9 +56,7 @@ def extension(env: Env, daemon_factory, tmp_path: Path) -> Path:  # type: ignore
     env.write_global_hooks(f"hooks:\n{entries}\n")
     daemon_factory("--max-frame", "65536")
     env.env["PATH"] = f"{HERE / 'node_modules' / '.bin'}{os.pathsep}{env.env['PATH']}"
-    done = env.hookd("bridge", "install", "pi", timeout=120)
-    assert done.returncode == 0, done.stderr
-    return env.home / ".pi" / "agent" / "extensions" / "hookd.ts"
+    return install_pi(env, pi_install)  # what `hookd bridge install pi` writes (conftest.py)
 
 
 def drive(env: Env, extension: Path, cases: list[dict]) -> list[dict]:

@@ -2,7 +2,7 @@
 
 pi (`@mariozechner/pi-coding-agent`, pinned in package.json here; `make e2e-deps` installs it) runs as
 `PI_OFFLINE=1 pi --offline -p --model mock/m --no-session PROMPT`, its provider in the test HOME's
-`.pi/agent/models.json` pointing at model_server.py on 127.0.0.1. The extension is what `hookd bridge install pi` of
+`.pi/agent/models.json` pointing at the scripted model (model_server.py) on 127.0.0.1. The extension is what `hookd bridge install pi` of
 the non-editable hookd (tests/e2e/installed.py) writes into `~/.pi/agent/extensions/`; pi loads it as it loads any
 extension. One pi run per check.
 """
@@ -13,8 +13,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,32 +20,19 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DaemonProcess, Env
-from tests.docs.test_samples import readme_hooks_file
-from tests.e2e.guards import install_guards
-from tests.e2e.session_guard import REASON, node_session_guard
+from tests.e2e.guards import install_guards, install_readme_guard
+from tests.e2e.harness import Run, blocked, decides, denied, guarded_by_node, journal, model, precious, rewritten, run_agent
+from tests.e2e.scripted import on_path
+from tests.e2e.session_guard import node_session_guard
+
+from .conftest import install_pi
+from .model_server import WIRE, shell
 
 HERE = Path(__file__).resolve().parent
 BIN = HERE / "node_modules" / ".bin"
 PI = BIN / "pi"
 
 pytestmark = [pytest.mark.timeout(600)]
-
-
-@dataclass
-class Run:
-    returncode: int
-    output: str
-    requests: list[dict]
-
-    def tool_results(self) -> list[str]:
-        """What pi told the model about its tool call (the tool messages of later requests)."""
-        out = []
-        for r in self.requests:
-            for m in r["body"].get("messages") or []:
-                if m.get("role") == "tool":
-                    content = m.get("content")
-                    out.append(content if isinstance(content, str) else json.dumps(content))
-        return out
 
 
 def pi_available() -> str | None:
@@ -67,171 +52,113 @@ def pi_runs() -> None:
         pytest.skip(f"SKIPPED LOUDLY: the pi end-to-end suite cannot run: {why}")
 
 
+@dataclass
+class Pi:
+    env: Env
+    daemon: DaemonProcess
+    project: Path
+
+    def run(self, command: str, ready_file: Path | None = None, hang: DaemonProcess | None = None) -> Run:
+        """One `pi -p` whose model runs ``command``; with ``ready_file``, only once that file exists; with
+        ``hang``, the daemon hangs while pi asks about the call (harness.model)."""
+        with model(WIRE, shell(command), ready_file, hang) as scripted:
+            provider = {
+                "baseUrl": f"{scripted.url}/v1",
+                "api": "openai-completions",
+                "apiKey": "x",
+                "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
+                "models": [{"id": "m"}],
+            }
+            agent_dir = self.env.home / ".pi" / "agent"
+            agent_dir.mkdir(parents=True, exist_ok=True)
+            (agent_dir / "models.json").write_text(json.dumps({"providers": {"mock": provider}}))
+            argv = [PI, "--offline", "-p", "--model", "mock/m", "--no-session", "Run the command."]
+            return run_agent(argv, scripted, self.project, self.env.env, timeout=300)
+
+    def install(self, *args: str) -> None:
+        done = self.env.hookd("bridge", "install", "pi", *args, timeout=120)
+        assert done.returncode == 0, done.stderr
+
+
 @pytest.fixture
-def pi(env: Env, daemon_factory, tmp_path: Path, pi_runs: None) -> Iterator:  # type: ignore[no-untyped-def]
+def pi(env: Env, daemon_factory, tmp_path: Path, pi_runs: None, pi_install: Path) -> Iterator[Pi]:  # type: ignore[no-untyped-def]
     # The guards every agent's suite runs, on tool.approval.pre, and beside them the README's guard as written.
     install_guards(env, tmp_path / "guards")
-    readme = env.config / "hookd" / "hooks.d" / "readme.yaml"
-    readme.parent.mkdir(parents=True)
-    readme.write_text(readme_hooks_file())
-    daemon: DaemonProcess = daemon_factory()
+    install_readme_guard(env)
+    agent = Pi(env, daemon_factory(), tmp_path / "project")
     # pi (and doctor's canary, which loads the extension through pi's loader) found on PATH, as a user has it.
-    env.env.update(PATH=f"{BIN}{os.pathsep}{env.env.get('PATH', os.environ.get('PATH', ''))}", PI_OFFLINE="1")
-    installed = env.hookd("bridge", "install", "pi", timeout=120)
-    assert installed.returncode == 0, installed.stderr
-    project = tmp_path / "project"
-    project.mkdir()
-    servers: list[subprocess.Popen[bytes]] = []
-
-    def run(command: str, ready_file: Path | None = None) -> Run:
-        port_file, log_file = tmp_path / f"port{len(servers)}", tmp_path / f"requests{len(servers)}.jsonl"
-        log_file.touch()
-        argv = [sys.executable, str(HERE / "model_server.py"), str(port_file), str(log_file), command]
-        server = subprocess.Popen([*argv, *([str(ready_file)] if ready_file else [])], env=env.env)
-        servers.append(server)
-        deadline = time.monotonic() + 30
-        while not port_file.exists():
-            assert server.poll() is None and time.monotonic() < deadline, "the scripted model server did not start"
-            time.sleep(0.02)
-        provider = {
-            "baseUrl": f"http://127.0.0.1:{port_file.read_text()}/v1",
-            "api": "openai-completions",
-            "apiKey": "x",
-            "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
-            "models": [{"id": "m"}],
-        }
-        agent_dir = env.home / ".pi" / "agent"
-        agent_dir.mkdir(parents=True, exist_ok=True)
-        (agent_dir / "models.json").write_text(json.dumps({"providers": {"mock": provider}}))
-        done = subprocess.run(
-            [str(PI), "--offline", "-p", "--model", "mock/m", "--no-session", "Run the command."],
-            cwd=project,
-            env=env.env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            stdin=subprocess.DEVNULL,
-        )
-        requests = [json.loads(line) for line in log_file.read_text().splitlines() if line.strip()]
-        return Run(done.returncode, done.stdout + done.stderr, requests)
-
-    yield env, daemon, project, run
-    for s in servers:
-        s.kill()
-        s.wait()
+    env.env.update(PATH=on_path(BIN, env.env), PI_OFFLINE="1")
+    install_pi(env, pi_install)  # what `hookd bridge install pi` writes (conftest.py)
+    agent.project.mkdir()
+    yield agent
 
 
-def events(env: Env, point: str, *extra: str) -> list[dict]:
-    tail = env.hookd("tail", "--no-follow", "--json", "--since", "0", "--point", point, *extra)
-    assert tail.returncode == 0, tail.stderr
-    return [json.loads(line) for line in tail.stdout.splitlines()]
-
-
-def decides(env: Env, *extra: str, point: str = "tool.approval.pre") -> list[dict]:
-    return [e for e in events(env, point, *extra) if e.get("kind") == "decide"]
-
-
-def test_the_readme_guard_stops_rm_rf_in_pi(pi) -> None:  # type: ignore[no-untyped-def]
-    env, _daemon, project, run = pi
-    victim = project / "keep"
-    victim.mkdir()
-    (victim / "file").write_text("precious")
-    result = run(f"rm -rf {victim}")
-    assert result.returncode == 0, result.output
-    assert (victim / "file").read_text() == "precious"
-    told = result.tool_results()
-    assert told and "'rm -rf' is blocked" in told[0], (told, result.output)
-    [call] = decides(env)
-    assert call["decision"] == "deny" and call["decided_by"]["name"] == "block-dangerous-commands"
+def test_the_readme_guard_stops_rm_rf_in_pi(pi: Pi) -> None:
+    env = pi.env
+    victim = precious(pi.project)
+    result = pi.run(f"rm -rf {victim}")
+    call = denied(env, result, victim, agent="pi", tool="bash", reason="'rm -rf' is blocked", by="block-dangerous-commands")
     assert call["payload"]["args"]["command"] == f"rm -rf {victim}"
-    assert call["payload"]["toolName"] == "execute_command" and call["payload"]["agentToolName"] == "bash"
-    assert call["payload"]["agent"] == "pi" and call["project"] == str(project)
+    assert call["project"] == str(pi.project)
     session = call["session"]
-    assert session and session == call["session"]
+    assert session
     # The session's other events went to hookd, in pi's session: attached, prompted, the blocked call told.
     [start] = decides(env, "--session", session, point="agent.turn.start")
     assert start["payload"] == {"reason": "startup", "agent": "pi"}
     [prompt] = decides(env, "--session", session, point="chat.message")
     assert prompt["payload"]["prompt"] == "Run the command."
-    [denied] = events(env, "tool.execute.denied", "--session", session)
-    assert denied["payload"]["toolName"] == "execute_command" and "'rm -rf' is blocked" in denied["payload"]["reason"]
-    assert [e["payload"]["reason"] for e in events(env, "chat.finished", "--session", session)] == ["quit"]
+    [denial] = journal(env, "tool.execute.denied", "--session", session)
+    assert denial["payload"]["toolName"] == "execute_command" and "'rm -rf' is blocked" in denial["payload"]["reason"]
+    assert [e["payload"]["reason"] for e in journal(env, "chat.finished", "--session", session)] == ["quit"]
 
 
-def test_an_allow_rewrites_the_command(pi) -> None:  # type: ignore[no-untyped-def]
-    env, _daemon, project, run = pi
-    out = project / "out.txt"
-    result = run(f"echo original > {out}")
-    assert result.returncode == 0, result.output
-    assert out.read_text() == "rewritten\n"
-    [call] = decides(env)
-    assert call["decision"] == "allow" and call["decided_by"]["name"] == "rewrite-placeholder"
+def test_an_allow_rewrites_the_command(pi: Pi) -> None:
+    out = pi.project / "out.txt"
+    rewritten(pi.env, pi.run(f"echo original > {out}"), out)
     # tool.execute.after saw the command pi ran: the rewritten one.
-    [after] = decides(env, point="tool.execute.after")
+    [after] = decides(pi.env, point="tool.execute.after")
     assert after["payload"]["args"]["command"] == f"echo rewritten > {out}" and after["payload"]["agentToolName"] == "bash"
 
 
-def test_with_hookd_down_a_tool_call_is_blocked_naming_why(pi) -> None:  # type: ignore[no-untyped-def]
-    _env, daemon, project, run = pi
-    daemon.stop()
-    marker = project / "touched"
-    result = run(f"touch {marker}")
-    assert result.returncode == 0, result.output
-    assert not marker.exists()
-    told = result.tool_results()
-    assert told and "Blocked by hookd: tool.approval.pre not checked" in told[0] and "hookd is not running" in told[0], told
+def test_with_hookd_down_a_tool_call_is_blocked_naming_why(pi: Pi) -> None:
+    pi.daemon.stop()
+    marker = pi.project / "touched"
+    result = pi.run(f"touch {marker}")
+    blocked(result, marker, "Blocked by hookd: tool.approval.pre not checked", "hookd is not running")
     # One line for the user, not one per event.
     assert result.output.count("hookd is not running") == 1, result.output
 
 
-def test_with_hookd_hung_a_tool_call_is_blocked_after_the_timeout(pi) -> None:  # type: ignore[no-untyped-def]
-    env, daemon, project, run = pi
-    again = env.hookd("bridge", "install", "pi", "--bridge-args=--timeout 2", timeout=120)
-    assert again.returncode == 0, again.stderr
-    daemon.signal(signal.SIGSTOP)  # it accepts connections and never answers
+def test_with_hookd_hung_a_tool_call_is_blocked_after_the_timeout(pi: Pi) -> None:
+    pi.install("--bridge-args=--timeout 2")
+    marker = pi.project / "touched"
     try:
-        marker = project / "touched"
-        result = run(f"touch {marker}")
+        result = pi.run(f"touch {marker}", hang=pi.daemon)  # it accepts connections and never answers
     finally:
-        daemon.signal(signal.SIGCONT)
-    assert result.returncode == 0, result.output
-    assert not marker.exists()
-    told = result.tool_results()
-    assert told and "not checked: no answer within 2 s" in told[0], told
+        pi.daemon.signal(signal.SIGCONT)
+    blocked(result, marker, "not checked: no answer within 2 s")
 
 
-def test_fail_open_lets_pi_run_the_tool_when_hookd_is_down(pi) -> None:  # type: ignore[no-untyped-def]
-    env, daemon, project, run = pi
-    again = env.hookd("bridge", "install", "pi", "--bridge-args=--fail-open", timeout=120)
-    assert again.returncode == 0, again.stderr
-    daemon.stop()
-    marker = project / "touched"
-    result = run(f"touch {marker}")
+def test_fail_open_lets_pi_run_the_tool_when_hookd_is_down(pi: Pi) -> None:
+    pi.install("--bridge-args=--fail-open")
+    pi.daemon.stop()
+    marker = pi.project / "touched"
+    result = pi.run(f"touch {marker}")
     assert result.returncode == 0, result.output
     assert marker.exists()
     assert "pi runs tool calls unguarded (--fail-open)" in result.output
 
 
-def test_a_session_hook_attached_by_a_node_program(pi, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    env, _daemon, project, run = pi
+def test_a_session_hook_attached_by_a_node_program(pi: Pi, tmp_path: Path) -> None:
     ready = tmp_path / "ready"
-    with node_session_guard(env.env, ready, "tool.approval.pre") as guard:
-        marker = project / "touched"
-        result = run(f"touch {marker}", ready_file=ready)
-        assert result.returncode == 0, result.output
-        assert ready.exists(), "the Node program never attached its session hook"
-        assert not marker.exists()
-        told = result.tool_results()
-        assert told and REASON in told[0], (told, result.output)
-        [call] = decides(env)
-        assert call["decision"] == "deny"
-        assert call["decided_by"]["name"] == "node-session-guard" and call["decided_by"]["scope"] == "session"
-        assert call["decided_by"]["source"] == f"client:{guard.pid}"
-        assert call["session"] == ready.read_text()
+    marker = pi.project / "touched"
+    with node_session_guard(pi.env.env, ready, "tool.approval.pre") as guard:
+        result = pi.run(f"touch {marker}", ready_file=ready)
+        guarded_by_node(pi.env, result, marker, ready, guard)
 
 
-def test_doctor_sends_a_canary_through_the_extension(pi) -> None:  # type: ignore[no-untyped-def]
-    env, daemon, _project, _run = pi
+def test_doctor_sends_a_canary_through_the_extension(pi: Pi) -> None:
+    env = pi.env
     status = env.hookd("bridge", "status", "--check", "--json", timeout=180)
     report = json.loads(status.stdout)
     [row] = [r for r in report["agents"] if r["agent"] == "pi"]
@@ -240,7 +167,7 @@ def test_doctor_sends_a_canary_through_the_extension(pi) -> None:  # type: ignor
     assert check["status"] == "ok" and "'block-dangerous-commands'" in check["message"], check
     [canary] = [e for e in decides(env) if e["session"].startswith("hookd-canary-")]
     assert canary["payload"]["agent"] == "pi" and canary["payload"]["toolName"] == "execute_command"
-    daemon.stop()
+    pi.daemon.stop()
     down = env.hookd("bridge", "status", "--check", "--json", timeout=180)
     [check] = [c for c in json.loads(down.stdout)["checks"] if c["name"] == "pi" and "hookd does not answer" in c["message"]]
     assert check["status"] == "warn" and "pi refuses tool calls until it does" in check["message"], check

@@ -2,8 +2,8 @@
 
 A test HOME whose .qwen/settings.json picks the OpenAI-compatible auth and turns folder trust off, and
 OPENAI_BASE_URL on 127.0.0.1 with any OPENAI_API_KEY and OPENAI_MODEL make `qwen -p PROMPT --yolo` run a whole
-session against model_server.py. The bridge (HTTP hooks to the daemon's endpoint, no process per event) is
-installed into that settings file by hookd itself; a real daemon runs real YAML guards.
+session against the scripted model (model_server.py). The bridge (HTTP hooks to the daemon's endpoint, no process
+per event) is installed into that settings file by hookd itself; a real daemon runs real YAML guards.
 """
 
 from __future__ import annotations
@@ -11,23 +11,22 @@ from __future__ import annotations
 import json
 import shutil
 import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.conftest import Env
+from tests.conftest import DaemonProcess, Env
 from tests.e2e.guards import install_guards
-from tests.e2e.session_guard import REASON, node_session_guard
+from tests.e2e.harness import Run, blocked, denied, guarded_by_node, journal, model, precious, require, rewritten, run_agent
+from tests.e2e.session_guard import node_session_guard
+
+from .model_server import WIRE, shell
 
 HERE = Path(__file__).resolve().parent
 QWEN = HERE / "node_modules" / ".bin" / "qwen"
-
+SETTINGS = json.dumps({"security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": False}}}, indent=2) + "\n"
 
 pytestmark = [
     pytest.mark.timeout(600),
@@ -36,164 +35,95 @@ pytestmark = [
 
 
 @dataclass
-class Run:
-    returncode: int
-    output: str
-    requests: list[dict[str, Any]]
+class Qwen:
+    env: Env
+    daemon: DaemonProcess
+    project: Path
+    settings: Path
 
-    def tool_results(self) -> list[str]:
-        """What Qwen Code told the model about its tool call (the tool messages of later requests)."""
-        out = []
-        for r in self.requests:
-            for m in r["body"].get("messages") or []:
-                if m.get("role") == "tool":
-                    content = m.get("content")
-                    out.append(content if isinstance(content, str) else json.dumps(content))
-        return out
+    def run(self, command: str, ready_file: Path | None = None, hang: DaemonProcess | None = None) -> Run:
+        """One `qwen -p` whose model runs ``command``; with ``ready_file``, only once that file exists; with
+        ``hang``, the daemon hangs while the agent asks about the call (harness.model)."""
+        with model(WIRE, shell(command), ready_file, hang) as scripted:
+            agent_env = dict(self.env.env, OPENAI_BASE_URL=f"{scripted.url}/v1", OPENAI_API_KEY="unused", OPENAI_MODEL="m")
+            agent_env["QWEN_CODE_SUPPRESS_YOLO_WARNING"] = "1"
+            return run_agent([QWEN, "-p", "Run the command.", "--yolo"], scripted, self.project, agent_env)
+
+    def install(self, *args: str) -> None:
+        done = self.env.hookd("bridge", "install", "qwen", *args)
+        assert done.returncode == 0, done.stderr
 
 
 @pytest.fixture
-def qwen(env: Env, daemon_factory, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
-    assert QWEN.exists(), f"{HERE}/node_modules is missing: run `make e2e-deps`"
+def qwen(env: Env, daemon_factory, tmp_path: Path) -> Iterator[Qwen]:  # type: ignore[no-untyped-def]
+    require(QWEN, skip=False)  # node_modules missing is a failure here: run `make e2e-deps`
     install_guards(env, tmp_path / "guards")
-    daemon = daemon_factory()
     settings = env.home / ".qwen" / "settings.json"
     settings.parent.mkdir(parents=True)
-    original = json.dumps({"security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": False}}}, indent=2)
-    settings.write_text(original + "\n")
-    installed = env.hookd("bridge", "install", "qwen")
-    assert installed.returncode == 0, installed.stderr
-    project = tmp_path / "project"
-    project.mkdir()
-    servers: list[subprocess.Popen[bytes]] = []
-
-    def run(command: str, ready_file: Path | None = None) -> Run:
-        """One `qwen -p` whose model runs ``command``; with ``ready_file``, only once that file exists."""
-        port_file, log_file = tmp_path / f"port{len(servers)}", tmp_path / f"requests{len(servers)}.jsonl"
-        log_file.touch()
-        serve = [sys.executable, str(HERE / "model_server.py"), str(port_file), str(log_file), command]
-        server = subprocess.Popen([*serve, *([str(ready_file)] if ready_file else [])], env=env.env)
-        servers.append(server)
-        deadline = time.monotonic() + 30
-        while not port_file.exists():
-            assert server.poll() is None and time.monotonic() < deadline, "the scripted model server did not start"
-            time.sleep(0.02)
-        base = f"http://127.0.0.1:{port_file.read_text()}/v1"
-        agent_env = dict(env.env, OPENAI_BASE_URL=base, OPENAI_API_KEY="unused", OPENAI_MODEL="m", QWEN_CODE_SUPPRESS_YOLO_WARNING="1")
-        done = subprocess.run(
-            [str(QWEN), "-p", "Run the command.", "--yolo"], cwd=project, env=agent_env, capture_output=True, text=True, timeout=400
-        )
-        requests = [json.loads(line) for line in log_file.read_text().splitlines() if line.strip()]
-        return Run(done.returncode, done.stdout + done.stderr, requests)
-
-    yield env, project, run, settings, original + "\n", daemon
-    for s in servers:
-        s.kill()
-        s.wait()
+    settings.write_text(SETTINGS)
+    agent = Qwen(env, daemon_factory(), tmp_path / "project", settings)
+    agent.project.mkdir()
+    agent.install()
+    yield agent
 
 
-def decides(env: Env, *extra: str) -> list[dict[str, Any]]:
-    tail = env.hookd("tail", "--no-follow", "--json", "--since", "0", "--point", "tool.approval.pre", *extra)
-    assert tail.returncode == 0, tail.stderr
-    return [e for e in map(json.loads, tail.stdout.splitlines()) if e.get("kind") == "decide"]
-
-
-def test_a_global_guard_stops_rm_rf_in_qwen_code(qwen) -> None:  # type: ignore[no-untyped-def]
-    env, project, run, _settings, _original, _daemon = qwen
-    victim = project / "keep"
-    victim.mkdir()
-    (victim / "file").write_text("precious")
-    result = run(f"rm -rf {victim}")
-    assert result.returncode == 0, result.output
-    assert (victim / "file").read_text() == "precious"
-    told = result.tool_results()
-    assert told and "no recursive force delete" in told[0], (told, result.output)
-    [call] = decides(env)
-    assert call["decision"] == "deny" and call["decided_by"]["name"] == "no-rm-rf"
-    assert call["payload"]["toolName"] == "execute_command" and call["payload"]["agentToolName"] == "run_shell_command"
-    assert call["payload"]["agent"] == "qwen"
+def test_a_global_guard_stops_rm_rf_in_qwen_code(qwen: Qwen) -> None:
+    victim = precious(qwen.project)
+    result = qwen.run(f"rm -rf {victim}")
+    call = denied(qwen.env, result, victim, agent="qwen", tool="run_shell_command")
     assert call["payload"]["args"]["command"] == f"rm -rf {victim}"
     assert call["payload"]["hookInput"]["hook_event_name"] == "PreToolUse"
     session = call["session"]
-    assert session and call["project"] == str(project)
+    assert session and call["project"] == str(qwen.project)
     # The session's other events reached hookd under the same session: SessionStart attached it.
-    start = env.hookd("tail", "--no-follow", "--json", "--since", "0", "--point", "agent.turn.start", "--session", session)
-    assert start.returncode == 0 and json.loads(start.stdout.splitlines()[0])["payload"]["source"] == "startup", start.stdout
+    assert journal(qwen.env, "agent.turn.start", "--session", session)[0]["payload"]["source"] == "startup"
 
 
-def test_qwen_code_runs_the_original_command_when_an_allow_rewrites_it(qwen) -> None:  # type: ignore[no-untyped-def]
+def test_qwen_code_runs_the_original_command_when_an_allow_rewrites_it(qwen: Qwen) -> None:
     """Qwen Code 0.24 documents PreToolUse's `updatedInput` but does not apply it: its firePreToolUseHook reads
     only deny, ask, `continue: false` and additionalContext. hookd's answer carries the rewrite; the agent runs
     the model's command. When Qwen Code starts applying it, this test fails and docs/bridges.md must change."""
-    env, project, run, _settings, _original, _daemon = qwen
-    out = project / "out.txt"
-    result = run(f"echo original > {out}")
-    assert result.returncode == 0, result.output
-    [call] = decides(env)
-    assert call["decision"] == "allow" and call["decided_by"]["name"] == "rewrite-placeholder"
-    assert call["session"]
-    assert out.read_text() == "original\n"
+    out = qwen.project / "out.txt"
+    rewritten(qwen.env, qwen.run(f"echo original > {out}"), out, ran="original\n")
 
 
-def test_uninstall_restores_the_settings_byte_for_byte(qwen) -> None:  # type: ignore[no-untyped-def]
-    env, _project, _run, settings, original, _daemon = qwen
-    doc = json.loads(settings.read_text())
+def test_uninstall_restores_the_settings_byte_for_byte(qwen: Qwen) -> None:
+    doc = json.loads(qwen.settings.read_text())
     assert set(doc["hooks"]) >= {"PreToolUse", "PostToolUse", "SessionStart", "SessionEnd", "UserPromptSubmit", "Stop"}
     [group] = doc["hooks"]["PreToolUse"]
     assert group["hooks"][0]["type"] == "http" and group["hooks"][0]["timeout"] == 600
-    assert (settings.stat().st_mode & 0o777) == 0o600, "the file holds the endpoint's secret"
-    gone = env.hookd("bridge", "uninstall", "qwen")
+    assert (qwen.settings.stat().st_mode & 0o777) == 0o600, "the file holds the endpoint's secret"
+    gone = qwen.env.hookd("bridge", "uninstall", "qwen")
     assert gone.returncode == 0, gone.stderr
-    assert settings.read_text() == original
+    assert qwen.settings.read_text() == SETTINGS
 
 
-def test_with_fail_closed_a_tool_call_is_denied_while_hookd_is_down(qwen) -> None:  # type: ignore[no-untyped-def]
-    env, project, run, _settings, _original, daemon = qwen
-    again = env.hookd("bridge", "install", "qwen", "--fail-closed", "--timeout", "20")
-    assert again.returncode == 0, again.stderr
-    daemon.stop()
-    marker = project / "marker"
-    result = run(f"touch {marker}")
-    assert result.returncode == 0, result.output
-    assert not marker.exists()
-    told = result.tool_results()
+def test_with_fail_closed_a_tool_call_is_denied_while_hookd_is_down(qwen: Qwen) -> None:
+    qwen.install("--fail-closed", "--timeout", "20")
+    qwen.daemon.stop()
+    marker = qwen.project / "marker"
+    told = blocked(qwen.run(f"touch {marker}"), marker, "--fail-closed")
     # The shim words it "not answering on 127.0.0.1:PORT"; without a C compiler the Python bridge runs instead.
-    assert told and "--fail-closed" in told[0], (told, result.output)
-    assert "hookd is not answering" in told[0] or "hookd is not running" in told[0], told
+    assert "hookd is not answering" in told or "hookd is not running" in told, told
 
 
-def test_a_session_hook_attached_by_a_node_program(qwen, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    env, project, run, _settings, _original, _daemon = qwen
+def test_a_session_hook_attached_by_a_node_program(qwen: Qwen, tmp_path: Path) -> None:
     ready = tmp_path / "ready"
-    marker = project / "touched"
+    marker = qwen.project / "touched"
     # The Node program attaches to the Qwen Code session at its first chat.message (UserPromptSubmit).
-    with node_session_guard(env.env, ready, "tool.approval.pre") as guard:
-        result = run(f"touch {marker}", ready_file=ready)
-    assert result.returncode == 0, result.output
-    assert ready.exists(), "the Node program never attached its session hook"
-    assert not marker.exists()
-    told = result.tool_results()
-    assert told and REASON in told[0], (told, result.output)
-    [call] = decides(env)
-    assert call["decision"] == "deny" and call["session"] == ready.read_text()
-    assert call["decided_by"]["name"] == "node-session-guard" and call["decided_by"]["scope"] == "session"
-    assert call["decided_by"]["source"] == f"client:{guard.pid}"
+    with node_session_guard(qwen.env.env, ready, "tool.approval.pre") as guard:
+        result = qwen.run(f"touch {marker}", ready_file=ready)
+    call = guarded_by_node(qwen.env, result, marker, ready, guard)
     assert call["payload"]["args"]["command"] == f"touch {marker}"
 
 
-def test_with_fail_closed_a_tool_call_is_denied_while_hookd_hangs(qwen) -> None:  # type: ignore[no-untyped-def]
+def test_with_fail_closed_a_tool_call_is_denied_while_hookd_hangs(qwen: Qwen) -> None:
     """A daemon that accepts connections and never answers (stopped): the shim must give up and deny before
     Qwen Code's own timeout kills it, or Qwen Code runs the tool."""
-    env, project, run, _settings, _original, daemon = qwen
-    again = env.hookd("bridge", "install", "qwen", "--fail-closed", "--timeout", "3")
-    assert again.returncode == 0, again.stderr
-    daemon.signal(signal.SIGSTOP)
-    marker = project / "marker"
+    qwen.install("--fail-closed", "--timeout", "3")
+    marker = qwen.project / "marker"
     try:
-        result = run(f"touch {marker}")
+        result = qwen.run(f"touch {marker}", hang=qwen.daemon)
     finally:
-        daemon.signal(signal.SIGCONT)
-    assert result.returncode == 0, result.output
-    assert not marker.exists()
-    told = result.tool_results()
-    assert told and "--fail-closed" in told[0], (told, result.output)
+        qwen.daemon.signal(signal.SIGCONT)
+    blocked(result, marker, "--fail-closed")
