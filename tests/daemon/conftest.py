@@ -81,14 +81,15 @@ class InProcessClient(Api):
         ``at_least`` (an event is published when its call's last hook, a shadow too, has answered)."""
         deadline = asyncio.get_running_loop().time() + CALL_BOUND
         while True:
-            got = await self._replay(points, since, sessions)
+            got = [e for e in await self.replay(points, since=since, sessions=sessions) if isinstance(e, m.Event)]
             if len(got) >= at_least:
                 return got
             if asyncio.get_running_loop().time() > deadline:
                 raise AssertionError(f"{len(got)} events, never {at_least}: {got}")
             await asyncio.sleep(0.01)
 
-    async def _replay(self, points: Any, since: Since, sessions: Any) -> list[m.Event]:
+    async def replay(self, points: Any = (), *, since: Since = 0, sessions: Any = ()) -> list[m.Event | m.Gap]:
+        """What ``subscribe(points, since=..., follow=False)`` yields: events and gaps, up to the Live marker."""
         request = subscribe_request(points, sessions, (), since, False)
         peer = FakePeer()
         peer.transport = wire = Wire()
@@ -96,7 +97,7 @@ class InProcessClient(Api):
         if isinstance(reply, m.Error):
             raise HookdError(reply.code, reply.message)
         decoder, codec = FrameDecoder(1 << 30), reply_codec()
-        got: list[m.Event] = []
+        got: list[m.Event | m.Gap] = []
         deadline = asyncio.get_running_loop().time() + CALL_BOUND
         while True:
             data, wire.data = bytes(wire.data), bytearray()
@@ -104,7 +105,7 @@ class InProcessClient(Api):
                 msg = codec.decode(body)
                 if isinstance(msg, m.Live):
                     return got
-                if isinstance(msg, m.Event):
+                if isinstance(msg, m.Event | m.Gap):
                     got.append(msg)
             if asyncio.get_running_loop().time() > deadline:
                 raise AssertionError("the replay never ended")
