@@ -160,6 +160,12 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
+def trust_all(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every project hook file trusted, as the integration tier's environment has it (HOOKD_TRUST_ALL=1)."""
+    monkeypatch.setenv("HOOKD_TRUST_ALL", "1")
+
+
+@pytest.fixture
 def in_process(home: Path) -> Iterator[Callable[[Scenario[Any]], Any]]:
     """Runs a scenario against a fresh daemon on a fresh loop, then stops it as `hookd serve` does:
     shutdown begun, warm workers and hook processes ended, the bus closed."""
