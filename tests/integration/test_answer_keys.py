@@ -1,81 +1,13 @@
 """A hook's answer with a key HookDecision does not have is an error naming it, never an abstention:
 a misspelt ``decison`` must not let the call through as if the guard had nothing to say. Real
-daemon, real hook processes (spawned and warm), real client handlers."""
+daemon, real client handlers. Spawned and warm hooks' answers, in process:
+tests/daemon/test_answer_keys.py."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
-import pytest
 from hookd_client import Client
 
-from ..conftest import Env, write_script
-
 POINT = "tool.approval.pre"
-
-# Prints the answer the payload asks for, as a spawned command hook.
-SPAWNED = """
-import json, sys
-print(json.dumps(json.load(sys.stdin)["answer"]))
-"""
-
-# Answers each request with the object the payload asks for, under the request's id.
-WORKER = """
-import json, os, sys
-for line in sys.stdin:
-    req = json.loads(line)
-    answer = dict(req["payload"]["answer"], id=req["id"])
-    if answer.get("pid"):
-        answer = {"id": req["id"], "decision": {"decision": "allow", "reason": str(os.getpid())}}
-    print(json.dumps(answer), flush=True)
-"""
-
-
-def hook(script: Path, **extra: Any) -> dict[str, Any]:
-    return {"name": "guard", "point": POINT, "type": "decision", "command": str(script), "enabled": True, **extra}
-
-
-@pytest.mark.parametrize(
-    ("answer", "named"),
-    [
-        ({"decison": "deny", "reason": "typo"}, "unknown field `decison` (did you mean `decision`?)"),
-        ({"decision": "deny", "modified_input": {"x": 1}}, "unknown field `modified_input` (did you mean `modifiedInput`?)"),
-    ],
-)
-def test_a_spawned_hooks_unknown_key_is_an_error_under_on_error(env: Env, daemon, tmp_path: Path, answer: dict, named: str) -> None:
-    script = write_script(tmp_path / "hook.py", SPAWNED)
-    with daemon.client() as c:
-        c.attach_session("open", [hook(script)])
-        c.attach_session("closed", [hook(script, on_error="deny")])
-        out = c.decide(POINT, {"answer": answer}, session="open")
-        assert out.decision is None  # on_error: continue, and it says why
-        assert [(e.hook.name, e.code) for e in out.errors] == [("guard", "error")]
-        assert named in out.errors[0].message and "not a HookDecision" in out.errors[0].message
-        out = c.decide(POINT, {"answer": answer}, session="closed")
-        assert out.decision == "deny" and out.decided_by.name == "guard" and named in out.reason
-        # The same hook with a well-formed answer still decides.
-        assert c.decide(POINT, {"answer": {"decision": "deny"}}, session="open").decision == "deny"
-
-
-@pytest.mark.parametrize(
-    ("answer", "named"),
-    [
-        ({"decision": {"decison": "deny"}}, "unknown field `decison` (did you mean `decision`?)"),
-        ({"decison": {"decision": "deny"}}, "the worker's answer has unknown field `decison`"),
-    ],
-)
-def test_a_warm_workers_unknown_key_fails_that_call_only(env: Env, daemon, tmp_path: Path, answer: dict, named: str) -> None:
-    script = write_script(tmp_path / "worker.py", WORKER)
-    with daemon.client() as c:
-        c.attach_session("s1", [hook(script, mode="persistent", on_error="deny")])
-        first = c.decide(POINT, {"answer": {"pid": True}}, session="s1")
-        assert first.decision == "allow"
-        out = c.decide(POINT, {"answer": answer}, session="s1")  # the worker runs: the warm fast path
-        assert out.decision == "deny" and out.decided_by.name == "guard"
-        assert [e.code for e in out.errors] == ["error"] and named in out.errors[0].message
-        again = c.decide(POINT, {"answer": {"pid": True}}, session="s1")
-        assert again.decision == "allow" and again.reason == first.reason  # the same worker serves on
 
 
 def test_a_client_handlers_unknown_key_is_an_error(daemon) -> None:  # type: ignore[no-untyped-def]
@@ -87,13 +19,3 @@ def test_a_client_handlers_unknown_key_is_an_error(daemon) -> None:  # type: ign
         assert "unknown field `decison` (did you mean `decision`?)" in out.errors[0].message
         out = c.decide(POINT, {}, session="s2")
         assert out.decision == "deny" and "unknown field `Decision`" in out.reason
-
-
-def test_a_deny_printed_before_a_failing_exit_is_named_as_not_taken(env: Env, daemon, tmp_path: Path) -> None:
-    script = write_script(tmp_path / "hook.py", 'import sys\nprint(\'{"decision": "deny"}\')\nsys.exit(1)\n')
-    with daemon.client() as c:
-        c.attach_session("s1", [hook(script)])
-        out = c.decide(POINT, {}, session="s1")
-        assert out.decision is None and [e.code for e in out.errors] == ["error"]
-        message = out.errors[0].message
-        assert "exited with status 1" in message and 'not taken as its answer: {"decision": "deny"}' in message

@@ -1,4 +1,7 @@
-"""What users and agents do with a real daemon: scopes, registry calls, errors."""
+"""A real daemon on its socket: a broken global file at start, malformed and oversized frames, version
+mismatches, pipelining, vanishing clients, the CLI against it, stale sockets, signals, status, peers
+of another user and hooks' stderr in its log. Scopes, toggles and the registry's errors, in process:
+tests/daemon/test_scopes_and_registry.py."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ import textwrap
 
 import msgspec
 import pytest
-from hookd_client import Client, DaemonNotRunning, HookdError
+from hookd_client import Client, DaemonNotRunning
 from hookd_client import messages as m
 from hookd_client.framing import FrameDecoder, reply_codec, request_codec
 
@@ -27,96 +30,6 @@ def decider(tmp_path, name: str, answer: dict | None):
 
 def spec(name: str, command, priority: int = 0, point: str = "tool.approval.pre", type: str = "decision", **kw) -> dict:
     return {"name": name, "point": point, "type": type, "command": str(command), "priority": priority, "enabled": True, **kw}
-
-
-def test_order_is_session_then_project_then_global_then_priority(env, daemon_factory, tmp_path):
-    project = tmp_path / "repo"
-    (project / ".hookd").mkdir(parents=True)
-    note = lambda n: decider(tmp_path, n, {"injection": n})  # noqa: E731
-    (project / ".hookd" / "hooks.yaml").write_text(
-        f"hooks:\n  - {json.dumps(spec('proj-low', note('proj-low'), 1))}\n  - {json.dumps(spec('proj-high', note('proj-high'), 9))}\n"
-    )
-    (project / ".codingcode").mkdir()
-    (project / ".codingcode" / "hooks.yaml").write_text(f"hooks:\n  - {json.dumps(spec('cc', note('cc'), 5))}\n")
-    env.write_global_hooks(f"hooks:\n  - {json.dumps(spec('glob', note('glob'), 1000))}\n")
-    d = daemon_factory()
-    with Client(d.socket) as c:
-        c.attach_session("s1", [spec("sess", note("sess"), -1)], project=str(project))
-        out = c.decide("tool.approval.pre", {}, session="s1")
-        assert out.injection.split("\n\n") == ["sess", "proj-high", "cc", "proj-low", "glob"]
-        chain = c.explain("tool.approval.pre", session="s1")
-        assert [(e.scope, e.name) for e in chain.decision_hooks] == [
-            ("session", "sess"),
-            ("project", "proj-high"),
-            ("project", "cc"),
-            ("project", "proj-low"),
-            ("global", "glob"),
-        ]
-        # the same project without the session: no session hooks
-        out = c.decide("tool.approval.pre", {}, project=str(project))
-        assert out.injection.split("\n\n") == ["proj-high", "cc", "proj-low", "glob"]
-
-
-def test_disable_enable_unregister_dispose(env, daemon, tmp_path):
-    deny = decider(tmp_path, "deny", {"decision": "deny", "reason": "r"})
-    env.write_global_hooks("hooks: []\n")
-    with Client(daemon.socket) as c:
-        handle = c.register(spec("g", deny))
-        assert c.decide("tool.approval.pre").decision == "deny"
-        assert c.disable_hook("g") == 1
-        assert c.decide("tool.approval.pre").decision is None
-        assert [e.enabled for e in c.explain("tool.approval.pre").decision_hooks] == [False]
-        assert c.enable_hook("g") == 1
-        assert c.decide("tool.approval.pre").decision == "deny"
-        with pytest.raises(HookdError) as info:
-            c.disable_hook("nope")
-        assert info.value.code == "not_found" and "nope" in info.value.message
-        assert c.unregister(handle) == 1
-        assert c.decide("tool.approval.pre").decision is None
-
-        c.attach_session("s9", [spec("s", deny)])
-        assert c.decide("tool.approval.pre", session="s9").decision == "deny"
-        assert c.dispose_session("s9") == 1
-        assert c.decide("tool.approval.pre", session="s9").decision is None
-        with pytest.raises(HookdError) as info:
-            c.dispose_session("s9")
-        assert info.value.code == "not_found"
-
-
-def test_registry_errors_are_clear(daemon, tmp_path):
-    with Client(daemon.socket) as c:
-        with pytest.raises(HookdError) as info:
-            c.decide("tool.approvl.pre")
-        assert info.value.code == "unknown_point" and "tool.approval.pre" in info.value.message
-        with pytest.raises(HookdError) as info:
-            c.decide("llm.request.before")
-        assert info.value.code == "wrong_kind"
-        with pytest.raises(HookdError) as info:
-            c.attach_session("s", [spec("x", "/bin/true", point="agent.turn.end")])
-        assert info.value.code == "wrong_kind" and "'x'" in info.value.message
-        with pytest.raises(msgspec.ValidationError):
-            c.attach_session("s", [{"name": "x", "point": "tool.approval.pre", "type": "decison", "command": "true"}])
-        assert c.status().sessions == 0
-
-
-def test_project_files_load_on_first_use_and_reload(env, daemon, tmp_path):
-    project = tmp_path / "repo"
-    (project / ".hookd").mkdir(parents=True)
-    hooks = project / ".hookd" / "hooks.yaml"
-    hooks.write_text(f"hooks:\n  - {json.dumps(spec('a', decider(tmp_path, 'a', {'decision': 'ask'})))}\n")
-    with Client(daemon.socket) as c:
-        assert c.decide("tool.approval.pre", project=str(project)).decision == "ask"
-        hooks.write_text(f"hooks:\n  - {json.dumps(spec('b', decider(tmp_path, 'b', {'decision': 'allow'})))}\n")
-        assert c.decide("tool.approval.pre", project=str(project)).decision == "ask"  # not reloaded yet
-        assert c.reload_user_hooks(str(project)) == 1
-        assert c.decide("tool.approval.pre", project=str(project)).decision == "allow"
-        # a broken edit is reported and keeps the previous hooks
-        hooks.write_text("hooks:\n  - name: [unclosed\n")
-        with pytest.raises(HookdError) as info:
-            c.reload_user_hooks(str(project))
-        assert info.value.code == "config_invalid" and str(hooks) in info.value.message
-        assert c.decide("tool.approval.pre", project=str(project)).decision == "allow"
-        assert c.dispose_project(str(project)) == 1
 
 
 def test_broken_global_file_at_start_is_reported_and_daemon_serves(env, daemon_factory):

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-import json
-
 from .test_user_config import POINT, deny_hook, events, hooks_file, reason, replace_file, wait_until
 
 
 def _names(daemon, project=None):  # type: ignore[no-untyped-def]
     with daemon.client() as c:
         return [(h.name, h.source) for h in c.list_hooks(str(project) if project else None).hooks]
+
+
+def _listing(daemon, project=None):  # type: ignore[no-untyped-def]
+    """What `hookd hooks --json` lists, read by the client in the test's own process: tests poll it."""
+    with daemon.client() as c:
+        return c.list_hooks(str(project) if project else None)
+
+
+def _rejected(daemon):  # type: ignore[no-untyped-def]
+    return _listing(daemon).rejected
 
 
 def _chain(daemon, project=None):  # type: ignore[no-untyped-def]
@@ -63,8 +71,8 @@ def test_each_dropin_is_validated_on_its_own_and_keeps_its_last_accepted_version
     daemon = daemon_factory()
     assert reason(daemon) == "good v1"
     replace_file(good, "hooks:\n  - name: good\n     point: x\n")  # broken
-    with_problem = wait_until(lambda: [r for r in json.loads(env.hookd("hooks", "--json").stdout).get("rejected", [])])
-    assert with_problem[0]["file"] == str(good)
+    with_problem = wait_until(lambda: _rejected(daemon))
+    assert with_problem[0].file == str(good)
     assert reason(daemon) == "good v1"  # its previous version stays in force
     assert {n for n, _ in _names(daemon)} == {"main", "good"}  # the other files are untouched
     r = env.hookd("check")
@@ -101,10 +109,8 @@ def test_project_dropins_are_trusted_and_listed_file_by_file(env, daemon_factory
     assert _chain(daemon, project) == ["p-extra", "p-main"]
     # A drop-in added later is a new file: untrusted until trusted, as an edit would be.
     (dropins / "05-late.yaml").write_text(hooks_file(deny_hook("p-late", "p-late", priority=9)))
-    untrusted = wait_until(
-        lambda: [h for h in json.loads(env.hookd("hooks", "--json", "-p", str(project)).stdout)["hooks"] if h["name"] == "p-late"]
-    )
-    assert untrusted[0]["trusted"] is False and untrusted[0]["source"] == str(dropins / "05-late.yaml")
+    untrusted = wait_until(lambda: [h for h in _listing(daemon, project).hooks if h.name == "p-late"])
+    assert untrusted[0].trusted is False and untrusted[0].source == str(dropins / "05-late.yaml")
     assert reason(daemon, project) == "p-extra"
     assert env.hookd("trust", str(project)).returncode == 0
     wait_until(lambda: reason(daemon, project) == "p-late")

@@ -19,6 +19,12 @@ from ..conftest import write_script
 POINT = "tool.approval.pre"
 
 
+@pytest.fixture
+def daemon(module_daemon):  # type: ignore[no-untyped-def]
+    """The module's one daemon: each test opens its own connections and names its own session."""
+    return module_daemon
+
+
 class Raw:
     """A hand-driven connection that can send any bytes and reads every frame."""
 

@@ -2,45 +2,17 @@
 and a hostile hook file never holds the daemon.
 
 Real daemons, real files (a FIFO, a sparse 50 MB file, a link to /dev/zero), real hook processes.
+A guard named as not run (untrusted, invalid from the start) and projects that internal events do not
+load, in process: tests/daemon/test_guard_health.py.
 """
 
 from __future__ import annotations
 
 import os
 
-from .test_user_config import POINT, deny_hook, events, hooks_file, reason, replace_file, wait_until, write_project
+from .test_user_config import POINT, deny_hook, events, hooks_file, reason, replace_file, wait_until
 
 GUARD = hooks_file(deny_hook("guard", "guarded"))
-
-
-def test_an_untrusted_guard_is_named_in_not_run(env, daemon_factory, tmp_path):
-    env.env.pop("HOOKD_TRUST_ALL")
-    project = tmp_path / "proj"
-    path = write_project(project, GUARD)
-    daemon = daemon_factory()
-    with daemon.client() as c:
-        out = c.decide(POINT, {}, project=str(project))
-    assert out.decision is None
-    (skipped,) = out.not_run
-    assert (skipped.hook.name, skipped.hook.source, skipped.reason) == ("guard", str(path), "untrusted")
-    assert f"hookd trust {project}" in skipped.message
-    assert env.hookd("trust", str(project)).returncode == 0
-    with daemon.client() as c:
-        out = c.decide(POINT, {}, project=str(project))
-    assert out.decision == "deny" and out.not_run == []
-
-
-def test_a_global_file_invalid_at_start_with_no_accepted_version_is_named_in_every_decide(env, daemon_factory):
-    path = env.write_global_hooks("hooks:\n  - name: guard\n     point: x\n")
-    daemon = daemon_factory()
-    with daemon.client() as c:
-        out = c.decide(POINT, {})
-        listing = c.list_hooks()
-    (missing,) = out.not_run
-    assert (missing.hook.source, missing.reason) == (str(path), "invalid_file")
-    assert "no earlier version" in missing.message
-    (rejected,) = listing.rejected
-    assert rejected.file == str(path) and "its hooks are missing" in rejected.problems[-1]
 
 
 def test_a_global_file_invalid_at_start_keeps_the_last_accepted_version(env, daemon_factory):
@@ -93,14 +65,3 @@ def test_hostile_hook_files_are_refused_without_holding_the_daemon(env, daemon_f
     replace_file(path, hooks_file(deny_hook("guard", "edited")))
     wait_until(lambda: reason(daemon) == "edited")
     assert "Traceback" not in daemon.log()
-
-
-def test_internal_events_do_not_load_projects(env, daemon_factory, tmp_path):
-    project = tmp_path / "proj"
-    write_project(project, GUARD)
-    daemon = daemon_factory()
-    with daemon.client() as c:
-        c.attach_session("s1", [], project=str(project))  # publishes hookd.session.attached for the project
-        assert [h.name for h in c.list_hooks().hooks] == []  # nothing loaded it
-        assert c.decide(POINT, {}, session="s1").reason == "guarded"  # a call on it does
-        assert [h.name for h in c.list_hooks().hooks] == ["guard"]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hookd_client import Client
+from hookd_client import Client, Event
 
 from ..conftest import ROOT, Env
 
@@ -43,10 +43,11 @@ def eventually(check: Callable[[], Any], what: str, timeout: float = 30.0) -> An
 
 
 def plugin_events(env: Env, kind: str) -> list[dict[str, Any]]:
-    """The payloads of the daemon's hookd.plugin.<kind> events, read back from the event stream."""
-    r = env.hookd("tail", "--no-follow", "-n", "1000", "--json", "--point", f"hookd.plugin.{kind}")
-    assert r.returncode == 0, r.stderr
-    return [json.loads(line)["payload"] for line in r.stdout.splitlines() if line.strip()]
+    """The payloads of the daemon's hookd.plugin.<kind> events, read back from the event stream (by the
+    client in the test's own process: tests poll this, and a `hookd tail` process per look adds up)."""
+    with Client(env.socket) as c:
+        events = c.subscribe([f"hookd.plugin.{kind}"], since=0, follow=False, timeout=30)
+        return [e.payload for e in events if isinstance(e, Event)][-1000:]
 
 
 def sources(c: Client, point: str, project: str | None = None) -> list[str]:

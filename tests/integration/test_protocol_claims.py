@@ -13,6 +13,7 @@ import struct
 from typing import Any
 
 import msgspec
+import pytest
 
 HELLO = {"type": "hello", "id": 1, "protocol": 1, "client": "raw", "pid": 999_999_999}
 _enc = msgspec.msgpack.Encoder()
@@ -58,6 +59,13 @@ class Raw:
 
     def close(self) -> None:
         self.sock.close()
+
+
+@pytest.fixture
+def daemon(module_daemon):  # type: ignore[no-untyped-def]
+    """The module's one daemon: each test opens its own raw connections (the one that stops a daemon
+    starts its own)."""
+    return module_daemon
 
 
 def test_a_body_with_trailing_bytes_is_answered_with_its_id(daemon) -> None:  # type: ignore[no-untyped-def]
@@ -121,7 +129,8 @@ def test_unknown_keys_are_ignored_except_in_hook_specs(daemon) -> None:  # type:
     c.close()
 
 
-def test_a_stream_ends_with_the_close_and_no_end_frame(daemon) -> None:  # type: ignore[no-untyped-def]
+def test_a_stream_ends_with_the_close_and_no_end_frame(daemon_factory) -> None:  # type: ignore[no-untyped-def]
+    daemon = daemon_factory()  # stopped by this test: a daemon of its own
     sub = Raw(daemon.socket)
     sub.send(frame(HELLO), frame({"type": "subscribe", "id": 2, "points": ["hookd.daemon.*"]}))
     sub.until("subscribed")

@@ -1,7 +1,8 @@
-"""User hook files that people can trust: live reload, rejected edits, toggles, trust, match, cwd.
+"""User hook files that people can trust: live reload, rejected edits, toggles, trust, the CLI.
 
 Real daemons, real YAML files, real hook processes. Waits are polls with generous
-hang guards, never speed assertions.
+hang guards, never speed assertions. Trust for CI, match, cwd, timeout and on_error as the daemon
+runs them, in process: tests/daemon/test_hook_files.py.
 """
 
 from __future__ import annotations
@@ -311,16 +312,6 @@ def test_trust_recorded_without_a_daemon_applies_when_it_starts(env, daemon_fact
     assert reason(daemon, project) == "v1"
 
 
-def test_trust_all_for_ci(env, daemon_factory, tmp_path):
-    env.env["HOOKD_TRUST_ALL"] = "1"  # conftest sets it too; this test is about it
-    project = tmp_path / "proj"
-    write_project(project, hooks_file(deny_hook("guard", "v1")))
-    daemon = daemon_factory()
-    assert reason(daemon, project) == "v1"
-    with daemon.client() as c:
-        assert c.list_hooks(str(project)).hooks[0].trust == "HOOKD_TRUST_ALL=1"
-
-
 def test_trust_errors_are_clear(env, daemon_factory, tmp_path):
     env.env.pop("HOOKD_TRUST_ALL")
     daemon_factory()
@@ -331,48 +322,7 @@ def test_trust_errors_are_clear(env, daemon_factory, tmp_path):
     assert r.returncode == 1 and "always trusted" in r.stderr
 
 
-# ------------------------------------------------------------------ match, cwd, timeout, on_error
-
-
-def test_a_failing_match_starts_no_process(env, daemon_factory, tmp_path):
-    runs = tmp_path / "runs"
-    counter = write_script(
-        tmp_path / "count.py",
-        f"""
-        import sys
-        sys.stdin.read()
-        with open({str(runs)!r}, "a") as f:
-            f.write(sys.argv[1] + "\\n")
-        """,
-    )
-    env.write_global_hooks(
-        f"""\
-        hooks:
-          - name: watch-bash
-            point: tool.execute.after
-            type: observer
-            command: {counter}
-            args: [observer]
-            match: {{toolName: "^execute_command$", args.command: "git push"}}
-            enabled: true
-          - name: gate-bash
-            point: {POINT}
-            type: decision
-            command: {counter}
-            args: [decision]
-            match: {{toolName: "^execute_command$"}}
-            enabled: true
-        """
-    )
-    daemon = daemon_factory()
-    with daemon.client() as c:
-        for payload in ({"toolName": "read_file"}, {"toolName": "execute_command", "args": {"command": "ls"}}, {}):
-            assert c.emit("tool.execute.after", payload, wait=True).observers == 0
-        assert c.decide(POINT, {"toolName": "write_file"}).errors == []
-        assert not runs.exists()  # no process was started at all
-        assert c.emit("tool.execute.after", {"toolName": "execute_command", "args": {"command": "git push"}}, wait=True).observers == 1
-        c.decide(POINT, {"toolName": "execute_command"})
-    assert runs.read_text().splitlines() == ["observer", "decision"]
+# ------------------------------------------------------------------ the home directory as a project
 
 
 def test_the_home_directory_as_a_project_does_not_load_the_global_file_twice(env, daemon_factory):
@@ -385,68 +335,6 @@ def test_the_home_directory_as_a_project_does_not_load_the_global_file_twice(env
         assert [(h.scope, h.name) for h in c.list_hooks(str(env.home)).hooks] == [("global", "mine")]
     r = env.hookd("check", "--project", str(env.home))
     assert r.returncode == 0 and r.stdout.count("ok, 1 hook") == 1, r.stdout
-
-
-def test_cwd_defaults_and_relative_cwd(env, daemon_factory, tmp_path):
-    project = tmp_path / "proj"
-    (project / "sub").mkdir(parents=True)
-    where = write_script(
-        tmp_path / "where.py",
-        """
-        import json, os, sys
-        sys.stdin.read()
-        print(json.dumps({"decision": "deny", "reason": os.getcwd()}))
-        """,
-    )
-
-    def entry(name: str, extra: str = "") -> str:
-        return f"hooks:\n  - {{name: {name}, point: {POINT}, type: decision, command: {where}, enabled: true{extra}}}\n"
-
-    env.write_global_hooks(entry("g"))
-    daemon = daemon_factory()
-    assert reason(daemon, project) == str(env.home)  # global hooks: the home directory
-    write_project(project, entry("p"))
-    with daemon.client() as c:
-        c.reload_user_hooks(str(project))
-    assert reason(daemon, project) == str(project)  # project hooks: the project directory
-    write_project(project, entry("p", ", cwd: sub"))
-    with daemon.client() as c:
-        c.reload_user_hooks(str(project))
-    assert reason(daemon, project) == str(project / "sub")
-    write_project(project, entry("p", ", cwd: missing"))
-    with daemon.client() as c:
-        c.reload_user_hooks(str(project))
-        outcome = c.decide(POINT, {}, project=str(project))
-    assert "working directory does not exist" in outcome.errors[0].message
-
-
-def test_timeout_and_on_error(env, daemon_factory, tmp_path):
-    env.write_global_hooks(
-        f"""\
-        hooks:
-          - name: slow
-            point: {POINT}
-            type: decision
-            command: /bin/sleep
-            args: ["20"]
-            timeout: 0.3
-            on_error: deny
-            enabled: true
-        """
-    )
-    daemon = daemon_factory()
-    with daemon.client() as c:
-        outcome = c.decide(POINT, {})
-    assert outcome.decision == "deny" and "timeout" in outcome.reason and outcome.decided_by.name == "slow"
-
-
-def test_session_hooks_may_use_match(env, daemon, tmp_path):
-    from hookd_client import HookdError
-
-    with daemon.client() as c:
-        spec = {"name": "m", "point": POINT, "type": "decision", "command": "/bin/true", "enabled": True, "match": {"x": "("}}
-        with pytest.raises(HookdError, match="not a valid regular expression"):
-            c.attach_session("s1", [spec])
 
 
 # ------------------------------------------------------------------ CLI

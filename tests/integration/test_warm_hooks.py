@@ -1,17 +1,17 @@
-"""Persistent (warm) command hooks through a real daemon: what users do with `mode: persistent`."""
+"""Persistent (warm) command hooks through a real daemon: a worker that crashes in a loop as `hookd`
+shows it, reloads (SIGHUP too), the daemon's stop leaving no worker behind, and the worker helper end
+to end with a handler's prints in the daemon's log. What a worker does on each call, in process:
+tests/daemon/test_warm_hooks.py."""
 
 from __future__ import annotations
 
 import json
 import re
-import shutil
 import signal
-import sys
 import threading
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hookd_client import Client
 
 from ..conftest import Env, write_script
@@ -53,67 +53,6 @@ def workers(c: Client) -> list[Any]:
     return c.status().workers
 
 
-def test_one_warm_worker_serves_every_call(env: Env, daemon, tmp_path: Path) -> None:
-    script = write_script(tmp_path / "tagged.py", TAGGED)
-    with daemon.client() as c:
-        c.attach_session("s1", [hook(script)])
-        first = info(c.decide(POINT, {"n": 1}, session="s1"))
-        assert first == {"pid": first["pid"], "tag": "", "point": POINT, "session": "s1", "hook": "warm", "mode": "persistent"}
-        for n in range(20):
-            assert info(c.decide(POINT, {"n": n}, session="s1"))["pid"] == first["pid"]
-        (w,) = workers(c)
-        assert w.state == "running" and w.pid == first["pid"] and w.served == 21
-        assert c.dispose_session("s1") == 1
-    assert gone_soon(first["pid"])
-
-
-def test_out_of_order_answers_with_concurrency(env: Env, daemon, tmp_path: Path) -> None:
-    # Holds requests until it has two, then answers them newest first: only works
-    # if the daemon sends two at once and matches answers by id.
-    script = write_script(
-        tmp_path / "reverser.py",
-        """
-        import json, sys
-        held = []
-        for line in sys.stdin:
-            held.append(json.loads(line))
-            if len(held) == 2:
-                for req in reversed(held):
-                    print(json.dumps({"id": req["id"], "decision": {"decision": "deny", "reason": req["payload"]["who"]}}), flush=True)
-                held = []
-        """,
-    )
-    with daemon.client() as c:
-        c.attach_session("s1", [hook(script, concurrency=2, timeout=20)])
-    results: dict[str, str] = {}
-
-    def call(who: str) -> None:
-        with daemon.client() as c:
-            results[who] = c.decide(POINT, {"who": who}, session="s1").reason
-
-    threads = [threading.Thread(target=call, args=(who,)) for who in ("alice", "bob")]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(30)
-    assert results == {"alice": "alice", "bob": "bob"}
-
-
-def test_a_hanging_worker_is_killed_restarted_and_the_next_call_is_fine(env: Env, daemon, tmp_path: Path) -> None:
-    script = write_script(tmp_path / "tagged.py", TAGGED)
-    with daemon.client() as c:
-        c.attach_session("s1", [hook(script, timeout=1)])
-        pid = info(c.decide(POINT, {}, session="s1"))["pid"]
-        out = c.decide(POINT, {"hang": True}, session="s1")
-        assert out.decision is None  # on_error: continue
-        assert [e.code for e in out.errors] == ["timeout"]
-        assert gone_soon(pid)
-        again = info(c.decide(POINT, {}, session="s1"))
-        assert again["pid"] != pid
-        (w,) = workers(c)
-        assert w.restarts == 1 and w.failures == 0 and w.state == "running"
-
-
 def test_a_worker_that_crashes_in_a_loop_is_marked_failed(env: Env, daemon, tmp_path: Path) -> None:
     script = write_script(tmp_path / "tagged.py", TAGGED)
     with daemon.client() as c:
@@ -144,20 +83,6 @@ def test_a_worker_that_crashes_in_a_loop_is_marked_failed(env: Env, daemon, tmp_
         c.attach_session("s1", [hook(script, on_error="deny")])  # attaching it again gives it a fresh start
         assert info(c.decide(POINT, {}, session="s1"))["tag"] == ""
         assert [w.state for w in workers(c)] == ["running"]
-
-
-def test_garbage_or_an_overlong_line_kills_the_worker(env: Env, daemon, tmp_path: Path) -> None:
-    script = write_script(tmp_path / "tagged.py", TAGGED)
-    with daemon.client() as c:
-        c.attach_session("s1", [hook(script)])
-        pid = info(c.decide(POINT, {}, session="s1"))["pid"]
-        out = c.decide(POINT, {"raw": "debug output on stdout\n"}, session="s1")
-        assert out.decision is None and "not a JSON object" in out.errors[0].message
-        assert gone_soon(pid)
-        pid = info(c.decide(POINT, {}, session="s1"))["pid"]
-        out = c.decide(POINT, {"raw": "x", "times": (1 << 20) + 1}, session="s1")  # the default cap is 1 MiB
-        assert "over the cap" in out.errors[0].message
-        assert gone_soon(pid)
 
 
 def test_a_reload_that_changes_the_spec_replaces_the_worker(env: Env, daemon_factory, tmp_path: Path) -> None:
@@ -203,22 +128,6 @@ def test_shutdown_leaves_no_worker_behind(env: Env, daemon, tmp_path: Path) -> N
     assert all(alive(p) for p in [*pids, *children])
     assert daemon.stop() == 0
     assert all(gone_soon(p) for p in [*pids, *children])
-
-
-def test_a_bad_mode_or_concurrency_in_a_hook_file_is_rejected(env: Env, daemon, tmp_path: Path) -> None:
-    from hookd_client import HookdError
-
-    base = {"name": "warm", "point": POINT, "type": "decision", "command": "/bin/true", "enabled": True}
-    with daemon.client() as c:
-        for field, bad in (("mode", "warm"), ("concurrency", 0)):
-            env.write_global_hooks(json.dumps({"hooks": [{**base, field: bad}]}))
-            try:
-                c.reload_user_hooks()
-            except HookdError as exc:
-                assert exc.code == "config_invalid" and field in exc.message, exc.message
-            else:
-                raise AssertionError(f"{field}: {bad!r} was accepted")
-        assert c.status().hooks == 0
 
 
 def test_the_worker_helper_end_to_end(env: Env, daemon, tmp_path: Path) -> None:
@@ -278,96 +187,3 @@ def test_the_worker_helper_end_to_end(env: Env, daemon, tmp_path: Path) -> None:
         t.join(30)
     assert results == ["0.0", "0.6"]  # the quick one was answered while the slow one was still running
     assert "handlers may print" in daemon.log()  # a handler's prints reach the daemon's log, not the protocol
-
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "warm-hooks"
-
-
-@pytest.mark.parametrize(
-    ("argv", "needs", "command", "decision"),
-    [
-        ([str(EXAMPLES / "guard.sh")], "jq", "rm -rf /", "deny"),
-        (["node", str(EXAMPLES / "audit.mjs")], "node", "curl x | sh", "ask"),
-        ([sys.executable, str(EXAMPLES / "guard.py")], None, "rm -rf /", "deny"),
-    ],
-)
-def test_the_examples_work(env: Env, daemon, argv: list[str], needs: str | None, command: str, decision: str) -> None:
-    if needs and shutil.which(needs) is None:
-        pytest.skip(f"{needs} is not installed")
-    spec = hook(Path(argv[0]), args=argv[1:], concurrency=4)
-    with daemon.client() as c:
-        c.attach_session("s1", [spec])
-        assert c.decide(POINT, {"args": {"command": command}}, session="s1").decision == decision
-        out = c.decide(POINT, {"args": {"command": "ls"}}, session="s1")
-        assert out.decision is None and out.errors == []
-
-
-def test_a_persistent_observer_and_a_project_hook(env: Env, daemon, tmp_path: Path) -> None:
-    seen = tmp_path / "seen.jsonl"
-    observer = write_script(
-        tmp_path / "observer.py",
-        f"""
-        import json, os, sys
-        for line in sys.stdin:
-            req = json.loads(line)
-            with open({str(seen)!r}, "a") as f:
-                f.write(json.dumps({{"point": req["point"], "payload": req["payload"], "cwd": os.getcwd(),
-                                     "project_env": os.environ.get("HOOKD_PROJECT_DIR")}}) + "\\n")
-            print(json.dumps({{"id": req["id"], "decision": None}}), flush=True)
-        """,
-    )
-    project = tmp_path / "proj"
-    (project / ".hookd").mkdir(parents=True)
-    (project / ".hookd" / "hooks.yaml").write_text(
-        json.dumps(
-            {
-                "hooks": [
-                    {
-                        "name": "audit",
-                        "point": "tool.execute.after",
-                        "type": "observer",
-                        "command": str(observer),
-                        "enabled": True,
-                        "mode": "persistent",
-                    }
-                ]
-            }
-        )
-    )
-    with daemon.client() as c:
-        for n in range(3):
-            out = c.emit("tool.execute.after", {"n": n}, project=str(project), wait=True)
-            assert out.observers == 1 and out.errors == []
-        (w,) = workers(c)
-        assert w.name == "audit (project:proj)" and w.served == 3
-        records = [json.loads(line) for line in seen.read_text().splitlines()]
-        assert [r["payload"]["n"] for r in records] == [0, 1, 2]
-        assert {r["cwd"] for r in records} == {str(project)} and {r["project_env"] for r in records} == {str(project)}
-        assert c.dispose_project(str(project)) == 1
-        assert gone_soon(w.pid)
-        assert workers(c) == []
-
-
-def test_a_global_worker_serves_each_project_as_its_own(env: Env, daemon_factory, tmp_path: Path) -> None:
-    """One worker serves a global hook for every project: its environment names no project (not the
-    first caller's), and each request names the call's own."""
-    script = write_script(
-        tmp_path / "where.py",
-        """
-        import json, os, sys
-        for line in sys.stdin:
-            req = json.loads(line)
-            reason = json.dumps({"env": os.environ.get("HOOKD_PROJECT_DIR"), "project": req["project"], "pid": os.getpid()})
-            print(json.dumps({"id": req["id"], "decision": {"decision": "deny", "reason": reason}}), flush=True)
-        """,
-    )
-    env.write_global_hooks(json.dumps({"hooks": [hook(script, name="where")]}))
-    daemon = daemon_factory()
-    first, second = tmp_path / "first", tmp_path / "second"
-    first.mkdir()
-    second.mkdir()
-    with daemon.client() as c:
-        seen = [json.loads(c.decide(POINT, {}, project=str(p)).reason) for p in (first, second, first)]
-    assert [s["project"] for s in seen] == [str(first), str(second), str(first)]
-    assert all(s["env"] == "" for s in seen), seen  # never the first caller's project
-    assert len({s["pid"] for s in seen}) == 1

@@ -1,4 +1,5 @@
-"""The catalog request: every point and internal event, with payload types that real events match."""
+"""The catalog request, in process: every point and internal event, with payload types that real events
+match."""
 
 from __future__ import annotations
 
@@ -6,16 +7,16 @@ import re
 from pathlib import Path
 from typing import Any
 
-from hookd_client import Event
 from hookd_client import messages as m
 
 from hookd.core import points
 
 from ..conftest import write_script
+from .conftest import InProcess
 
 
-def catalog(client: Any) -> m.Catalog:
-    got = client.catalog()
+async def catalog(client: Any) -> m.Catalog:
+    got = await client.catalog()
     assert isinstance(got, m.Catalog)
     return got
 
@@ -43,9 +44,11 @@ def conforms(value: Any, kind: str) -> bool:
     raise AssertionError(f"unknown catalog type {kind!r}")
 
 
-def test_the_catalog_lists_every_point_and_internal_event(daemon) -> None:  # type: ignore[no-untyped-def]
-    with daemon.client() as c:
-        reply = catalog(c)
+def test_the_catalog_lists_every_point_and_internal_event(in_process: Any) -> None:
+    async def scenario(d: InProcess) -> m.Catalog:
+        return await catalog(d.client())
+
+    reply = in_process(scenario)
     assert isinstance(reply, m.Catalog)
     assert [(p.name, p.kind) for p in reply.points] == [(p.name, p.kind) for p in points.POINTS.values()]
     observers = {p.name for p in reply.points if p.kind == "observer"}
@@ -55,25 +58,28 @@ def test_the_catalog_lists_every_point_and_internal_event(daemon) -> None:  # ty
     assert reply.custom_prefix == "custom." and reply.catch_all == "event"
 
 
-def test_real_internal_events_match_their_catalog_types(env, daemon_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    failing = write_script(tmp_path / "fail.py", "import sys\nsys.stdin.read()\nsys.exit(3)\n")
-    env.write_global_hooks(f"hooks:\n  - {{name: broken, point: tool.execute.after, type: observer, command: {failing}, enabled: true}}\n")
-    project = tmp_path / "proj"
+def test_real_internal_events_match_their_catalog_types(in_process: Any, home: Path) -> None:
+    failing = write_script(home / "fail.py", "import sys\nsys.stdin.read()\nsys.exit(3)\n")
+    project = home / "proj"
     (project / ".hookd").mkdir(parents=True)
     hook = "{name: p, point: custom.x, type: observer, command: 'true', enabled: true}"
     (project / ".hookd" / "hooks.yaml").write_text(f"hooks:\n  - {hook}\n")
-    daemon = daemon_factory()
-    with daemon.client() as c:
-        c.emit("tool.execute.after", {"toolName": "read"}, wait=True)
-        c.attach_session("s1", [{"name": "h", "point": "custom.y", "type": "observer", "command": "true"}])
-        c.dispose_session("s1")
-        c.disable_hook("broken")
-        c.enable_hook("broken")
-        c.trust(str(project))
-        c.untrust(str(project))
-        c.reload_user_hooks()
-        internal = {p.name: p.payload for p in catalog(c).internal}
-        events = [e for e in c.subscribe(["hookd.*"], since=0, follow=False) if isinstance(e, Event)]
+
+    async def scenario(d: InProcess) -> tuple[Any, list[m.Event]]:
+        d.global_hooks(f"hooks:\n  - {{name: broken, point: tool.execute.after, type: observer, command: {failing}, enabled: true}}\n")
+        c = d.client()
+        await c.emit("tool.execute.after", {"toolName": "read"}, wait=True)
+        await c.attach_session("s1", [{"name": "h", "point": "custom.y", "type": "observer", "command": "true"}])
+        await c.dispose_session("s1")
+        await c.disable_hook("broken")
+        await c.enable_hook("broken")
+        await c.trust(str(project))
+        await c.untrust(str(project))
+        await c.reload_user_hooks()
+        internal = {p.name: p.payload for p in (await catalog(c)).internal}
+        return internal, await c.events(["hookd.*"])
+
+    internal, events = in_process(scenario)
     seen = {e.point for e in events}
     assert {
         "hookd.daemon.started",

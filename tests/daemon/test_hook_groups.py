@@ -1,12 +1,14 @@
-"""Groups in hook files, on a real daemon with real subprocess hooks: a strictest group runs its members at
+"""Groups in hook files, in process with real subprocess hooks: a strictest group runs its members at
 once and the most restrictive answer wins; hookd's scope order holds around the group; a member that
 fails or times out still fails closed by its on_error."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from ..conftest import Env, write_script
+from ..conftest import write_script
+from .conftest import InProcess
 
 # Each member writes its mark, then waits (bounded) for the other's: run one after the other, the
 # first would wait in vain and abstain; run at once, both see each other and answer.
@@ -32,25 +34,26 @@ def _hooks(members: list[tuple[str, list[str], str]], extra: str = "") -> str:
     return "\n".join(lines) + "\n" + extra
 
 
-def test_strictest_group_members_run_at_once_and_deny_wins(env: Env, daemon_factory, tmp_path: Path) -> None:
+def test_strictest_group_members_run_at_once_and_deny_wins(in_process: Any, home: Path) -> None:
+    tmp_path = home
     meet = write_script(tmp_path / "meet.py", MEET)
     a, b = str(tmp_path / "a.mark"), str(tmp_path / "b.mark")
-    env.write_global_hooks(
-        _hooks(
-            [
-                ("allows", [str(meet), a, b, "allow"], ", group: g, combine: strictest"),
-                ("denies", [str(meet), b, a, "deny"], ", group: g"),
-            ]
-        )
-    )
-    daemon = daemon_factory()
-    with daemon.client() as c:
-        out = c.decide("tool.approval.pre", {"toolName": "Bash"})
+    members = [
+        ("allows", [str(meet), a, b, "allow"], ", group: g, combine: strictest"),
+        ("denies", [str(meet), b, a, "deny"], ", group: g"),
+    ]
+
+    async def scenario(d: InProcess) -> Any:
+        d.global_hooks(_hooks(members))
+        return await d.client().decide("tool.approval.pre", {"toolName": "Bash"})
+
+    out = in_process(scenario)
     assert (out.decision, out.reason, out.decided_by.name) == ("deny", "deny from b.mark", "denies")
     assert out.errors == [] and out.not_run == []
 
 
-def test_scope_order_is_kept_around_the_group(env: Env, daemon_factory, tmp_path: Path) -> None:
+def test_scope_order_is_kept_around_the_group(in_process: Any, home: Path) -> None:
+    tmp_path = home
     # The project's plain hook runs before the global group and its allow ends the chain there;
     # with the project hook abstaining, the group decides.
     answer = write_script(
@@ -58,34 +61,40 @@ def test_scope_order_is_kept_around_the_group(env: Env, daemon_factory, tmp_path
     )
     ran = tmp_path / "group-ran"
     deny = write_script(tmp_path / "deny.py", f'import pathlib\npathlib.Path({str(ran)!r}).touch()\nprint(\'{{"decision": "deny"}}\')\n')
-    env.write_global_hooks(_hooks([("g1", [str(answer), "allow"], ", group: g, combine: strictest"), ("g2", [str(deny)], ", group: g")]))
+    group = _hooks([("g1", [str(answer), "allow"], ", group: g, combine: strictest"), ("g2", [str(deny)], ", group: g")])
     projects = {}
     for name, verdict in (("allowing", "allow"), ("abstaining", "none")):
         project = projects[name] = tmp_path / name
         (project / ".hookd").mkdir(parents=True)
         (project / ".hookd" / "hooks.yaml").write_text(_hooks([("first", [str(answer), verdict], "")]))
-    daemon = daemon_factory()
-    with daemon.client() as c:
-        out = c.decide("tool.approval.pre", {}, project=str(projects["allowing"]))
+
+    async def scenario(d: InProcess) -> Any:
+        d.global_hooks(group)
+        c = d.client()
+        for project in projects.values():
+            await c.trust(str(project))
+        out = await c.decide("tool.approval.pre", {}, project=str(projects["allowing"]))
         assert (out.decision, out.decided_by.name, out.decided_by.scope) == ("allow", "first", "project")
         assert not ran.exists()
-        out = c.decide("tool.approval.pre", {}, project=str(projects["abstaining"]))
+        return await c.decide("tool.approval.pre", {}, project=str(projects["abstaining"]))
+
+    out = in_process(scenario)
     assert (out.decision, out.decided_by.name) == ("deny", "g2") and ran.exists()
 
 
-def test_a_group_member_that_times_out_fails_closed(env: Env, daemon_factory, tmp_path: Path) -> None:
+def test_a_group_member_that_times_out_fails_closed(in_process: Any, home: Path) -> None:
+    tmp_path = home
     answer = write_script(tmp_path / "answer.py", "import json, sys\nprint(json.dumps({'decision': sys.argv[1]}))\n")
     hang = write_script(tmp_path / "hang.py", "import time\ntime.sleep(120)\n")
-    env.write_global_hooks(
-        _hooks(
-            [
-                ("ok", [str(answer), "allow"], ", group: g, combine: strictest"),
-                ("stuck", [str(hang)], ", group: g, timeout: 1, on_error: deny"),
-            ]
-        )
-    )
-    daemon = daemon_factory()
-    with daemon.client() as c:
-        out = c.decide("tool.approval.pre", {})
+    members = [
+        ("ok", [str(answer), "allow"], ", group: g, combine: strictest"),
+        ("stuck", [str(hang)], ", group: g, timeout: 1, on_error: deny"),
+    ]
+
+    async def scenario(d: InProcess) -> Any:
+        d.global_hooks(_hooks(members))
+        return await d.client().decide("tool.approval.pre", {})
+
+    out = in_process(scenario)
     assert out.decision == "deny" and out.decided_by.name == "stuck"
     assert [(e.hook.name, e.code) for e in out.errors] == [("stuck", "timeout")]
