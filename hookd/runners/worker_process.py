@@ -92,6 +92,7 @@ class WorkerRun(asyncio.SubprocessProtocol):
         self.alive = True  # False once killed, stopped or exited: take no new requests
         self.reason = ""  # why the daemon killed it; "" if it went by itself
         self.deliberate = False  # stopped by the daemon (reload, dispose, shutdown): not a failure
+        self.counted = False  # its failure already counted, when it was killed
         self.loop = asyncio.get_running_loop()
         self.finished: asyncio.Future[None] = self.loop.create_future()
         self._exit_timer: asyncio.TimerHandle | None = None
@@ -259,6 +260,9 @@ class WorkerRun(asyncio.SubprocessProtocol):
             self.alive = False
             self.reason = reason
             log.error("killing worker", worker=self.worker.name, pid=self.pid, reason=reason)
+            # The failure is counted now, not when the run is reaped: a replacement may answer first,
+            # and a failure counted after that answer would show a healthy worker as failing.
+            self.worker.run_failed(self, f"the worker {reason}; it was killed")
         self.kill_tree()
 
     def kill_tree(self) -> None:

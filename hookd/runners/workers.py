@@ -226,6 +226,14 @@ class Worker:
             log.info("worker stopped", worker=self.name, pid=proc.pid, status=code)
             return
         log.warning("worker gone", worker=self.name, pid=proc.pid, status=code, error=message)
+        if not proc.counted:
+            self._failure(message)
+        elif proc is self._proc and self.failures:
+            self.error = message  # the whole account of the failure counted at the kill, its stderr with it
+
+    def run_failed(self, proc: WorkerRun, message: str) -> None:
+        """``proc`` failed (it is being killed): the failure counts from now."""
+        proc.counted = True
         self._failure(message)
 
     def _failure(self, message: str) -> None:
