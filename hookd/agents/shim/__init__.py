@@ -12,6 +12,7 @@ agent reads for a deny, exactly as hookd would render it, with a mark where the 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import shlex
 import shutil
@@ -23,6 +24,7 @@ from typing import NamedTuple
 SOURCE = Path(__file__).resolve().parent / "shim.c"
 NAME = "claude-shim"
 DENIES = "shim_denies.h"
+STAMP = NAME + ".built"  # beside the binary: what it was built from, and its own digest
 _MARK = "\x01"  # where the reason goes, in the JSON the shim prints (JSON escapes it as \u0001)
 _SHELL_MARK = "\x02"  # where the reason goes inside a shell command's single quotes
 
@@ -112,11 +114,16 @@ def build(directory: Path | None = None, cc: list[str] | None = None) -> Built:
     target_dir = directory or data_dir()
     target_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     target = target_dir / NAME
+    header = denies_header()
+    inputs = _digest(SOURCE.read_bytes(), header.encode(), "\0".join(cc).encode())
+    if _built_from(target, inputs):
+        # Installing for several agents, or again, reuses the binary: a compile is most of an install's CPU.
+        return Built(str(target))
     fd, tmp = tempfile.mkstemp(prefix=f".{NAME}.", dir=target_dir)
     os.close(fd)
     try:
         with tempfile.TemporaryDirectory(prefix="hookd-shim-") as include:
-            Path(include, DENIES).write_text(denies_header())
+            Path(include, DENIES).write_text(header)
             # Linked statically where the C library allows it: no dynamic loader at each exec, about
             # three times faster to start (bench/claude.md); else as the compiler links by default.
             for flags in (["-static"], []):
@@ -128,9 +135,43 @@ def build(directory: Path | None = None, cc: list[str] | None = None) -> Built:
                 return Built(None, f"{cc[0]} failed: {done.stderr.strip()[:500]}")
         os.chmod(tmp, 0o755)
         os.replace(tmp, target)
+        # Written after the binary: a build cut short between the two leaves a stamp that no longer matches.
+        # A stamp that cannot be written only costs the next install a compile.
+        with contextlib.suppress(OSError):
+            _write_stamp(target_dir / STAMP, f"{inputs} {_digest(target.read_bytes())}\n")
     except (OSError, subprocess.TimeoutExpired) as exc:
         return Built(None, f"cannot build the shim: {exc}")
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
     return Built(str(target))
+
+
+def _digest(*parts: bytes) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(len(part).to_bytes(8, "big"))
+        h.update(part)
+    return h.hexdigest()
+
+
+def _built_from(target: Path, inputs: str) -> bool:
+    """Whether ``target`` is the shim these inputs build, untouched since: its stamp names the same inputs
+    and the binary's bytes are the ones built. Anything missing, changed or unreadable means a new build."""
+    try:
+        recorded, built = (target.parent / STAMP).read_text().split()
+        return recorded == inputs and os.access(target, os.X_OK) and built == _digest(target.read_bytes())
+    except (OSError, ValueError):
+        return False
+
+
+def _write_stamp(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
