@@ -206,8 +206,18 @@ class DaemonProcess:
 
 
 @pytest.fixture
-def env(tmp_path: Path) -> Env:
-    return make_env(tmp_path)
+def env(tmp_path: Path, shim_data: Path) -> Env:
+    e = make_env(tmp_path)
+    e.env["XDG_DATA_HOME"] = str(shim_data)
+    return e
+
+
+@pytest.fixture(scope="session")
+def shim_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One data directory per test process, where `hookd bridge install` puts the compiled shim: hookd
+    reuses a shim built from the same inputs, so a worker compiles it once rather than once per test's HOME
+    (a compile was most of an install's CPU). It is the only thing hookd keeps there."""
+    return tmp_path_factory.mktemp("data")
 
 
 @pytest.fixture
