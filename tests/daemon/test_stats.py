@@ -12,43 +12,10 @@ from typing import Any
 from hookd.events import journal_files
 
 from ..conftest import write_script
+from ..stats_hooks import bash as _bash
+from ..stats_hooks import by_name as _by_name
+from ..stats_hooks import hooks_yaml
 from .conftest import InProcess
-
-GUARD = """
-import json, sys
-payload = json.load(sys.stdin)
-if "rm" in payload.get("args", {}).get("command", ""):
-    print(json.dumps({"decision": "deny", "reason": "no rm"}))
-"""
-FAILS = "import sys\nsys.stderr.write('it broke\\n')\nsys.exit(1)\n"
-
-
-def hooks_yaml(home: Path) -> str:
-    guard = write_script(home / "guard.py", GUARD)
-    fails = write_script(home / "fails.py", FAILS)
-    return f"""
-        hooks:
-          - name: guard
-            point: tool.approval.pre
-            type: decision
-            command: {guard}
-            enabled: true
-            priority: 10
-            match: {{toolName: Bash}}
-          - name: broken
-            point: tool.approval.pre
-            type: decision
-            command: {fails}
-            enabled: true
-        """
-
-
-def _bash(command: str) -> dict[str, object]:
-    return {"toolName": "Bash", "args": {"command": command}}
-
-
-def _by_name(stats: Any) -> dict[str, Any]:
-    return {h.hook.name: h for h in stats.hooks}
 
 
 def test_stats_count_each_hook_point_and_session(in_process: Any, home: Path) -> None:

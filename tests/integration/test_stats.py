@@ -9,46 +9,15 @@ from pathlib import Path
 
 from hookd_client import Client
 
-from ..conftest import Env, write_script
+from ..conftest import Env
+from ..stats_hooks import bash as _bash
+from ..stats_hooks import hooks_yaml
 
 HANG_GUARD = 120
-GUARD = """
-import json, sys
-payload = json.load(sys.stdin)
-if "rm" in payload.get("args", {}).get("command", ""):
-    print(json.dumps({"decision": "deny", "reason": "no rm"}))
-"""
-FAILS = "import sys\nsys.stderr.write('it broke\\n')\nsys.exit(1)\n"
 
 
 def _setup(env: Env, tmp_path: Path) -> None:
-    guard = write_script(tmp_path / "guard.py", GUARD)
-    fails = write_script(tmp_path / "fails.py", FAILS)
-    env.write_global_hooks(
-        f"""
-        hooks:
-          - name: guard
-            point: tool.approval.pre
-            type: decision
-            command: {guard}
-            enabled: true
-            priority: 10
-            match: {{toolName: Bash}}
-          - name: broken
-            point: tool.approval.pre
-            type: decision
-            command: {fails}
-            enabled: true
-        """
-    )
-
-
-def _bash(command: str) -> dict[str, object]:
-    return {"toolName": "Bash", "args": {"command": command}}
-
-
-def _by_name(stats: object) -> dict[str, object]:
-    return {h.hook.name: h for h in stats.hooks}  # type: ignore[attr-defined]
+    env.write_global_hooks(hooks_yaml(tmp_path))
 
 
 def test_hookd_stats_prints_and_prints_json(env: Env, daemon_factory, tmp_path: Path) -> None:
