@@ -262,7 +262,9 @@ class WorkerRun(asyncio.SubprocessProtocol):
             log.error("killing worker", worker=self.worker.name, pid=self.pid, reason=reason)
             # The failure is counted now, not when the run is reaped: a replacement may answer first,
             # and a failure counted after that answer would show a healthy worker as failing.
-            self.worker.run_failed(self, f"the worker {reason}; it was killed")
+            message = f"the worker {reason}; it was killed"
+            stderr = _tail(self.stderr)  # what it wrote so far; the reap adds anything later
+            self.worker.run_failed(self, f"{message}; stderr: {stderr}" if stderr else message)
         self.kill_tree()
 
     def kill_tree(self) -> None:
