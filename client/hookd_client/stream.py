@@ -132,8 +132,12 @@ class _State:
             raise HookdError(msg.code, msg.message)
 
     def next_item(self) -> Event | Gap | Live | None:
+        """The next item to yield; None when a frame must be read first. StopIteration once the
+        stream has ended and every item before its end was taken."""
         if self.items:
             return self.items.popleft()
+        if self.ended:
+            raise StopIteration
         return None
 
 
@@ -228,14 +232,13 @@ class Subscription(_Stream):
     def __next__(self) -> Event | Gap | Live:
         self.open()
         state = self._state
-        while True:
-            item = state.next_item()
-            if item is not None:
-                return item
-            if state.ended:
-                self.close()
-                raise StopIteration
-            state.feed(self._recv_one())
+        try:
+            while (item := state.next_item()) is None:
+                state.feed(self._recv_one())
+        except StopIteration:
+            self.close()
+            raise
+        return item
 
     def unsubscribe(self) -> None:
         """Ask the daemon to end the stream; iteration stops after events already sent."""
@@ -299,14 +302,13 @@ class AsyncSubscription(_Stream):
     async def __anext__(self) -> Event | Gap | Live:
         await self.open()
         state = self._state
-        while True:
-            item = state.next_item()
-            if item is not None:
-                return item
-            if state.ended:
-                await self.aclose()
-                raise StopAsyncIteration
-            state.feed(await self._recv_one())
+        try:
+            while (item := state.next_item()) is None:
+                state.feed(await self._recv_one())
+        except StopIteration:
+            await self.aclose()
+            raise StopAsyncIteration from None
+        return item
 
     async def unsubscribe(self) -> None:
         if self._writer is None:

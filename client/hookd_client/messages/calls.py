@@ -18,21 +18,21 @@ class Hello(Request, tag="hello"):
     pid: int = 0
 
 
-class Emit(Request, tag="emit"):
+class PointCall(Request):
+    # What an emit and a decide both are: a call on ``point`` with its payload, in a session's or a
+    # project's scope. Not on the wire by itself; its fields come first in both, in this order.
     id: RequestId
     point: str
     payload: dict[str, Any] = {}
     session: str | None = None
     project: str | None = None
+
+
+class Emit(PointCall, tag="emit"):
     wait: bool = False
 
 
-class Decide(Request, tag="decide"):
-    id: RequestId
-    point: str
-    payload: dict[str, Any] = {}
-    session: str | None = None
-    project: str | None = None
+class Decide(PointCall, tag="decide"):
     trace: bool = False  # the outcome carries a trace: what each hook saw, answered and wrote (docs/observe.md)
     # Seconds the caller waits for the outcome (an agent's hook timeout, less its bridge's margin):
     # every wait of the call (hook timeouts, an approval) ends before, so a guard's on_error answers

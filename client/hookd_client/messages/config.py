@@ -43,16 +43,20 @@ class ReloadUserHooks(Request, tag="reload_user_hooks"):
     project: str | None = None
 
 
-class EnableHook(Request, tag="enable_hook"):
+class _HookByName(Request):
+    # What enable_hook and disable_hook both carry: a hook's name, and the project it is seen from
+    # (None: the global hooks). Not on the wire by itself.
     id: RequestId
     name: NonEmpty
     project: str | None = None
 
 
-class DisableHook(Request, tag="disable_hook"):
-    id: RequestId
-    name: NonEmpty
-    project: str | None = None
+class EnableHook(_HookByName, tag="enable_hook"):
+    pass
+
+
+class DisableHook(_HookByName, tag="disable_hook"):
+    pass
 
 
 class Explain(Request, tag="explain"):
@@ -69,16 +73,18 @@ class ListHooks(Request, tag="list_hooks"):
     project: str | None = None
 
 
-class Trust(Request, tag="trust"):
+class _HookFiles(Request):
+    # What trust and untrust both carry: a project directory or one hook file. Not on the wire by itself.
+    id: RequestId
+    path: NonEmpty
+
+
+class Trust(_HookFiles, tag="trust"):
     """Trust a project's hook files as they are now (``path``: a project directory or one hook file)."""
 
-    id: RequestId
-    path: NonEmpty
 
-
-class Untrust(Request, tag="untrust"):
-    id: RequestId
-    path: NonEmpty
+class Untrust(_HookFiles, tag="untrust"):
+    pass
 
 
 class Attached(Reply, tag="attached"):
