@@ -24,11 +24,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from hookd_client.messages import HookSpec
+from hookd_client.messages import Event, HookSpec
 
 from hookd.core.hooks import Hook, Plan
 from hookd.engine.engine import Engine
-from hookd.events.eventcodec import encoded, event
+from hookd.events.eventcodec import encoded
 from hookd.events.journal import Journal
 from hookd.events.seqblock import BLOCK, SeqBlocks
 from hookd.runners.command import CommandRunner, Limits
@@ -90,7 +90,7 @@ def journal_cost(n: int, keep_struct: bool) -> float:
         journal._open()
         records = []
         for i in range(n):
-            data, ev = encoded(event(i, time.time(), "decide", "tool.approval.pre", "s1", None, PAYLOAD))
+            data, ev = encoded(Event(i, time.time(), "decide", "tool.approval.pre", "s1", None, PAYLOAD))
             records.append((i, data, ev if keep_struct else None))
         c0 = time.process_time()
         for record in records:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 
 import msgspec
 
@@ -32,9 +33,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "decision hooks do not run on emit. Prints JSON {observers, errors}: how many observers were started "
         "(with --wait: ran) and, with --wait, the ones that failed.",
     )
-    p.add_argument("point", help="hook point (`hookd points` lists them)")
-    add_target(p)
-    p.add_argument("--payload", metavar="JSON", help="payload as a JSON object, or - to read it from stdin")
+    _point_and_payload(p, add_target, "payload as a JSON object, or - to read it from stdin")
     p.add_argument("--wait", action="store_true", help="wait for the observers and report their errors")
     p.add_argument("--json", action="store_true", help="the JSON only (emit always prints it): no note of decision hooks not asked")
     add_socket(p)
@@ -52,9 +51,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "The project is the current directory, as for check and doctor: --project names another, --global leaves "
         "every project's hooks out, and --session alone takes the session's own project.",
     )
-    p.add_argument("point", help="hook point (`hookd points` lists them)")
-    add_cwd_target(p)
-    p.add_argument("--payload", metavar="JSON", help="payload as a JSON object, or - to read it from stdin")
+    _point_and_payload(p, add_cwd_target, "payload as a JSON object, or - to read it from stdin")
     p.add_argument("--json", action="store_true", help="the JSON only: no line on stderr for the hooks that did not run")
     p.add_argument(
         "--trace",
@@ -77,9 +74,7 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "every project's hooks out, and --session alone takes the session's own project.",
         epilog='Example: hookd explain tool.approval.pre --payload \'{"toolName": "execute_command", "args": {"command": "rm -rf /"}}\'',
     )
-    p.add_argument("point", help="hook point (`hookd points` lists them)")
-    add_cwd_target(p)
-    p.add_argument("--payload", metavar="JSON", help="payload as a JSON object, or - for stdin: mark the hooks whose match skips it")
+    _point_and_payload(p, add_cwd_target, "payload as a JSON object, or - for stdin: mark the hooks whose match skips it")
     p.add_argument("--json", action="store_true", help="print JSON")
     add_socket(p)
     p.set_defaults(run=run_explain)
@@ -92,6 +87,13 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--json", action="store_true", help="print JSON")
     add_socket(p)
     p.set_defaults(run=run_status)
+
+
+def _point_and_payload(p: argparse.ArgumentParser, add_where: Callable[[argparse.ArgumentParser], None], payload_help: str) -> None:
+    """What every call on a point takes: the point, where the call is made (``add_where``), and its payload."""
+    p.add_argument("point", help="hook point (`hookd points` lists them)")
+    add_where(p)
+    p.add_argument("--payload", metavar="JSON", help=payload_help)
 
 
 _call = call

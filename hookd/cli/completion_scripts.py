@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 Structure = dict[str, dict[str, Any]]
@@ -83,16 +84,29 @@ def _value_cases(structure: Structure, offer: Callable[[tuple[str, Any]], str]) 
     return cases
 
 
-def _bash_reply(what: tuple[str, Any]) -> str:
-    """The bash statement that offers ``what``."""
+# How each shell offers a value, by its kind ("list": the daemon's words of that list, "files", "words":
+# these words), as a statement made from what the value names; anything else offers nothing.
+_BASH_OFFERS: dict[str, Callable[[Any], str]] = {
+    "list": lambda name: f'COMPREPLY=($(compgen -W "$({_LIST.format(name)})" -- "$cur"))',
+    "files": lambda _: 'COMPREPLY=($(compgen -f -- "$cur"))',
+    "words": lambda words: f'COMPREPLY=($(compgen -W {shlex.quote(" ".join(words))} -- "$cur"))',
+}
+_ZSH_OFFERS: dict[str, Callable[[Any], str]] = {
+    "list": lambda name: f'compadd -- ${{(f)"$({_LIST.format(name)})"}}',
+    "files": lambda _: "_files",
+    "words": lambda words: f"compadd -- {' '.join(shlex.quote(c) for c in words)}",
+}
+
+
+def _offer(offers: dict[str, Callable[[Any], str]], nothing: str, what: tuple[str, Any]) -> str:
+    """The statement of a shell (its ``offers``) that offers ``what``; ``nothing`` for a kind it has no statement for."""
     kind, arg = what
-    if kind == "list":
-        return f'COMPREPLY=($(compgen -W "$({_LIST.format(arg)})" -- "$cur"))'
-    if kind == "files":
-        return 'COMPREPLY=($(compgen -f -- "$cur"))'
-    if kind == "words":
-        return f'COMPREPLY=($(compgen -W {shlex.quote(" ".join(arg))} -- "$cur"))'
-    return "COMPREPLY=()"
+    make = offers.get(kind)
+    return make(arg) if make is not None else nothing
+
+
+_bash_reply = partial(_offer, _BASH_OFFERS, "COMPREPLY=()")
+_zsh_offer = partial(_offer, _ZSH_OFFERS, ":")
 
 
 def bash(structure: Structure) -> str:
@@ -157,18 +171,6 @@ def _zq(name: str, about: str) -> str:
     """A zsh single-quoted ``name:about`` for _describe (a ':' inside either escaped)."""
     text = name.replace(":", "\\:") + ":" + about.replace(":", "\\:")
     return "'" + text.replace("'", "'\\''") + "'"
-
-
-def _zsh_offer(what: tuple[str, Any]) -> str:
-    """The zsh statement that offers ``what``."""
-    kind, arg = what
-    if kind == "list":
-        return f'compadd -- ${{(f)"$({_LIST.format(arg)})"}}'
-    if kind == "files":
-        return "_files"
-    if kind == "words":
-        return f"compadd -- {' '.join(shlex.quote(c) for c in arg)}"
-    return ":"
 
 
 def zsh(structure: Structure) -> str:

@@ -45,30 +45,34 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         add_socket(p)
         p.set_defaults(run=run_toggle, enabled=on)
 
-    p = sub.add_parser(
-        "trust",
-        help="allow a project's hook files and plugins to run",
-        description="Trust the hook files of a project (.codingcode/hooks.yaml, .hookd/hooks.yaml) and its plugin "
-        "files (.hookd/plugin[s]/*.py, requirements.txt) as they are now: "
-        "their SHA-256 is recorded under $XDG_STATE_HOME/hookd/. A later edit makes a file untrusted again until "
-        "you trust it again. Read the files (and the scripts they run) first. DIR_OR_FILE: a project directory (default: "
-        "the current directory), one hook file, or a plugin directory. Global files are always trusted; HOOKD_TRUST_ALL=1 trusts all.",
+    # trust and untrust take the same arguments and share one runner; only their words differ.
+    trust_verbs = (
+        (
+            "trust",
+            "allow a project's hook files and plugins to run",
+            "Trust the hook files of a project (.codingcode/hooks.yaml, .hookd/hooks.yaml) and its plugin "
+            "files (.hookd/plugin[s]/*.py, requirements.txt) as they are now: "
+            "their SHA-256 is recorded under $XDG_STATE_HOME/hookd/. A later edit makes a file untrusted again until "
+            "you trust it again. Read the files (and the scripts they run) first. DIR_OR_FILE: a project directory (default: "
+            "the current directory), one hook file, or a plugin directory. Global files are always trusted; HOOKD_TRUST_ALL=1 trusts all.",
+            "print JSON: [{file, sha256}]",
+            True,
+        ),
+        (
+            "untrust",
+            "stop a project's hook files and plugins from running",
+            "Forget the trust of a project's hook files and plugin files (DIR_OR_FILE: project directory, default "
+            "the current directory, one hook file, or a plugin directory). Their hooks stay listed by `hookd hooks` but no longer run.",
+            "print JSON: [{file}]",
+            False,
+        ),
     )
-    p.add_argument("path", nargs="?", default=".", metavar="DIR_OR_FILE")
-    p.add_argument("--json", action="store_true", help="print JSON: [{file, sha256}]")
-    add_socket(p)
-    p.set_defaults(run=run_trust, trusting=True)
-
-    p = sub.add_parser(
-        "untrust",
-        help="stop a project's hook files and plugins from running",
-        description="Forget the trust of a project's hook files and plugin files (DIR_OR_FILE: project directory, default "
-        "the current directory, one hook file, or a plugin directory). Their hooks stay listed by `hookd hooks` but no longer run.",
-    )
-    p.add_argument("path", nargs="?", default=".", metavar="DIR_OR_FILE")
-    p.add_argument("--json", action="store_true", help="print JSON: [{file}]")
-    add_socket(p)
-    p.set_defaults(run=run_trust, trusting=False)
+    for verb, summary, description, json_help, trusting in trust_verbs:
+        p = sub.add_parser(verb, help=summary, description=description)
+        p.add_argument("path", nargs="?", default=".", metavar="DIR_OR_FILE")
+        p.add_argument("--json", action="store_true", help=json_help)
+        add_socket(p)
+        p.set_defaults(run=run_trust, trusting=trusting)
 
 
 _call = call

@@ -195,21 +195,21 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(run=run, parser=p)
 
 
+# The byte limits a frame of the largest size must fit in.
+_AT_LEAST_A_FRAME = ("--max-pending-bytes", "--max-held-bytes")
+
+
 def problems(args: argparse.Namespace) -> list[str]:
     """What is wrong across options, or with a path, once each option parsed on its own."""
     from hookd_client import BadSocketPath, verify
 
     out = []
-    if args.max_pending_bytes < args.max_frame:
-        out.append(
-            f"--max-pending-bytes ({args.max_pending_bytes}) must be at least --max-frame ({args.max_frame}): "
-            "a frame of the largest size could never be read"
-        )
-    if args.max_held_bytes < args.max_frame:
-        out.append(
-            f"--max-held-bytes ({args.max_held_bytes}) must be at least --max-frame ({args.max_frame}): "
-            "a frame of the largest size could never be read"
-        )
+    for option in _AT_LEAST_A_FRAME:
+        value = getattr(args, option.removeprefix("--").replace("-", "_"))
+        if value < args.max_frame:
+            out.append(
+                f"{option} ({value}) must be at least --max-frame ({args.max_frame}): a frame of the largest size could never be read"
+            )
     if args.socket is not None:
         try:
             verify.check_shape(args.socket)

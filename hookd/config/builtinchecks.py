@@ -109,16 +109,7 @@ class BuiltinChecks(ProblemReport):
             self._name(items[i] if i < len(items) else None, item, names, f"builtin[{i}]", label, at, "pack")
 
     def check_options(self, e: Entry, label: str, value: Any, at: tuple[int, int]) -> None:
-        if value is None:
-            return
-        if not isinstance(value, dict):
-            self.problem(
-                f"options must be a mapping of option: value, got {describe_value(value)}",
-                at,
-                label,
-                "options",
-                f"the options are {', '.join(OPTIONS)}",
-            )
+        if not self.is_mapping(label, "options", value, at, "option: value", f"the options are {', '.join(OPTIONS)}"):
             return
         node = e.value_nodes.get("options")
         keys: dict[Any, yaml.Node] = {}

@@ -162,10 +162,7 @@ class FieldChecks(ProblemReport):
         return nodes
 
     def check_env(self, e: Entry, label: str, value: Any, at: tuple[int, int]) -> None:
-        if value is None:
-            return
-        if not isinstance(value, dict):
-            self.problem(f"env must be a mapping of NAME: value, got {describe_value(value)}", at, label, "env")
+        if not self.is_mapping(label, "env", value, at, "NAME: value"):
             return
         nodes = self._mapping_items(e, "env")
         for name, item in value.items():
@@ -217,16 +214,9 @@ class FieldChecks(ProblemReport):
             self.problem(f"on_error must be one of continue, deny, ask; got {describe_value(value)}", at, label, "on_error", hint, fix)
 
     def check_match(self, e: Entry, label: str, value: Any, at: tuple[int, int]) -> None:
-        if value is None:
-            return
-        if not isinstance(value, dict):
-            self.problem(
-                f"match must be a mapping of payload field: regular expression, got {describe_value(value)}",
-                at,
-                label,
-                "match",
-                'e.g. match: {toolName: "execute_command|write_file"}',
-            )
+        if not self.is_mapping(
+            label, "match", value, at, "payload field: regular expression", 'e.g. match: {toolName: "execute_command|write_file"}'
+        ):
             return
         nodes = self._mapping_items(e, "match")
         for path, pattern in value.items():

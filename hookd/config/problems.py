@@ -98,6 +98,16 @@ class ProblemReport:
         line, column = at if at is not None else (None, None)
         self.problems.append(Problem(self.file, message, hook, fieldname, line, column, suggestion, fix))
 
+    def is_mapping(self, hook: str, fieldname: str, value: Any, at: tuple[int, int], what: str, suggestion: str | None = None) -> bool:
+        """Whether a mapping field's ``value`` is one to check key by key: a field left out (None) is
+        not, and anything but a mapping is reported as not the mapping of ``what`` it must be."""
+        if value is None:
+            return False
+        if isinstance(value, dict):
+            return True
+        self.problem(f"{fieldname} must be a mapping of {what}, got {describe_value(value)}", at, hook, fieldname, suggestion)
+        return False
+
 
 class ConfigInvalid(Exception):
     def __init__(self, problems: list[Problem]) -> None:

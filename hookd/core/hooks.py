@@ -13,6 +13,8 @@ from typing import Any, Protocol
 
 from hookd_client.messages import ChainEntry, Combine, Decision, HookRef, HookSpec, HookType, NotRunReason, OnError, Scope
 
+from hookd.core.refusal import Refusal
+
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
@@ -27,13 +29,8 @@ class Verdict:
 Report = Callable[[str, dict[str, Any], "str | None", "str | None"], None]
 
 
-class HookFailure(Exception):
+class HookFailure(Refusal):
     """A hook failed in a way the chain reports: ``code`` is ``error`` or ``timeout``. Every runner raises it."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 ALWAYS = Verdict(True, "the user's own file: always trusted")

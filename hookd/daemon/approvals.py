@@ -25,6 +25,7 @@ import structlog
 from hookd_client import messages as m
 
 from hookd.core import intake
+from hookd.core.refusal import Refusal
 
 if TYPE_CHECKING:
     from hookd.core.chain import ChainState
@@ -37,13 +38,8 @@ log = structlog.get_logger("hookd.approvals")
 _RECENT = 256
 
 
-class ApprovalRefused(Exception):
+class ApprovalRefused(Refusal):
     """An answer that cannot be taken; ``code`` is the protocol's error code."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(slots=True)

@@ -24,6 +24,7 @@ import structlog
 from hookd_client import messages as m
 from hookd_client.framing import HEADER_SIZE
 
+from hookd.core.refusal import Refusal
 from hookd.events.eventcodec import encode_pass, frame
 from hookd.events.eventcodec import with_outcome as _with_outcome
 from hookd.events.history import History, records, replay
@@ -66,13 +67,8 @@ _now = time.time
 _Event = m.Event
 
 
-class BusError(Exception):
+class BusError(Refusal):
     """A subscribe/unsubscribe request that cannot be served (becomes an Error reply)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 class Bus:

@@ -40,24 +40,6 @@ _encode = encode = _encoder.encode
 _pack = pack = HEADER.pack
 
 
-def event(
-    seq: int,
-    when: float,
-    kind: str,
-    point: str,
-    session: str | None,
-    project: str | None,
-    payload: dict[str, Any],
-    outcome: Any = None,
-    duration: float | None = None,
-) -> m.Event:
-    """The wire struct; ``outcome`` is the decision chain's state or None (see :func:`with_outcome`)."""
-    ev = m.Event(seq, when, kind, point, session, project, payload, duration=duration)  # type: ignore[arg-type]
-    if outcome is not None:
-        with_outcome(ev, outcome)
-    return ev
-
-
 def with_outcome(ev: m.Event, outcome: Any) -> None:
     """Give ``ev`` what a decision chain's ended state says: decision, reason, decided_by, how
     many errors, and ``runs``, each hook's result."""

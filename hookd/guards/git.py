@@ -89,11 +89,16 @@ def _short(opts: list[str], letter: str) -> bool:
     return any(o.startswith("-") and not o.startswith("--") and letter in o[1:] for o in opts)
 
 
+def _given(opts: list[str], letter: str, *names: str) -> bool:
+    """Whether an option is given, as its short ``letter`` (alone or in a cluster such as ``-fd``) or by one of its ``names``."""
+    return _short(opts, letter) or any(name in opts for name in names)
+
+
 def _checkout(args: tuple[str, ...]) -> Hit | None:
     opts, ops, after = _split(args)
     if "-b" in opts or "-B" in opts or "--orphan" in opts or _short(opts, "b") or "-p" in opts or "--patch" in opts:
         return None  # a new branch, or hunks picked one by one
-    if "-f" in opts or "--force" in opts or _short(opts, "f"):
+    if _given(opts, "f", "--force"):
         return Hit(
             CHECKOUT,
             "git checkout -f throws away every uncommitted change in the working tree. Commit or stash first (git stash), then check out",
@@ -117,8 +122,8 @@ def _switch(args: tuple[str, ...]) -> Hit | None:
 
 def _restore(args: tuple[str, ...]) -> Hit | None:
     opts, ops, after = _split(args)
-    staged = "--staged" in opts or _short(opts, "S")
-    worktree = "--worktree" in opts or _short(opts, "W")
+    staged = _given(opts, "S", "--staged")
+    worktree = _given(opts, "W", "--worktree")
     if staged and not worktree:
         return None
     paths = " ".join(after or ops) or "the given paths"
@@ -143,9 +148,9 @@ def _reset(args: tuple[str, ...]) -> Hit | None:
 
 def _clean(args: tuple[str, ...]) -> Hit | None:
     opts, _, _ = _split(args)
-    if "-n" in opts or "--dry-run" in opts or _short(opts, "n"):
+    if _given(opts, "n", "--dry-run"):
         return None
-    if "-f" in opts or "--force" in opts or _short(opts, "f") or "-i" in opts:
+    if _given(opts, "f", "--force") or "-i" in opts:
         return Hit(
             CLEAN,
             "git clean -f deletes every untracked file (new work not yet added) and git keeps no copy. "
@@ -163,9 +168,7 @@ def _stash(args: tuple[str, ...]) -> Hit | None:
 
 def _branch(args: tuple[str, ...]) -> Hit | None:
     opts, ops, _ = _split(args)
-    force_delete = "-D" in opts or (
-        ("-d" in opts or "--delete" in opts or _short(opts, "d")) and ("-f" in opts or "--force" in opts or _short(opts, "f"))
-    )
+    force_delete = "-D" in opts or (_given(opts, "d", "--delete") and _given(opts, "f", "--force"))
     if not force_delete and not any(o.startswith("-") and not o.startswith("--") and "D" in o for o in opts):
         return None
     names = " ".join(ops) or "the branch"
@@ -187,9 +190,9 @@ def _push(args: tuple[str, ...], env: Env) -> Hit | None:
     if "--dry-run" in opts or "-n" in opts:
         return None
     lease = any(o.startswith("--force-with-lease") or o == "--force-if-includes" for o in opts)
-    force = "--force" in opts or _short(opts, "f") or "--mirror" in opts
+    force = _given(opts, "f", "--force", "--mirror")
     refs = ops[1:]
-    deleting = "--delete" in opts or _short(opts, "d")
+    deleting = _given(opts, "d", "--delete")
     for ref in refs:
         if deleting or (ref.startswith(":") and len(ref) > 1):
             name = ref.lstrip(":").removeprefix("refs/heads/")

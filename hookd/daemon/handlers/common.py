@@ -11,6 +11,7 @@ from hookd_client import messages as m
 
 from hookd.config import projects
 from hookd.core import points
+from hookd.core.refusal import Refusal
 from hookd.runners.callback import Peer as CallbackPeer
 
 if TYPE_CHECKING:
@@ -47,13 +48,8 @@ class MakesHooks(Protocol):
         """Stop the warm workers of removed (or changed) hooks."""
 
 
-class RequestError(Exception):
+class RequestError(Refusal):
     """A request that cannot be served; becomes an Error reply with ``code``."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 def project_arg(path: str | None) -> str | None:

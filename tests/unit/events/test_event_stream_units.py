@@ -16,14 +16,14 @@ from hypothesis import strategies as st
 from hookd.cli import tailfmt
 from hookd.events import journal
 from hookd.events.bus import Bus, Filter
-from hookd.events.eventcodec import encoded, event
+from hookd.events.eventcodec import encoded
 from hookd.events.history import RECORD_OVERHEAD
 
 
 def rec(seq: int, point: str = "tool.execute.after", session: str | None = "s1", project: str | None = None, when: float = 0.0):  # type: ignore[no-untyped-def]
     """A history ring entry: (seq, time, point, session, project, frame)."""
     when = when or time.time()
-    return (seq, when, point, session, project, encoded(event(seq, when, "emit", point, session, project, {"i": seq}))[0])
+    return (seq, when, point, session, project, encoded(Event(seq, when, "emit", point, session, project, {"i": seq}))[0])
 
 
 def entry(seq: int, when: float = 0.0) -> tuple[int, bytes]:

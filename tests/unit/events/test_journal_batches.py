@@ -13,17 +13,17 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from hookd_client.messages import Event
 
 from hookd.events import journal_lines
 from hookd.events.eventcodec import encoded
-from hookd.events.eventcodec import event as make_event
 from hookd.events.journal import BATCH, CHUNK, Journal, files, read
 
 PAYLOAD = {"toolName": "read_file", "args": {"path": "/tmp/project/README.md"}}
 
 
 def record(seq: int, payload: dict) -> tuple[int, bytes, object]:  # type: ignore[type-arg]
-    frame, ev = encoded(make_event(seq, time.time(), "emit", "tool.execute.after", "s1", None, payload))
+    frame, ev = encoded(Event(seq, time.time(), "emit", "tool.execute.after", "s1", None, payload))
     # The bus hands over the struct with the frame; a caller without one gets its frame decoded.
     return seq, frame, ev if seq % 2 else None
 
@@ -107,7 +107,7 @@ def test_a_pass_of_events_is_held_to_the_backlog_bound_as_each_event_is(
     journal = Journal(str(tmp_path / "events.jsonl"), 1 << 30, keep=1, **bounds)
     journal._open()
     for records in passes:
-        frames = [encoded(make_event(seq, 1.0, "emit", "tool.execute.after", "s1", None, payload)) for seq, _, _ in records]
+        frames = [encoded(Event(seq, 1.0, "emit", "tool.execute.after", "s1", None, payload)) for seq, _, _ in records]
         journal.put_all([event for _, event in frames], [frame for frame, _ in frames], sum(len(frame) for frame, _ in frames))
     assert journal.dropped == 15
     journal.flush()

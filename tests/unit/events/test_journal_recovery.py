@@ -8,16 +8,18 @@ import os
 import time
 from pathlib import Path
 
+from hookd_client.messages import Event
+
 from hookd.core.settings import Settings
 from hookd.events import journal_files
 from hookd.events.bus_setup import make_bus
-from hookd.events.eventcodec import encoded, event
+from hookd.events.eventcodec import encoded
 from hookd.events.journal import Journal
 from hookd.events.seqblock import BLOCK, SeqBlocks
 
 
 def frame(seq: int, payload: dict) -> bytes:  # type: ignore[type-arg]
-    return encoded(event(seq, time.time(), "emit", "custom.x", None, None, payload))[0]
+    return encoded(Event(seq, time.time(), "emit", "custom.x", None, None, payload))[0]
 
 
 def write(path: Path, entries: list[tuple[int, dict]]) -> None:  # type: ignore[type-arg]

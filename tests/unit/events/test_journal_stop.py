@@ -14,19 +14,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hookd_client.messages import Event
 
 from hookd.core.settings import Settings
 from hookd.events import journal_files
 from hookd.events.bus import Bus
 from hookd.events.bus_setup import make_bus
-from hookd.events.eventcodec import encoded, event
+from hookd.events.eventcodec import encoded
 from hookd.events.journal import Journal
 
 HANG_GUARD = 30.0  # seconds; only so a bug cannot hang the suite
 
 
 def frame_of(seq: int) -> bytes:
-    return encoded(event(seq, time.time(), "emit", "custom.x", None, None, {"n": seq, "pad": "x" * 40}))[0]
+    return encoded(Event(seq, time.time(), "emit", "custom.x", None, None, {"n": seq, "pad": "x" * 40}))[0]
 
 
 def settings(path: Path) -> Settings:
