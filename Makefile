@@ -45,7 +45,7 @@ run: $(RUN_STAMP)
 	$(VENV)/bin/hookd serve
 
 test: $(TEST_STAMP) e2e-deps lint
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 lint: $(LINT_STAMP)
 	$(LINT_BIN)/ruff check hookd client tests bench
