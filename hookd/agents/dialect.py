@@ -24,6 +24,8 @@ HOOK_INPUT = "hookInput"
 # hook imported from the agent runs with the agent's PATH and variables.
 AGENT_ENV = "agentEnv"
 ENV_MEMORY = 256  # sessions whose last forwarded environment is kept for calls that carry none
+# Claude Code gives all SessionEnd hooks 1.5 s together: a command bridge waits at most this on such an event.
+SESSION_END_TIMEOUT = 1.0
 RENAMED = {"tool_name": "toolName", "tool_input": "args", "tool_response": "output"}
 _UNRENAMED = {v: k for k, v in RENAMED.items()}
 _RESERVED = frozenset({HOOK_INPUT, AGENT_ENV, vocabulary.AGENT_KEY, vocabulary.AGENT_TOOL_KEY})
@@ -97,6 +99,9 @@ class Dialect(NamedTuple):
     normalise: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     # The events whose deny writes its reason inside a shell command (Cline's overrideInput): the shim quotes it there.
     shell_reason: frozenset[str] = frozenset()
+    # The most a command bridge waits for hookd on ``session_end``, where the agent gives its hooks little time
+    # (None: as long as on any event).
+    session_end_timeout: float | None = None
 
 
 def camel(name: str) -> str:
@@ -281,6 +286,14 @@ def exit_status(d: Dialect, event: str, v: Verdict | None) -> tuple[int, str]:
     if v is not None and v.decision == "deny" and event in d.exit2_only:
         return 2, why(v, "blocked")
     return 0, ""
+
+
+def fail_closed(d: Dialect, event: str | None, reason: str) -> dict[str, Any] | None:
+    """The answer under --fail-closed when hookd cannot be asked: the tool-call event (``fail_closed_event``)
+    denied with ``reason``, in the words hookd's own deny has there; None for every other event (it proceeds)."""
+    if event is None or event != d.fail_closed_event:
+        return None
+    return render(d, event, Verdict("deny", reason))
 
 
 UNIVERSAL = ("continue", "stopReason", "suppressOutput")

@@ -21,7 +21,7 @@ import os
 import msgspec
 
 from hookd.agents import install_record, safe_write, shim_hook
-from hookd.agents.cline.protocol import AGENT, INSTALLED_EVENTS, TOOL_EVENT, fail_closed
+from hookd.agents.cline.protocol import AGENT, DIALECT, INSTALLED_EVENTS, TOOL_EVENT
 
 TIMEOUT = 120  # seconds Cline waits for a blocking hook (PreToolUse, PostToolUse); not configurable from a hook
 MARK = "# hookd bridge cline: `hookd bridge uninstall cline` removes this file\n"
@@ -60,7 +60,7 @@ def search_folders(cwd: str, environ: dict[str, str] | None = None) -> list[str]
 
 def script(options: Options, event: str) -> str:
     """The hook file for ``event``: the shim (hookd/agents/shim_hook.py), giving up a margin before Cline's 120 s."""
-    line = shim_hook.command(options, AGENT, event, TOOL_EVENT, lambda e, why: msgspec.json.encode(fail_closed(e, why)).decode())
+    line = shim_hook.command(options, DIALECT, event, lambda deny: msgspec.json.encode(deny).decode())
     return "#!/bin/sh\n" + MARK + line + "\n"
 
 

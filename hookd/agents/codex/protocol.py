@@ -5,18 +5,19 @@ Codex (`@openai/codex`) copied Claude Code's command hooks with its own rules: t
 some values Claude Code accepts are errors in Codex ("unsupported permissionDecision:allow" without
 `updatedInput`, `ask` on PreToolUse, `continue`/`stopReason`/`suppressOutput` on PreToolUse and
 PermissionRequest, `updatedInput` on PermissionRequest, a block without a non-empty reason). A hook answer
-Codex rejects is a failed hook, and Codex proceeds, so ``render`` only ever writes what Codex accepts for
-the event. docs/bridges.md has the table and the references.
+Codex rejects is a failed hook, and Codex proceeds, so the table's answer only ever writes what Codex accepts
+for the event. Its calls carry Claude Code's payload (the fields every event carries under ``hookInput``), so
+a hook written for either agent reads the same; Codex has no project variable: the project is the input's
+``cwd``. docs/bridges.md has the table and the references.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from hookd.agents import dialect
 from hookd.agents.claude_code import protocol as cc
-from hookd.agents.dialect import BadInput, Call, Decided, Verdict  # noqa: F401  (the names the bridges look for)
+from hookd.agents.dialect import Decided, Verdict
 
 AGENT = "codex"
 UNMAPPED_PREFIX = "custom.codex."
@@ -56,16 +57,6 @@ TOP_LEVEL_BLOCK = frozenset({"PostToolUse", "UserPromptSubmit", "Stop", "Subagen
 # Events where Codex refuses `continue`, `stopReason` and `suppressOutput`.
 NO_FLOW_FIELDS = frozenset({"PreToolUse", "PermissionRequest"})
 MCP_PREFIX = "mcp__"
-
-
-def route(hook_input: Any, environ: Mapping[str, str]) -> Call:
-    """The hookd call for one Codex hook input. Raises BadInput.
-
-    The payload has the event's own fields in camelCase (`tool_input` -> `args`, `tool_response` ->
-    `output`, `turn_id` -> `turnId`, ...) and under `hookInput` the fields every event carries, as for
-    Claude Code, so a hook written for either agent reads the same payload; `agentEnv` is the environment
-    Codex started the bridge with. Codex has no project variable: the project is the input's `cwd`."""
-    return dialect.route(DIALECT, hook_input, environ)
 
 
 def _why(v: Verdict, what: str) -> str:
@@ -145,15 +136,3 @@ DIALECT = dialect.Dialect(
     session_end=SESSION_END,
     flow=flow,
 )
-
-
-def render(event: str, verdict: Verdict | None, tool_name: str | None = None) -> dict[str, Any] | None:
-    """Codex's output JSON for ``verdict``; None when there is nothing to say (exit 0, no stdout)."""
-    return dialect.render(DIALECT, event, verdict, tool_name)
-
-
-def fail_closed(event: str | None, why: str) -> dict[str, Any] | None:
-    """The answer under --fail-closed when hookd cannot be asked: deny tool calls, leave the rest alone."""
-    if event != "PreToolUse":
-        return None
-    return {"hookSpecificOutput": {"hookEventName": event, "permissionDecision": "deny", "permissionDecisionReason": why}}

@@ -17,7 +17,7 @@ import os
 from typing import Any
 
 from hookd.agents import install_record, safe_write, shim_hook
-from hookd.agents.copilot.protocol import AGENT, INSTALLED_EVENTS, TOOL_EVENT, fail_closed
+from hookd.agents.copilot.protocol import AGENT, DIALECT, INSTALLED_EVENTS
 
 FILE_NAME = "hookd.json"
 DEFAULT_TIMEOUT = 600  # seconds: what install writes as each hook's `timeoutSec` unless told otherwise
@@ -48,7 +48,7 @@ def path_for(scope: str, environ: dict[str, str] | None = None, cwd: str | None 
 
 def command(options: Options, event: str) -> str:
     """The hook command: the shim for ``event``, giving up a margin before Copilot's ``timeoutSec``."""
-    return shim_hook.command(options, AGENT, event, TOOL_EVENT, lambda e, why: json.dumps(fail_closed(e, why)))
+    return shim_hook.command(options, DIALECT, event, json.dumps)
 
 
 def document(options: Options) -> dict[str, Any]:

@@ -16,11 +16,10 @@ tool run. docs/bridges.md has the table.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any
 
 from hookd.agents import dialect
-from hookd.agents.dialect import BadInput, Call, Decided, Verdict  # noqa: F401  (the names the bridges look for)
+from hookd.agents.dialect import Decided, Verdict
 
 AGENT = "copilot"
 UNMAPPED_PREFIX = "custom.copilot."
@@ -138,20 +137,3 @@ DIALECT = dialect.Dialect(
     normalise=normalise,
     fail_closed_event=TOOL_EVENT,
 )
-
-
-def route(hook_input: Any, environ: Mapping[str, str], carry_env: bool = True) -> Call:
-    """The hookd call for one Copilot hook input (its event named in ``hook_event_name``). Raises BadInput."""
-    return dialect.route(DIALECT, hook_input, environ, carry_env)
-
-
-def render(event: str, verdict: Verdict | None, tool_name: str | None = None) -> dict[str, Any] | None:
-    """Copilot's output JSON for ``verdict``; None when there is nothing to say."""
-    return dialect.render(DIALECT, event, verdict, tool_name)
-
-
-def fail_closed(event: str | None, why: str) -> dict[str, Any] | None:
-    """The answer when hookd cannot be asked and the install is fail-closed: deny tool calls, leave the rest alone."""
-    if event != TOOL_EVENT:
-        return None
-    return {"permissionDecision": "deny", "permissionDecisionReason": why}
