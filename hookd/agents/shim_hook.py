@@ -17,6 +17,10 @@ from typing import Any, NamedTuple
 from hookd.agents import deadlines, dialect
 
 
+class InstallError(Exception):
+    """Something the user must fix; the message says what."""
+
+
 class Options(NamedTuple):
     shim: str
     port: int

@@ -20,7 +20,7 @@ import os
 
 import msgspec
 
-from hookd.agents import install_record, safe_write, shim_hook
+from hookd.agents import agent_dirs, install_record, safe_write, shim_hook
 from hookd.agents.cline.protocol import AGENT, DIALECT, INSTALLED_EVENTS, TOOL_EVENT
 
 TIMEOUT = 120  # seconds Cline waits for a blocking hook (PreToolUse, PostToolUse); not configurable from a hook
@@ -29,23 +29,19 @@ MARK = "# hookd bridge cline: `hookd bridge uninstall cline` removes this file\n
 EXTENSIONS = ("", ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".py", ".ps1")
 
 
-class InstallError(Exception):
-    """Something the user must fix; the message says what."""
-
-
+InstallError = shim_hook.InstallError
 Options = shim_hook.Options
 
 
 def cline_dir(environ: dict[str, str] | None = None) -> str:
     """Cline's folder: $CLINE_DIR, else ~/.cline."""
-    env = os.environ if environ is None else environ
-    return env.get("CLINE_DIR") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".cline")
+    return agent_dirs.configured(environ, "CLINE_DIR", ".cline")
 
 
 def folder_for(scope: str, environ: dict[str, str] | None = None, cwd: str | None = None) -> str:
     """The hooks folder for ``scope``: the user's (~/.cline/hooks) or the project's (.clinerules/hooks)."""
     if scope == "project":
-        return os.path.join(cwd or os.getcwd(), ".clinerules", "hooks")
+        return agent_dirs.project(cwd, ".clinerules", "hooks")
     if scope != "user":
         raise InstallError(f"Cline has no {scope} hooks: use --user (default) or --project")
     return os.path.join(cline_dir(environ), "hooks")

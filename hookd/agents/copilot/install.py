@@ -16,7 +16,7 @@ import json
 import os
 from typing import Any
 
-from hookd.agents import install_record, safe_write, shim_hook
+from hookd.agents import agent_dirs, install_record, safe_write, shim_hook
 from hookd.agents.copilot.protocol import AGENT, DIALECT, INSTALLED_EVENTS
 
 FILE_NAME = "hookd.json"
@@ -24,23 +24,19 @@ DEFAULT_TIMEOUT = 600  # seconds: what install writes as each hook's `timeoutSec
 MARK = f"--agent {AGENT}"  # in every command install writes
 
 
-class InstallError(Exception):
-    """Something the user must fix; the message says what."""
-
-
+InstallError = shim_hook.InstallError
 Options = shim_hook.Options
 
 
 def home(environ: dict[str, str] | None = None) -> str:
     """Copilot's configuration folder: $COPILOT_HOME, else ~/.copilot."""
-    env = os.environ if environ is None else environ
-    return env.get("COPILOT_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".copilot")
+    return agent_dirs.configured(environ, "COPILOT_HOME", ".copilot")
 
 
 def path_for(scope: str, environ: dict[str, str] | None = None, cwd: str | None = None) -> str:
     """hookd's hook file for ``scope``: the user's (~/.copilot/hooks) or the repository's (.github/hooks)."""
     if scope == "project":
-        return os.path.join(cwd or os.getcwd(), ".github", "hooks", FILE_NAME)
+        return agent_dirs.project(cwd, ".github", "hooks", FILE_NAME)
     if scope != "user":
         raise InstallError(f"Copilot CLI has no {scope} hooks: use --user (default), --project or --settings FILE")
     return os.path.join(home(environ), "hooks", FILE_NAME)
