@@ -90,7 +90,7 @@ class Agent(NamedTuple):
     shell_input: Mapping[str, Any]  # the shell tool's input besides the command, as the agent sends it
     canary_fields: Mapping[str, Any]  # the fields its hook input carries besides the common ones
     scopes: tuple[str, ...]  # the install options that name ``locations()`` in order ("": the default, the user's)
-    installed: str  # the module that reads its installs (:class:`Installed`)
+    installed: str  # the module that reads its installs (:class:`Installed`): its functions, or its ``READER``
     settings_option: bool = True  # install takes ``--settings FILE`` for a file of the agent's elsewhere
     timestamp: str = ""  # the hook input's ``timestamp``, as a time.strftime format of the UTC time ("": the input has none)
     version: Version | None = None  # how its CLI says its version and the release the bridge needs (None: not asked)
@@ -101,7 +101,8 @@ class Agent(NamedTuple):
         return vocabulary.AGENT_TITLES[self.name]
 
     def reader(self) -> Installed:
-        return cast(Installed, importlib.import_module(self.installed))
+        module = importlib.import_module(self.installed)
+        return cast(Installed, getattr(module, "READER", module))  # a row of a shared reader, or the module's functions
 
 
 _DESCRIBED = {"description": "hookd doctor canary"}
