@@ -104,6 +104,25 @@ class Dialect(NamedTuple):
     session_end_timeout: float | None = None
 
 
+def routes_like(
+    base: Dialect, prefix: str, events: Mapping[str, str | bool], reads_answer: frozenset[str] | None = None
+) -> dict[str, tuple[str, bool]]:
+    """An agent's routes told by another agent's table (Claude Code's): each event -> the ``base`` event it is, which
+    gives its point and whether it decides, or True / False: an event the base has not, on a custom point of the
+    agent's own (``prefix`` + the event) that decides or not. A base event on a custom point of the base's is on
+    the agent's own custom point too. ``reads_answer``: the events the agent reads an answer on, where it reads
+    fewer than the base (the others are only told); None: as the base."""
+    out: dict[str, tuple[str, bool]] = {}
+    for event, like in events.items():
+        if isinstance(like, bool):
+            out[event] = (prefix + event, like)
+            continue
+        point, decide = base.routes[like]
+        custom = point.startswith(base.unmapped_prefix)
+        out[event] = (prefix + event if custom else point, decide and (reads_answer is None or event in reads_answer))
+    return out
+
+
 def camel(name: str) -> str:
     """snake_case -> camelCase (without `re`: every import counts on this path)."""
     renamed = RENAMED.get(name)

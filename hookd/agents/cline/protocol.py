@@ -24,25 +24,32 @@ from __future__ import annotations
 from typing import Any
 
 from hookd.agents import dialect
+from hookd.agents.claude_code import protocol as cc
 from hookd.agents.dialect import Decided, Verdict
 
 AGENT = "cline"
 UNMAPPED_PREFIX = "custom.cline."
 SHELL = "run_commands"
 
-# Cline event (its hook file's name) -> (hookd point, whether Cline reads a decision from the hook).
-ROUTES: dict[str, tuple[str, bool]] = {
-    "PreToolUse": ("tool.approval.pre", True),
-    "PostToolUse": ("tool.execute.after", True),
-    "TaskStart": ("agent.turn.start", False),
-    "TaskResume": (UNMAPPED_PREFIX + "TaskResume", False),
-    "UserPromptSubmit": ("chat.message", False),
-    "TaskComplete": ("chat.finished", False),
-    "TaskCancel": (UNMAPPED_PREFIX + "TaskCancel", False),
-    "TaskError": (UNMAPPED_PREFIX + "TaskError", False),
-    "PreCompact": ("experimental.session.compacting", False),
-    "SessionShutdown": (UNMAPPED_PREFIX + "SessionShutdown", False),
-}
+# Cline event (its hook file's name) -> the Claude Code event it is (its point), or a custom point of its own.
+# Cline reads an answer only from PreToolUse and PostToolUse: the others are told, not decided.
+ROUTES = dialect.routes_like(
+    cc.DIALECT,
+    UNMAPPED_PREFIX,
+    {
+        "PreToolUse": "PreToolUse",
+        "PostToolUse": "PostToolUse",
+        "TaskStart": "SessionStart",
+        "TaskResume": False,
+        "UserPromptSubmit": "UserPromptSubmit",
+        "TaskComplete": "SessionEnd",
+        "TaskCancel": False,
+        "TaskError": False,
+        "PreCompact": "PreCompact",
+        "SessionShutdown": False,
+    },
+    reads_answer=frozenset({"PreToolUse", "PostToolUse"}),
+)
 SESSION_START = "TaskStart"
 SESSION_END = "TaskComplete"
 INSTALLED_EVENTS: tuple[str, ...] = tuple(ROUTES)

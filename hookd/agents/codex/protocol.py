@@ -22,21 +22,13 @@ from hookd.agents.dialect import Decided, Verdict
 AGENT = "codex"
 UNMAPPED_PREFIX = "custom.codex."
 
-# Codex event -> (hookd point, whether the bridge asks for a decision).
-ROUTES: dict[str, tuple[str, bool]] = {
-    "PreToolUse": ("tool.approval.pre", True),
-    "PermissionRequest": ("permission.ask", True),
-    "PostToolUse": ("tool.execute.after", True),
-    "UserPromptSubmit": ("chat.message", True),
-    "Stop": ("agent.turn.stop", True),
-    "SubagentStart": ("agent.subagent.spawn.before", True),
-    "SubagentStop": ("agent.subagent.complete", True),
-    "SessionStart": ("agent.turn.start", True),
-    "SessionEnd": ("chat.finished", False),
-    "PreCompact": ("experimental.session.compacting", True),
-    "PostCompact": (UNMAPPED_PREFIX + "PostCompact", False),
-    "Interrupt": (UNMAPPED_PREFIX + "Interrupt", False),
-}
+# Codex's events: Claude Code's of the same name (their points, and whether the bridge asks for a decision),
+# and Interrupt, told on a custom point.
+EVENTS = (
+    "PreToolUse", "PermissionRequest", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "SessionStart",
+    "SessionEnd", "PreCompact", "PostCompact",
+)  # fmt: skip
+ROUTES = dialect.routes_like(cc.DIALECT, UNMAPPED_PREFIX, {**{e: e for e in EVENTS}, "Interrupt": False})
 SESSION_START = "SessionStart"
 SESSION_END = "SessionEnd"
 INSTALLED_EVENTS: tuple[str, ...] = tuple(ROUTES)

@@ -19,26 +19,32 @@ import json
 from typing import Any
 
 from hookd.agents import dialect
+from hookd.agents.claude_code import protocol as cc
 from hookd.agents.dialect import Decided, Verdict
 
 AGENT = "copilot"
 UNMAPPED_PREFIX = "custom.copilot."
 
-# Copilot event -> (hookd point, whether Copilot reads a decision from the hook).
-ROUTES: dict[str, tuple[str, bool]] = {
-    "preToolUse": ("tool.approval.pre", True),
-    "permissionRequest": ("permission.ask", True),
-    "postToolUse": ("tool.execute.after", True),
-    "postToolUseFailure": ("tool.execute.error", False),
-    "userPromptSubmitted": ("chat.message", True),
-    "agentStop": ("agent.turn.stop", True),
-    "subagentStart": ("agent.subagent.spawn.before", True),
-    "subagentStop": ("agent.subagent.complete", True),
-    "sessionStart": ("agent.turn.start", True),
-    "sessionEnd": ("chat.finished", False),
-    "errorOccurred": (UNMAPPED_PREFIX + "errorOccurred", False),
-    "notification": (UNMAPPED_PREFIX + "notification", False),
-}
+# Copilot event -> the Claude Code event it is (its point, and whether Copilot reads a decision from the hook), or
+# whether its custom point decides.
+ROUTES = dialect.routes_like(
+    cc.DIALECT,
+    UNMAPPED_PREFIX,
+    {
+        "preToolUse": "PreToolUse",
+        "permissionRequest": "PermissionRequest",
+        "postToolUse": "PostToolUse",
+        "postToolUseFailure": "PostToolUseFailure",
+        "userPromptSubmitted": "UserPromptSubmit",
+        "agentStop": "Stop",
+        "subagentStart": "SubagentStart",
+        "subagentStop": "SubagentStop",
+        "sessionStart": "SessionStart",
+        "sessionEnd": "SessionEnd",
+        "errorOccurred": False,
+        "notification": "Notification",
+    },
+)
 SESSION_START = "sessionStart"
 SESSION_END = "sessionEnd"
 INSTALLED_EVENTS: tuple[str, ...] = tuple(ROUTES)

@@ -12,6 +12,7 @@ Python bridge `hookd bridge droid`; either carries the agent's environment with 
 
 from __future__ import annotations
 
+from hookd.agents import dialect
 from hookd.agents.claude_code import protocol as cc
 
 AGENT = "droid"
@@ -20,10 +21,7 @@ UNMAPPED_PREFIX = "custom.droid."
 EVENTS = (
     "PreToolUse", "PostToolUse", "Notification", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact", "SessionStart", "SessionEnd",
 )  # fmt: skip
-ROUTES: dict[str, tuple[str, bool]] = {
-    **{event: cc.ROUTES[event] for event in EVENTS},
-    "Notification": (UNMAPPED_PREFIX + "Notification", False),
-}
+ROUTES = dialect.routes_like(cc.DIALECT, UNMAPPED_PREFIX, {e: e for e in EVENTS})
 SESSION_END = cc.SESSION_END
 INSTALLED_EVENTS: tuple[str, ...] = EVENTS
 MATCHER_FIELDS = {event: field for event, field in cc.MATCHER_FIELDS.items() if event in ROUTES}

@@ -21,22 +21,27 @@ from hookd.agents.dialect import Decided, Verdict
 AGENT = "gemini"
 UNMAPPED_PREFIX = "custom.gemini."
 
-# Gemini CLI event -> (hookd point, whether the bridge asks for a decision). Every event of Gemini
-# CLI's hooks reference (HookEventName in packages/core/src/hooks/types.ts) is here. A decision on an
-# observer point of the catalog is refused by the daemon (wrong_kind); the bridge then emits.
-ROUTES: dict[str, tuple[str, bool]] = {
-    "BeforeTool": ("tool.approval.pre", True),
-    "AfterTool": ("tool.execute.after", True),
-    "BeforeAgent": ("chat.message", True),
-    "AfterAgent": ("agent.turn.stop", True),
-    "SessionStart": ("agent.turn.start", True),
-    "SessionEnd": ("chat.finished", False),
-    "PreCompress": ("experimental.session.compacting", True),
-    "Notification": (UNMAPPED_PREFIX + "Notification", False),
-    "BeforeModel": (UNMAPPED_PREFIX + "BeforeModel", True),
-    "AfterModel": (UNMAPPED_PREFIX + "AfterModel", True),
-    "BeforeToolSelection": (UNMAPPED_PREFIX + "BeforeToolSelection", True),
-}
+# Gemini CLI event -> the Claude Code event it is (its point, and whether the bridge asks for a decision), or
+# whether its custom point decides. Every event of Gemini CLI's hooks reference (HookEventName in
+# packages/core/src/hooks/types.ts) is here. A decision on an observer point of the catalog is refused by the
+# daemon (wrong_kind); the bridge then emits.
+ROUTES = dialect.routes_like(
+    cc.DIALECT,
+    UNMAPPED_PREFIX,
+    {
+        "BeforeTool": "PreToolUse",
+        "AfterTool": "PostToolUse",
+        "BeforeAgent": "UserPromptSubmit",
+        "AfterAgent": "Stop",
+        "SessionStart": "SessionStart",
+        "SessionEnd": "SessionEnd",
+        "PreCompress": "PreCompact",
+        "Notification": "Notification",
+        "BeforeModel": True,
+        "AfterModel": True,
+        "BeforeToolSelection": True,
+    },
+)
 SESSION_END = "SessionEnd"
 # Gemini CLI starts a process for every command hook it runs, about as dear as a tool call itself, so the
 # events it fires on every model request (and AfterModel on every streamed chunk) are not installed by
