@@ -33,18 +33,14 @@ InstallError = shim_hook.InstallError
 Options = shim_hook.Options
 
 
-def cline_dir(environ: dict[str, str] | None = None) -> str:
-    """Cline's folder: $CLINE_DIR, else ~/.cline."""
-    return agent_dirs.configured(environ, "CLINE_DIR", ".cline")
+# The hooks folder: the user's in Cline's folder ($CLINE_DIR, else ~/.cline), or the project's .clinerules/hooks.
+FOLDERS = agent_dirs.Folders("CLINE_DIR", (".cline",), ("hooks",), (".clinerules", "hooks"))
 
 
 def folder_for(scope: str, environ: dict[str, str] | None = None, cwd: str | None = None) -> str:
-    """The hooks folder for ``scope``: the user's (~/.cline/hooks) or the project's (.clinerules/hooks)."""
-    if scope == "project":
-        return agent_dirs.project(cwd, ".clinerules", "hooks")
-    if scope != "user":
+    if scope not in ("user", "project"):
         raise InstallError(f"Cline has no {scope} hooks: use --user (default) or --project")
-    return os.path.join(cline_dir(environ), "hooks")
+    return FOLDERS.path(scope, environ, cwd)
 
 
 def search_folders(cwd: str, environ: dict[str, str] | None = None) -> list[str]:

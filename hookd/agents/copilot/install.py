@@ -28,18 +28,15 @@ InstallError = shim_hook.InstallError
 Options = shim_hook.Options
 
 
-def home(environ: dict[str, str] | None = None) -> str:
-    """Copilot's configuration folder: $COPILOT_HOME, else ~/.copilot."""
-    return agent_dirs.configured(environ, "COPILOT_HOME", ".copilot")
+# hookd's hook file: the user's in Copilot's folder ($COPILOT_HOME, else ~/.copilot), or the repository's.
+FOLDERS = agent_dirs.Folders("COPILOT_HOME", (".copilot",), ("hooks", FILE_NAME), (".github", "hooks", FILE_NAME))
+home = FOLDERS.agent  # Copilot's configuration folder
 
 
 def path_for(scope: str, environ: dict[str, str] | None = None, cwd: str | None = None) -> str:
-    """hookd's hook file for ``scope``: the user's (~/.copilot/hooks) or the repository's (.github/hooks)."""
-    if scope == "project":
-        return agent_dirs.project(cwd, ".github", "hooks", FILE_NAME)
-    if scope != "user":
+    if scope not in ("user", "project"):
         raise InstallError(f"Copilot CLI has no {scope} hooks: use --user (default), --project or --settings FILE")
-    return os.path.join(home(environ), "hooks", FILE_NAME)
+    return FOLDERS.path(scope, environ, cwd)
 
 
 def command(options: Options, event: str) -> str:

@@ -38,11 +38,12 @@ class Options:
     timeout: float = 10.0
 
 
+# Where opencode looks for plugins: the user's configuration directory, or the project's `.opencode`.
+FOLDERS = agent_dirs.Folders("XDG_CONFIG_HOME", (".config",), ("opencode", "plugin"), (".opencode", "plugin"))
+
+
 def plugin_dir(scope: str, environ: dict[str, str] | None = None, cwd: str | None = None) -> Path:
-    """Where opencode looks for plugins: the user's configuration directory, or the project's `.opencode`."""
-    if scope == "project":
-        return Path(agent_dirs.project(cwd, ".opencode", "plugin"))
-    return Path(agent_dirs.configured(environ, "XDG_CONFIG_HOME", ".config")) / "opencode" / "plugin"
+    return Path(FOLDERS.path(scope, environ, cwd))
 
 
 def parse_options(text: str) -> Options:

@@ -39,11 +39,12 @@ class Options:
     timeout: float = 10.0
 
 
+# Where pi looks for extensions: the user's agent directory ($PI_CODING_AGENT_DIR, else ~/.pi/agent), or the project's `.pi`.
+FOLDERS = agent_dirs.Folders(AGENT_DIR_ENV, (".pi", "agent"), ("extensions",), (".pi", "extensions"), expand=True)
+
+
 def extension_dir(scope: str, environ: dict[str, str] | None = None, cwd: str | None = None) -> Path:
-    """Where pi looks for extensions: the user's agent directory, or the project's `.pi`."""
-    if scope == "project":
-        return Path(agent_dirs.project(cwd, ".pi", "extensions"))
-    return Path(os.path.expanduser(agent_dirs.configured(environ, AGENT_DIR_ENV, ".pi", "agent"))) / "extensions"
+    return Path(FOLDERS.path(scope, environ, cwd))
 
 
 def parse_options(text: str) -> Options:
