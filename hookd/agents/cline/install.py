@@ -124,11 +124,7 @@ def uninstall(folder: str, state: str) -> str:
             path, lambda current: safe_write.REMOVE if current is not None and MARK.encode() in current else safe_write.UNCHANGED
         )
         removed += not os.path.lexists(path)
-    record = install_record.load(state, folder)
-    if record is not None:
-        safe_write.remove_dirs(record.created_dirs)
-        install_record.hand_over(state, record.created_dirs, folder)
-        install_record.drop(state, folder)
+    install_record.release(state, folder)
     if not removed:
         return f"nothing to remove: no hookd hook file in {folder}"
     return f"removed the hookd bridge: {removed} hook files from {folder}"

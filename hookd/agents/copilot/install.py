@@ -132,11 +132,7 @@ def uninstall(path: str, state: str) -> str:
 
     if os.path.isdir(safe_write.target(path).parent):
         safe_write.update(path, compute)
-    record = install_record.load(state, path)
-    if record is not None:
-        safe_write.remove_dirs(record.created_dirs)
-        install_record.hand_over(state, record.created_dirs, path)
-        install_record.drop(state, path)
+    install_record.release(state, path)
     if not outcome:
         return f"nothing to remove: no hookd hook file at {path}"
     return f"removed the hookd bridge: {path}"
