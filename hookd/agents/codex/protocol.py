@@ -32,16 +32,10 @@ ROUTES = dialect.routes_like(cc.DIALECT, UNMAPPED_PREFIX, {**{e: e for e in EVEN
 SESSION_START = "SessionStart"
 SESSION_END = "SessionEnd"
 INSTALLED_EVENTS: tuple[str, ...] = tuple(ROUTES)
-# Which input field each event's `matcher` filters (Codex matches tools, the session start's source,
-# compaction's trigger and the subagent's type; UserPromptSubmit and Stop ignore matchers).
-MATCHER_FIELDS = {
-    **dict.fromkeys(("PreToolUse", "PermissionRequest", "PostToolUse"), "tool_name"),
-    "SessionStart": "source",
-    "PreCompact": "trigger",
-    "PostCompact": "trigger",
-    "SubagentStart": "agent_type",
-    "SubagentStop": "agent_type",
-}
+# Which input field each event's `matcher` filters: Claude Code's field, for the events Codex matches on (tools,
+# the session start's source, compaction's trigger, the subagent's type; its SessionEnd, UserPromptSubmit and Stop
+# ignore matchers).
+MATCHER_FIELDS = {event: field for event, field in cc.MATCHER_FIELDS.items() if event in ROUTES and event != SESSION_END}
 # Events whose answer may carry `hookSpecificOutput` (with `additionalContext`, and the event's decision).
 CONTEXT_EVENTS = frozenset({"PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart", "SubagentStart"})
 # Events blocked by a top-level `decision: "block"` with a non-empty `reason`.
