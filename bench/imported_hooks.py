@@ -54,6 +54,7 @@ def main() -> None:
     args = parser.parse_args()
     from hookd_client import Client
 
+    from hookd.agents import dialect
     from hookd.agents.claude_code import protocol as cc
 
     stdin = json.dumps(INPUT).encode()
@@ -62,7 +63,7 @@ def main() -> None:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as f:
             f.write(hooks_file())
-        payload = cc.route(INPUT, {"PATH": env["PATH"]}).payload
+        payload = dialect.route(cc.DIALECT, INPUT, {"PATH": env["PATH"]}).payload
 
         def run(argv: list[str]) -> None:
             subprocess.run(argv, input=stdin, env=env, capture_output=True, check=True)

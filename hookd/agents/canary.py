@@ -16,12 +16,11 @@ here decides whether that is good: ``hookd doctor`` does.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
-import pathlib
 import re
 import secrets
-import shutil
 import subprocess
 import time
 from collections.abc import Mapping
@@ -99,14 +98,12 @@ def send(hook: Hook, session_id: str, cwd: str, environ: Mapping[str, str] | Non
             sent = _http(hook, session_id, cwd, env)
         elif hook.kind == "command":
             sent = _command(hook, session_id, cwd, env)
-        elif hook.kind == "extension":
-            sent = _extension(hook, session_id, cwd, env)
-        else:
-            sent = _plugin(hook, session_id, cwd, env)
+        else:  # a plugin file, loaded as the agent loads it by the module its row names
+            sent = importlib.import_module(registry.agent(hook.agent).loader).canary(hook, session_id, cwd, env)
     except Exception as exc:  # a canary reports; it never takes doctor down
         sent = Sent(hook, session_id, 0.0, failure=f"{type(exc).__name__}: {exc}")
-    if hook.kind == "extension" and sent.ms:
-        return sent  # the tool call's own time, without the seconds pi takes to load
+    if hook.kind not in ("http", "command") and sent.ms:
+        return sent  # the tool call's own time, as the loader measured it (without the seconds pi takes to load)
     return sent._replace(ms=round((time.perf_counter() - started) * 1000, 1))
 
 
@@ -148,87 +145,6 @@ def _command(hook: Hook, session_id: str, cwd: str, env: Mapping[str, str]) -> S
     if "hookd bridge:" in done.stderr.decode("utf-8", "replace") and "the agent proceeds" in done.stderr.decode("utf-8", "replace"):
         line = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1]
         return sent._replace(failure=line)
-    return sent
-
-
-_DRIVER = """
-import { pathToFileURL } from "node:url";
-const [file, session, cwd, input] = process.argv.slice(1);
-const { HookdPlugin } = await import(pathToFileURL(file).href);
-const hooks = await HookdPlugin({ directory: cwd, worktree: cwd });
-const output = { args: JSON.parse(input) };
-let thrown = null;
-try {
-  await hooks["tool.execute.before"]({ tool: "bash", sessionID: session, callID: "hookd-canary" }, output);
-} catch (err) {
-  thrown = String(err?.message ?? err);
-}
-process.stdout.write(JSON.stringify({ output, thrown }) + "\\n");
-process.exit(0);
-"""
-
-
-def _plugin(hook: Hook, session_id: str, cwd: str, env: Mapping[str, str]) -> Sent:
-    node = shutil.which("node", path=env.get("PATH"))
-    if node is None:
-        return Sent(
-            hook, session_id, 0.0, failure="node is not on PATH: the plugin cannot be loaded to check it (opencode brings its own runtime)"
-        )
-    args = json.dumps(registry.shell_input(registry.agent(hook.agent)))
-    try:
-        done = subprocess.run(
-            [node, "--input-type=module", "-e", _DRIVER, hook.target, session_id, cwd, args],
-            capture_output=True,
-            env=dict(env),
-            cwd=cwd,
-            timeout=TIMEOUT,
-        )
-    except subprocess.TimeoutExpired:
-        return Sent(hook, session_id, 0.0, failure=f"the plugin did not answer within {TIMEOUT:g} s")
-    if done.returncode != 0:
-        err = done.stderr.decode("utf-8", "replace").strip()[-400:]
-        return Sent(hook, session_id, 0.0, status=done.returncode, failure=f"the plugin did not load under Node: {err}")
-    try:
-        result = json.loads(done.stdout.decode("utf-8", "replace").strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        return Sent(hook, session_id, 0.0, failure=f"the plugin's driver printed no result: {done.stdout[:200]!r}")
-    thrown = result.get("thrown")
-    warned = done.stderr.decode("utf-8", "replace").strip()
-    sent = Sent(hook, session_id, 0.0, answer=result, blocked=blocked(hook.agent, result))
-    if not thrown and "opencode proceeds" in warned:
-        return sent._replace(failure=warned.splitlines()[-1])
-    return sent
-
-
-def _extension(hook: Hook, session_id: str, cwd: str, env: Mapping[str, str]) -> Sent:
-    """pi's extension, loaded by pi's own loader (jiti, as pi loads TypeScript) and called with pi's tool_call."""
-    from hookd.agents.pi import install as pi
-    from hookd.agents.pi import version
-
-    found = version.detect(environ=dict(env))
-    if version.package_index(found) is None:
-        return Sent(hook, session_id, 0.0, failure=f"the extension cannot be loaded as pi loads it: {found.describe()}")
-    args = json.dumps(registry.shell_input(registry.agent(hook.agent)))
-    try:
-        # Loading pi itself takes seconds; TIMEOUT bounds the tool call, which the loader times on its own.
-        result = pi.load(pathlib.Path(hook.target), found, (session_id, cwd, args), timeout=60 + TIMEOUT)
-    except FileNotFoundError:
-        return Sent(hook, session_id, 0.0, failure="node is not on PATH: the extension cannot be loaded to check it")
-    except pi.InstallError as exc:
-        return Sent(hook, session_id, 0.0, failure=f"the extension did not load in pi: {exc}")
-    if result.get("thrown"):
-        return Sent(hook, session_id, 0.0, failure=f"the extension threw on a tool call: {result['thrown']}")
-    answer = result["result"] if isinstance(result.get("result"), dict) else {}
-    reason = str(answer.get("reason", ""))
-    ms = float(result.get("ms") or 0.0)
-    sent = Sent(hook, session_id, ms, answer=answer or None, blocked=answer.get("block") is True)
-    if ms > TIMEOUT * 1000:
-        return sent._replace(failure=f"the extension did not answer within {TIMEOUT:g} s")
-    if sent.blocked and " not checked: " in reason:
-        return sent._replace(failure=reason)  # refused because hookd could not be asked (fail closed)
-    warned = str(result.get("stderr", "")).strip()
-    if not sent.blocked and "pi proceeds" in warned:
-        return sent._replace(failure=warned.splitlines()[-1])
     return sent
 
 

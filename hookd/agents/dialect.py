@@ -24,6 +24,8 @@ HOOK_INPUT = "hookInput"
 # hook imported from the agent runs with the agent's PATH and variables.
 AGENT_ENV = "agentEnv"
 ENV_MEMORY = 256  # sessions whose last forwarded environment is kept for calls that carry none
+# Claude Code gives all SessionEnd hooks 1.5 s together: a command bridge waits at most this on such an event.
+SESSION_END_TIMEOUT = 1.0
 RENAMED = {"tool_name": "toolName", "tool_input": "args", "tool_response": "output"}
 _UNRENAMED = {v: k for k, v in RENAMED.items()}
 _RESERVED = frozenset({HOOK_INPUT, AGENT_ENV, vocabulary.AGENT_KEY, vocabulary.AGENT_TOOL_KEY})
@@ -97,6 +99,28 @@ class Dialect(NamedTuple):
     normalise: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     # The events whose deny writes its reason inside a shell command (Cline's overrideInput): the shim quotes it there.
     shell_reason: frozenset[str] = frozenset()
+    # The most a command bridge waits for hookd on ``session_end``, where the agent gives its hooks little time
+    # (None: as long as on any event).
+    session_end_timeout: float | None = None
+
+
+def routes_like(
+    base: Dialect, prefix: str, events: Mapping[str, str | bool], reads_answer: frozenset[str] | None = None
+) -> dict[str, tuple[str, bool]]:
+    """An agent's routes told by another agent's table (Claude Code's): each event -> the ``base`` event it is, which
+    gives its point and whether it decides, or True / False: an event the base has not, on a custom point of the
+    agent's own (``prefix`` + the event) that decides or not. A base event on a custom point of the base's is on
+    the agent's own custom point too. ``reads_answer``: the events the agent reads an answer on, where it reads
+    fewer than the base (the others are only told); None: as the base."""
+    out: dict[str, tuple[str, bool]] = {}
+    for event, like in events.items():
+        if isinstance(like, bool):
+            out[event] = (prefix + event, like)
+            continue
+        point, decide = base.routes[like]
+        custom = point.startswith(base.unmapped_prefix)
+        out[event] = (prefix + event if custom else point, decide and (reads_answer is None or event in reads_answer))
+    return out
 
 
 def camel(name: str) -> str:
@@ -281,6 +305,14 @@ def exit_status(d: Dialect, event: str, v: Verdict | None) -> tuple[int, str]:
     if v is not None and v.decision == "deny" and event in d.exit2_only:
         return 2, why(v, "blocked")
     return 0, ""
+
+
+def fail_closed(d: Dialect, event: str | None, reason: str) -> dict[str, Any] | None:
+    """The answer under --fail-closed when hookd cannot be asked: the tool-call event (``fail_closed_event``)
+    denied with ``reason``, in the words hookd's own deny has there; None for every other event (it proceeds)."""
+    if event is None or event != d.fail_closed_event:
+        return None
+    return render(d, event, Verdict("deny", reason))
 
 
 UNIVERSAL = ("continue", "stopReason", "suppressOutput")

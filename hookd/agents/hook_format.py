@@ -72,3 +72,33 @@ def forwarded_environment(base: Mapping[str, str], payload: Mapping[str, Any]) -
     if isinstance(forwarded, dict):
         env.update((k, v) for k, v in forwarded.items() if isinstance(k, str) and isinstance(v, str))
     return env
+
+
+def per_event(
+    agent: str,
+    description: str,
+    option_help: str,
+    hook_input: Callable[[Mapping[str, Any], str, str, str, str], dict[str, Any]],
+    point_events: Mapping[str, str],
+    cwd: Callable[[Mapping[str, Any]], str | None],
+    answer: Callable[[str, int, str, str, Mapping[str, Any]], dict[str, Any] | None],
+) -> HookFormat:
+    """The contract of an agent whose hooks are configured per event and reached through the shim (Copilot CLI,
+    Cline): ``--event`` names the event (else the point's), every hook runs, as given, with the environment the shim
+    forwarded; its stderr is passed on, since the agent reads no answer from it."""
+    prog = f"hookd bridge run-hook {agent}"
+    return HookFormat(
+        prog=prog,
+        description=description,
+        option="--event",
+        option_help=option_help,
+        hook_input=event_input(hook_input),
+        environment=lambda base, payload, _data: forwarded_environment(base, payload),
+        selected=lambda _event, _name, _data: True,
+        argv=lambda cmd, _env: cmd,
+        cwd=cwd,
+        answer=answer,
+        event=option_or_point(point_events),
+        usage=f"{prog} --event EVENT -- CMD ...",
+        relays_stderr=True,
+    )

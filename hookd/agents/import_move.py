@@ -14,11 +14,11 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from hookd.agents import safe_write
 from hookd.agents.settings_file import Style
 
 SAVED = ".hookd-import"  # the settings file's bytes before the move
@@ -27,23 +27,6 @@ RECORD = ".hookd-import.json"  # what the import wrote, so that undo can take it
 
 class MoveError(Exception):
     """The move or its undo cannot be done; the message says why and what to do."""
-
-
-def _write(path: str, data: bytes, mode: int) -> None:
-    """Replace ``path`` with ``data`` in one step (a private temporary file renamed into place)."""
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=str(target.parent))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def without(settings: dict[str, Any], taken: Iterable[tuple[str, int, int]]) -> dict[str, Any]:
@@ -102,12 +85,12 @@ def keep_and_replace(
     itself unless told otherwise, e.g. the real file behind a link). Returns where the original was kept."""
     saved = settings_path + SAVED
     mode = os.stat(settings_path).st_mode & 0o7777
-    _write(saved, original, mode & 0o600 or 0o600)
+    safe_write.replace(saved, original, mode & 0o600 or 0o600)
     record = {"settings": os.path.abspath(settings_path), "moved_sha256": hashlib.sha256(new).hexdigest()}
     if written is not None:
         record |= {"hooks_file": os.path.abspath(written), "hooks_sha256": hashlib.sha256(written_text.encode("utf-8")).hexdigest()}
-    _write(settings_path + RECORD, json.dumps(record, indent=2).encode("utf-8") + b"\n", 0o600)
-    _write(target or settings_path, new, mode)
+    safe_write.replace(settings_path + RECORD, json.dumps(record, indent=2).encode("utf-8") + b"\n", 0o600)
+    safe_write.replace(target or settings_path, new, mode)
     return saved
 
 
@@ -130,7 +113,7 @@ def undo(settings_path: str) -> list[str]:
         current, mode = None, os.stat(saved).st_mode & 0o7777
     if current is not None and record.get("moved_sha256") not in (None, hashlib.sha256(current).hexdigest()):
         done.append(f"note: {settings_path} changed since the import; those changes are replaced by the original")
-    _write(settings_path, original, mode)
+    safe_write.replace(settings_path, original, mode)
     done.append(f"restored {settings_path} ({len(original)} bytes, as before the import)")
     hooks_file = record.get("hooks_file")
     if isinstance(hooks_file, str):

@@ -27,8 +27,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from hookd.agents.claude_code.protocol import DIALECT, MATCHER_FIELDS, camel
-from hookd.agents.dialect import Dialect
+from hookd.agents.claude_code.protocol import DIALECT, MATCHER_FIELDS
+from hookd.agents.dialect import Dialect, camel
 from hookd.agents.settings_file import is_ours
 from hookd.core import points
 

@@ -75,6 +75,21 @@ def hand_over(state: str, created: list[str], gone: str) -> None:
             return
 
 
+def remove_created(state: str, record: Record, gone: str) -> None:
+    """The folders install created for ``gone``, which is gone: removed while empty, the others handed over."""
+    safe_write.remove_dirs(record.created_dirs)
+    hand_over(state, record.created_dirs, gone)
+
+
+def release(state: str, path: str) -> None:
+    """An uninstall of ``path`` in hookd's records: the folders install created removed while empty (or handed
+    over), and its record dropped."""
+    record = load(state, path)
+    if record is not None:
+        remove_created(state, record, path)
+        drop(state, path)
+
+
 def records(state: str) -> list[Record]:
     """Every recorded install (the settings files hookd wrote into and has not taken out of)."""
     try:

@@ -23,6 +23,10 @@ from hookd.agents import safe_write
 CLIENT_NAME = "hookd-client.mjs"  # the bundle's name beside the plugin (the bundle itself ships in hookd/agents/opencode/)
 BUNDLE_MARK = "// hookd-client bundled for hookd's opencode plugin"
 CREATED = "// created by install: "
+# The JavaScript both plugins share (the tool vocabulary's functions, the value made sendable, the deadline), one
+# file each beside the opencode plugin; a template names one on a line of its own, which install replaces by it.
+SHARED = Path(__file__).with_name("opencode")
+_INCLUDE = re.compile(r"^( *)// __HOOKD_INCLUDE ([a-z]+\.js)__.*\n", re.MULTILINE)
 
 
 class InstallError(Exception):
@@ -34,6 +38,25 @@ class Plugin(NamedTuple):
     mark: str  # its first line
     installed: str  # what install says it installed ("the hookd plugin")
     noun: str  # what the agent calls it ("plugin", "extension")
+
+
+def _included(found: re.Match[str]) -> str:
+    indent, name = found.group(1), found.group(2)
+    text = (SHARED / name).read_text(encoding="utf-8")
+    return "".join(indent + line if line.strip() else line for line in text.splitlines(keepends=True))
+
+
+def fill(template: Path, values: Mapping[str, str], mark: str, created: list[str], noun: str) -> str:
+    """hookd's plugin file from ``template``: each include line replaced by the shared file it names (indented as
+    the line is), each placeholder of ``values`` by its value (a quoted ``"__HOOKD_CLIENT__"`` by the JSON string
+    it is given), under ``mark`` and the folders install created. Raises InstallError when a placeholder is left."""
+    text = _INCLUDE.sub(_included, template.read_text(encoding="utf-8"))
+    for placeholder, value in values.items():
+        text = text.replace(f'"{placeholder}"' if placeholder == "__HOOKD_CLIENT__" else placeholder, value)
+    left = [p for p in values if p in text]
+    if left:
+        raise InstallError(f"the {noun} template {template} was not filled in ({', '.join(left)} left); reinstall hookd")
+    return f"{mark}\n{CREATED}{json.dumps(created)}\n{text}"
 
 
 def parse_options(text: str, flags: Mapping[str, tuple[str, bool]], what: str) -> dict[str, Any]:

@@ -15,6 +15,7 @@ import importlib
 from collections.abc import Mapping
 from typing import Any, NamedTuple, Protocol, cast
 
+from hookd.agents import deadlines
 from hookd.core import vocabulary
 
 CANARY_COMMAND = "true"  # what doctor's canary tool call would run, were it run: nothing
@@ -94,18 +95,26 @@ class Agent(NamedTuple):
     shell_input: Mapping[str, Any]  # the shell tool's input besides the command, as the agent sends it
     canary_fields: Mapping[str, Any]  # the fields its hook input carries besides the common ones
     scopes: tuple[str, ...]  # the install options that name ``locations()`` in order ("": the default, the user's)
-    installed: str  # the module that reads its installs (:class:`Installed`)
+    installed: str  # the module that reads its installs (:class:`Installed`): its functions, or its ``READER``
     settings_option: bool = True  # install takes ``--settings FILE`` for a file of the agent's elsewhere
     timestamp: str = ""  # the hook input's ``timestamp``, as a time.strftime format of the UTC time ("": the input has none)
     version: Version | None = None  # how its CLI says its version and the release the bridge needs (None: not asked)
     fails_closed: bool = False  # install fails closed unless told not to (else --fail-closed asks for it)
+    # The agent runs only the hooks it trusted: its reader's ``untrusted(path)`` names hookd's it has not (doctor).
+    trusts_hooks: bool = False
+    # The module whose ``canary(hook, session_id, cwd, env)`` loads the agent's plugin file as the agent does and calls it
+    # with doctor's tool call ("": its hooks are HTTP or commands, which the canary sends itself).
+    loader: str = ""
+    # How long the agent gives all its session-end hooks together, in seconds, when less than its hook timeout (None: no less).
+    session_end_budget: float | None = None
 
     @property
     def title(self) -> str:
         return vocabulary.AGENT_TITLES[self.name]
 
     def reader(self) -> Installed:
-        return cast(Installed, importlib.import_module(self.installed))
+        module = importlib.import_module(self.installed)
+        return cast(Installed, getattr(module, "READER", module))  # a row of a shared reader, or the module's functions
 
 
 _DESCRIBED = {"description": "hookd doctor canary"}
@@ -152,6 +161,7 @@ AGENTS: tuple[Agent, ...] = (
         ("", "--project", "--local"),
         "hookd.agents.claude_code.installed",
         version=_CLAUDE_VERSION,
+        session_end_budget=deadlines.CLAUDE_SESSION_END_BUDGET,
     ),
     Agent("qwen", "PreToolUse", "run_shell_command", _DESCRIBED, _CLAUDE_FIELDS, ("", "--project"), "hookd.agents.qwen.installed"),
     Agent(
@@ -172,8 +182,19 @@ AGENTS: tuple[Agent, ...] = (
         {"turn_id": "hookd-canary", "model": "hookd-canary", "permission_mode": "default", "tool_use_id": "hookd-canary"},
         ("", "--project"),
         "hookd.agents.codex.installed",
+        trusts_hooks=True,
     ),
-    Agent("opencode", "tool.execute.before", "bash", _DESCRIBED, {}, ("", "--project"), "hookd.agents.opencode.installed", False),
+    Agent(
+        "opencode",
+        "tool.execute.before",
+        "bash",
+        _DESCRIBED,
+        {},
+        ("", "--project"),
+        "hookd.agents.opencode.installed",
+        False,
+        loader="hookd.agents.opencode.canary",
+    ),
     Agent(
         "droid",
         "PreToolUse",
@@ -218,6 +239,7 @@ AGENTS: tuple[Agent, ...] = (
         False,
         version=_PI_VERSION,
         fails_closed=True,
+        loader="hookd.agents.pi.canary",
     ),
 )
 NAMES = tuple(a.name for a in AGENTS)

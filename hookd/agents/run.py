@@ -1,9 +1,9 @@
-"""`hookd bridge claude-code`: one agent hook event in, one hookd call, the agent's answer out.
+"""`hookd bridge AGENT`: one agent hook event in, one hookd call, the agent's answer out.
 
-Claude Code starts this once per event, so it imports only the standard
-library and the blocking client. It never hangs the agent: one deadline covers
-reading stdin, connecting and the call; when it passes, or hookd is down, the
-agent proceeds (or, with --fail-closed, a tool call is denied).
+An agent with command hooks (Claude Code, Codex, Gemini CLI, Qwen Code, Factory Droid) starts this once
+per event, given its dialect (hookd/agents/dialect.py), so it imports only the standard library and the
+blocking client. It never hangs the agent: one deadline covers reading stdin, connecting and the call;
+when it passes, or hookd is down, the agent proceeds (or, with --fail-closed, a tool call is denied).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import sys
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hookd.agents import dialect
-from hookd.agents.claude_code import protocol as cc
 
 if TYPE_CHECKING:
     import argparse
@@ -22,8 +21,7 @@ if TYPE_CHECKING:
 
 # Claude Code waits 600 s for a hook by default: the bridge never gives up before the hooks behind it would.
 DEFAULT_TIMEOUT = 600.0
-# Claude Code gives all SessionEnd hooks 1.5 s together; stay well inside it.
-SESSION_END_TIMEOUT = 1.0
+SESSION_END_TIMEOUT = dialect.SESSION_END_TIMEOUT
 
 
 class Unavailable(Exception):
@@ -66,7 +64,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def parser(agent: str = cc.AGENT) -> argparse.ArgumentParser:
+def parser(agent: str) -> argparse.ArgumentParser:
     import argparse
 
     from hookd.core.vocabulary import AGENT_TITLES
@@ -113,9 +111,9 @@ def options(argv: Sequence[str], agent: str) -> Options:
     return opts
 
 
-def main(argv: Sequence[str], proto: Any = cc) -> int:
-    """`hookd bridge AGENT`: one event of an agent whose protocol module is ``proto``."""
-    return run(options(argv, proto.AGENT), proto)
+def main(argv: Sequence[str], d: dialect.Dialect) -> int:
+    """`hookd bridge AGENT`: one event of the agent whose dialect is ``d``."""
+    return run(options(argv, d.agent), d)
 
 
 def _alarm(signum: int, frame: Any) -> None:
@@ -143,7 +141,7 @@ def _unsendable(client: Any, call: dialect.Call, what: str) -> dialect.Verdict |
     return dialect.Verdict("deny", reason, not_run=(*skipped, *(not_run_line(g, "too_large", what) for g in guards)))
 
 
-def unreadable(raw: bytes, exc: Exception, proto: Any = cc, installed_for: str | None = None) -> int:
+def unreadable(raw: bytes, exc: Exception, d: dialect.Dialect, installed_for: str | None = None) -> int:
     """A hook input the bridge cannot read or hand to hookd (``exc`` says why). On an event that decides,
     found in the input however broken (else the event the install named, ``installed_for``), it is
     denied in the agent's format: its guards cannot see it. Else the agent proceeds on exit 1, a
@@ -158,21 +156,20 @@ def unreadable(raw: bytes, exc: Exception, proto: Any = cc, installed_for: str |
     if not isinstance(event, str):
         found = re.search(rb'"hook_event_name"\s*:\s*"([A-Za-z][A-Za-z0-9]{0,63})"', raw)
         event = found.group(1).decode() if found else installed_for
-    if event is None or not proto.ROUTES.get(event, ("", False))[1]:
+    if event is None or not d.routes.get(event, ("", False))[1]:
         return 1
     reason = f"hookd: the {event} input cannot be handed to hookd ({exc}); no guard could see it, so it is denied"
     verdict = dialect.Verdict("deny", reason)
-    exit_status = getattr(proto, "exit_status", None)
-    if exit_status is not None and exit_status(event, verdict)[0] == 2:
+    if dialect.exit_status(d, event, verdict)[0] == 2:
         sys.stderr.write(reason + "\n")  # the agent blocks this event only on exit code 2
         return 2
-    out = proto.render(event, verdict) or proto.render(event, dialect.Verdict(not_run=(reason,)))
+    out = dialect.render(d, event, verdict) or dialect.render(d, event, dialect.Verdict(not_run=(reason,)))
     sys.stdout.buffer.write(msgspec.json.encode(out) + b"\n")
     sys.stdout.flush()
     return 0
 
 
-def ask(call: dialect.Call, socket_path: str | None, timeout: float, agent: str = cc.AGENT) -> dialect.Verdict | None:
+def ask(call: dialect.Call, socket_path: str | None, timeout: float, agent: str) -> dialect.Verdict | None:
     """Make ``call`` on the daemon. Raises Unavailable."""
     import msgspec
     from hookd_client.client import Client
@@ -224,8 +221,8 @@ def ask(call: dialect.Call, socket_path: str | None, timeout: float, agent: str 
         raise Unavailable(f"hookd is unreachable: {exc}") from None
 
 
-def run(opts: Options | argparse.Namespace, proto: Any = cc) -> int:
-    """One event: ``proto`` is the agent's mapping (claude_code, or a module with the same names)."""
+def run(opts: Options | argparse.Namespace, d: dialect.Dialect) -> int:
+    """One event of the agent whose dialect is ``d``."""
     import msgspec  # loaded by the client anyway; its JSON codec spares importing json
 
     from hookd.core.termsafe import one_line
@@ -241,25 +238,26 @@ def run(opts: Options | argparse.Namespace, proto: Any = cc) -> int:
             from hookd.agents import decode
 
             try:
-                call = proto.route(decode.hook_input(raw), os.environ)  # read as agents write it (lone surrogates, any nesting)
-            except (decode.Undecodable, decode.Unfit, proto.BadInput) as exc:
-                return unreadable(raw, exc, proto, getattr(opts, "event", None))
+                data = decode.hook_input(raw)  # read as agents write it (lone surrogates, any nesting)
+                call = dialect.route(d, data, os.environ)
+            except (decode.Undecodable, decode.Unfit, dialect.BadInput) as exc:
+                return unreadable(raw, exc, d, getattr(opts, "event", None))
             event = call.event
-            if call.event == proto.SESSION_END and timeout > SESSION_END_TIMEOUT:
-                timeout = SESSION_END_TIMEOUT
+            if call.event == d.session_end and d.session_end_timeout is not None and timeout > d.session_end_timeout:
+                timeout = d.session_end_timeout
                 signal.setitimer(signal.ITIMER_REAL, timeout)
-            verdict = dialect.for_agent(call, ask(call, opts.socket, timeout, proto.AGENT))
+            verdict = dialect.for_agent(call, ask(call, opts.socket, timeout, d.agent))
             for error in verdict.errors if verdict else ():
                 sys.stderr.write(f"hookd bridge: hook failed: {one_line(error)}\n")
             for line in verdict.not_run if verdict else ():
                 sys.stderr.write(line + "\n")
-            exit_status = getattr(proto, "exit_status", None)  # agents whose events block only by exit 2
-            code, feedback = exit_status(call.event, verdict) if exit_status is not None else (0, "")
+            code, feedback = dialect.exit_status(d, call.event, verdict)
             if code == 2:
-                # Claude Code blocks this event only by exit code 2, and feeds stderr back.
+                # The agent blocks this event only by exit code 2, and feeds stderr back.
                 sys.stderr.write(feedback + "\n")
                 return 2
-            out = proto.render(call.event, verdict)
+            tool = data.get("tool_name")  # the agent's own name for the tool (Codex tells an MCP tool by it)
+            out = dialect.render(d, call.event, verdict, tool if isinstance(tool, str) else None)
         except _Deadline:
             if event is None:
                 raise Unavailable(f"no complete hook input on stdin within {timeout:g} s") from None
@@ -268,10 +266,9 @@ def run(opts: Options | argparse.Namespace, proto: Any = cc) -> int:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
     except Unavailable as exc:
-        closes = opts.fail_closed and event is not None and proto.fail_closed(event, "") is not None
-        policy = "denying the tool call (--fail-closed)" if closes else "the agent proceeds"
+        out = dialect.fail_closed(d, event, f"{exc}; the hookd bridge runs with --fail-closed") if opts.fail_closed else None
+        policy = "denying the tool call (--fail-closed)" if out is not None else "the agent proceeds"
         sys.stderr.write(f"hookd bridge: {exc}; {policy}\n")
-        out = proto.fail_closed(event, f"{exc}; the hookd bridge runs with --fail-closed") if opts.fail_closed and event else None
     if out is not None:
         sys.stdout.buffer.write(msgspec.json.encode(out) + b"\n")
         sys.stdout.flush()

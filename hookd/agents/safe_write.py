@@ -126,11 +126,10 @@ def update(path: str, compute: Callable[[bytes | None], object], mode: int | Non
     raise Busy(f"{path} kept changing while hookd tried to write it; nothing was changed: try again")
 
 
-def write_private(path: str, data: bytes) -> None:
-    """``data`` at ``path`` (0600), atomically, in a directory created 0700 if need be."""
+def replace(path: str, data: bytes, mode: int) -> None:
+    """``data`` at ``path`` with permissions ``mode``, in one step: a private temporary file renamed over it."""
     where = Path(path)
-    where.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    tmp = _temporary(where, data, 0o600)
+    tmp = _temporary(where, data, mode)
     try:
         os.replace(tmp, where)
     except BaseException:
@@ -138,6 +137,12 @@ def write_private(path: str, data: bytes) -> None:
             os.unlink(tmp)
         raise
     _fsync_dir(where.parent)
+
+
+def write_private(path: str, data: bytes) -> None:
+    """``data`` at ``path`` (0600), atomically, in a directory created 0700 if need be."""
+    Path(path).parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    replace(path, data, 0o600)
 
 
 def missing_dirs(path: str) -> list[str]:

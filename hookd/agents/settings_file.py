@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from hookd.agents import deadlines
+from hookd.agents import deadlines, endpoints, registry
 from hookd.agents.claude_code.protocol import EXIT_2_ONLY, INSTALLED_EVENTS, SESSION_END
 
 BRIDGE_ARGS = "bridge claude-code"
@@ -150,9 +150,11 @@ class Route(NamedTuple):
         return EVENTS
 
     def agent_timeout(self, event: str) -> float:
-        """How long the agent waits for ``event``'s hook: ``timeout``, but Claude Code gives SessionEnd less."""
-        if event == SESSION_END and self.agent == "claude-code":
-            return min(float(self.timeout), deadlines.CLAUDE_SESSION_END_BUDGET)
+        """How long the agent waits for ``event``'s hook: ``timeout``, but less on SessionEnd for an agent whose row
+        gives its session-end hooks less time (Claude Code)."""
+        budget = registry.agent(self.agent).session_end_budget
+        if event == SESSION_END and budget is not None:
+            return min(float(self.timeout), budget)
         return float(self.timeout)
 
     def deadline(self, event: str) -> str:
@@ -179,7 +181,7 @@ class Route(NamedTuple):
     def command_for(self, event: str) -> str:
         closed = " --fail-closed" if self.fail_closed else ""
         if self.shim:
-            agent = f" --agent {self.agent}" if self.agent != "claude-code" else ""
+            agent = f" --agent {self.agent}" if self.agent != endpoints.DEFAULT else ""  # the shim's own default
             return (
                 f"{shlex.quote(self.shim)} {event} {self.port} {shlex.quote(self.token_file)} --timeout {self.deadline(event)}"
                 f"{closed}{agent}"

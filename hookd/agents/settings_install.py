@@ -233,8 +233,7 @@ def uninstall(path: str, ours: Any = is_ours, *, state: str, secret_path: str | 
     elif what == "removed":
         lines.append(f"removed the hookd bridge: {path} held nothing else and install had created it, so it was deleted")
         if record is not None:
-            safe_write.remove_dirs(record.created_dirs)
-            install_record.hand_over(state, record.created_dirs, path)
+            install_record.remove_created(state, record, path)
     else:
         lines.append(f"removed the hookd bridge from {path} ({outcome['removed']} events); other changes made since install were kept")
     # The record goes with the install; a project's local file whose secret is still relied on keeps the
@@ -291,8 +290,7 @@ def uninstall_secret(path: str, *, state: str) -> str | None:
         install_record.drop(state, path)
     if outcome.get("what") == "removed":
         if record is not None:
-            safe_write.remove_dirs(record.created_dirs)
-            install_record.hand_over(state, record.created_dirs, path)
+            install_record.remove_created(state, record, path)
         return f"removed the bridge's secret: {path} held nothing else and install had created it, so it was deleted"
     if outcome:
         return f"removed the bridge's secret from {path}"

@@ -1,16 +1,18 @@
 """Reading the installs of the agents whose hooks live in a JSON settings file in Claude Code's layout.
 
-Claude Code, Qwen Code and Gemini CLI keep ``hooks.EVENT`` lists of matcher groups; what install left
-there, and the hooks each runs on its tool-call event, are read alike, told apart only by which groups
-are hookd's (``ours``) and which events install sends (``wanted``).
+Claude Code, Qwen Code, Gemini CLI and Factory Droid keep ``hooks.EVENT`` lists of matcher groups; what
+install left there, and the hooks each runs on its tool-call event, are read alike, told apart only by which
+groups are hookd's (``ours``) and which events install sends (``wanted``). Each agent's reader of its installs
+is one :class:`Reader` row.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
-from hookd.agents import safe_write, settings_file
+from hookd.agents import registry, safe_write, settings_file
 from hookd.agents.registry import Hook, Install
 from hookd.agents.settings_file import SettingsError
 
@@ -84,3 +86,30 @@ def permission_denied(answer: Mapping[str, Any]) -> bool:
     """Whether an answer in Claude Code's format (also Qwen Code's and Codex's) stops the tool call."""
     specific = answer.get("hookSpecificOutput")
     return isinstance(specific, dict) and specific.get("permissionDecision") == "deny"
+
+
+class Reader(NamedTuple):
+    """The reader of one agent's installs in its settings files (registry.Installed)."""
+
+    agent: str
+    scopes: Mapping[str, str]  # scope -> its settings file: the user's from ``~``, the others from the project
+    ours: Ours
+    wanted: Iterable[str]  # the events install sends
+    blocks: Callable[[Mapping[str, Any]], bool] = permission_denied  # whether an answer stops the tool call
+    merged_env: bool = False  # the agent merges every settings file's env, whichever holds the hook (Claude Code)
+
+    def locations(self, cwd: str) -> list[str]:
+        user = os.path.abspath(os.path.expanduser(self.scopes["user"]))
+        return [user, *(os.path.join(cwd, path) for scope, path in self.scopes.items() if scope != "user")]
+
+    def inspect(self, path: str) -> Install:
+        return inspect(self.agent, path, self.ours, self.wanted)
+
+    def hooks(self, path: str, env: Mapping[str, str]) -> list[Hook]:
+        return hooks(self.agent, registry.agent(self.agent).tool_event, path, env, self.ours)
+
+    def hook_env(self, cwd: str, path: str) -> dict[str, str]:
+        return settings_env(self.locations(cwd) if self.merged_env else [path])
+
+    def blocked(self, answer: Mapping[str, Any]) -> bool:
+        return self.blocks(answer)

@@ -41,14 +41,14 @@ COMMANDS: dict[str, tuple[str, ...]] = {
 
 
 # `hookd bridge AGENT`, the Python bridge an agent starts once per event: the agent -> (the module whose
-# ``main(argv, protocol)`` runs it, the agent's protocol module). Read before any command's parser is built.
+# ``main(argv, dialect)`` runs it, the agent's protocol module holding its DIALECT). Read before any command's parser is built.
 _RUN = "hookd.agents.run"
 BRIDGE_PROGRAMS = {
     "claude-code": (_RUN, "hookd.agents.claude_code.protocol"),
     "qwen": (_RUN, "hookd.agents.qwen.protocol"),
     "gemini": (_RUN, "hookd.agents.gemini.protocol"),
     "droid": (_RUN, "hookd.agents.droid.protocol"),
-    "codex": ("hookd.agents.codex.run", "hookd.agents.codex.protocol"),  # Codex's answers are its own
+    "codex": (_RUN, "hookd.agents.codex.protocol"),
 }
 
 
@@ -85,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from importlib import import_module
 
             runner, protocol = program
-            return int(import_module(runner).main(args_list[2:], import_module(protocol)))
+            return int(import_module(runner).main(args_list[2:], import_module(protocol).DIALECT))
         if args_list[1] == "run-hook" and len(args_list) > 2:
             from hookd.agents import adapter
 

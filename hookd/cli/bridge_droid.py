@@ -9,6 +9,8 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
+from hookd.cli.bridge_said import said, warn_older
+
 if TYPE_CHECKING:
     import argparse
 
@@ -20,7 +22,7 @@ def _path(args: argparse.Namespace) -> str:
 
 
 def run_install(args: argparse.Namespace) -> int:
-    from hookd.agents import agent_version, deadlines, registry, safe_write, settings_file, settings_install
+    from hookd.agents import deadlines, registry, safe_write, settings_file, settings_install
     from hookd.agents.droid import install
     from hookd.cli.bridge_route import checked_bridge_args, checked_timeout, route
     from hookd.cli.common import fail
@@ -41,22 +43,16 @@ def run_install(args: argparse.Namespace) -> int:
     except (deadlines.TimeoutRefused, settings_file.SettingsError, EndpointFileError, safe_write.Busy, OSError) as exc:
         return fail(str(exc))
     sys.stdout.write(result + "\n")
-    row = registry.agent("droid")
-    older = agent_version.problem(row, agent_version.of(row, getattr(args, "agent_cli", None)))
-    if older:
-        sys.stderr.write(f"hookd: WARNING: {older}\n")
+    warn_older(registry.agent("droid"), getattr(args, "agent_cli", None), "hookd: WARNING: ")
     return 0
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
     from hookd.agents import safe_write, settings_file, settings_install
     from hookd.agents.droid import install
-    from hookd.cli.common import fail
     from hookd.config.statefiles import state_home
 
-    try:
-        result = settings_install.uninstall(_path(args), install.is_ours, state=state_home())
-    except (settings_file.SettingsError, safe_write.Busy, OSError) as exc:
-        return fail(str(exc))
-    sys.stdout.write(result + "\n")
-    return 0
+    return said(
+        lambda: settings_install.uninstall(_path(args), install.is_ours, state=state_home()),
+        (settings_file.SettingsError, safe_write.Busy, OSError),
+    )

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 from hookd.agents import registry
 from hookd.agents.plugin_install import InstallError
+from hookd.cli.bridge_said import said, warn_older
 
 
 class PluginFolder(NamedTuple):
@@ -60,22 +61,9 @@ def run_install(args: argparse.Namespace) -> int:
     except (InstallError, OSError) as exc:
         return fail(str(exc))
     sys.stdout.write(result + "\n")
-    row = registry.agent(args.agent)
-    if row.version is not None:
-        from hookd.agents import agent_version
-
-        older = agent_version.problem(row, agent_version.of(row, getattr(args, "agent_cli", None)))
-        if older:
-            sys.stderr.write(f"hookd: {older}\n")
+    warn_older(registry.agent(args.agent), getattr(args, "agent_cli", None))
     return 0
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
-    from hookd.cli.common import fail
-
-    try:
-        result = _module(args).uninstall(_folder(args))
-    except (InstallError, OSError) as exc:
-        return fail(str(exc))
-    sys.stdout.write(result + "\n")
-    return 0
+    return said(lambda: _module(args).uninstall(_folder(args)), (InstallError, OSError))

@@ -181,8 +181,10 @@ def _fix_for(sent: Any, again: str) -> str:
 
 def _holds_when_down(f: Found, again: str) -> Iterator[Check]:
     """What keeps tool calls guarded when hookd cannot answer: the agent's own handling of a failed hook."""
-    if f.agent == "codex":
-        yield from _codex_trust(f, again)
+    from hookd.agents import registry
+
+    if registry.agent(f.agent).trusts_hooks:
+        yield from _trust(f, again)
     yield from _version(f, again)
 
 
@@ -216,32 +218,23 @@ def _version(f: Found, again: str) -> Iterator[Check]:
         yield Check(f.agent, "warn", f"{f.path}: {found.describe()}: {v.unknown}", "")
 
 
-def _codex_trust(f: Found, again: str) -> Iterator[Check]:
-    """Codex runs no hook it has not trusted: every hook of hookd's in config.toml needs its trusted hash."""
-    import tomllib
+def _trust(f: Found, again: str) -> Iterator[Check]:
+    """An agent that runs only the hooks it trusted (its row's ``trusts_hooks``) must have trusted every one of hookd's."""
 
-    from hookd.agents import safe_write
-    from hookd.agents.codex import install as codex
+    from hookd.agents import registry
 
+    row = registry.agent(f.agent)
+    reader: Any = row.reader()  # a reader with ``untrusted(path)``, as the row says
     try:
-        text = (safe_write.read(f.path) or b"").decode("utf-8")
-        keys = codex.state_keys(text, f.path)
-        states = tomllib.loads(text).get("hooks", {}).get("state", {})
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, codex.InstallError) as exc:
-        yield Check(f.agent, "warn", f"{f.path}: cannot tell whether Codex trusts hookd's hooks: {exc}", again)
+        total, untrusted = reader.untrusted(f.path)
+    except (OSError, ValueError) as exc:
+        yield Check(f.agent, "warn", f"{f.path}: cannot tell whether {row.title} trusts hookd's hooks: {exc}", again)
         return
-    # A hook's key names its file; Codex may have filed it under the path or the path with links resolved.
-    hooks: dict[str, bool] = {}
-    for key in keys:
-        trusted = isinstance(states.get(key), dict) and bool(states[key].get("trusted_hash"))
-        which = ":".join(key.rsplit(":", 3)[1:])
-        hooks[which] = hooks.get(which, False) or trusted
-    untrusted = sorted(k for k, ok in hooks.items() if not ok)
     if untrusted:
         yield Check(
             f.agent,
             "fail",
-            f"{f.path}: Codex has not trusted {len(untrusted)} of hookd's {plural(len(hooks), 'hook')}, and runs no untrusted hook: "
+            f"{f.path}: {row.title} has not trusted {len(untrusted)} of hookd's {plural(total, 'hook')}, and runs no untrusted hook: "
             "its tool calls go unguarded",
-            again + " (install trusts them through Codex)",
+            again + f" (install trusts them through {row.title})",
         )

@@ -156,7 +156,7 @@ def test_an_answer_the_shim_cannot_use_denies_every_deciding_gemini_event(tmp_pa
                 assert done.stdout == b"" and b"the agent proceeds" in done.stderr, (event, done)
                 continue
             reason = f"hookd: hookd refused {event} (HTTP 500: oops); hookd is running but its answer cannot be used, so {event} is denied"
-            expected = gemini.render(event, dialect.Verdict("deny", reason))
+            expected = dialect.render(gemini.DIALECT, event, dialect.Verdict("deny", reason))
             assert json.loads(done.stdout) == expected, event
             if event in gemini.BLOCKING:
                 assert expected == {"decision": "deny", "reason": reason}

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from hookd.agents import shim
+from hookd.agents import dialect, shim
 from hookd.agents.claude_code import protocol as cc
 from hookd.agents.codex import protocol as codex
 from hookd.agents.gemini import protocol as gemini
@@ -98,7 +98,9 @@ def run(argv: list[str], data: bytes, environ: dict[str, str] | None = None) -> 
 
 def denied(event: str, out: bytes, reason: str, proto=cc) -> None:  # type: ignore[no-untyped-def]
     """``out`` is exactly the deny the agent's mapping renders with ``reason``."""
-    expected = proto.render(event, cc.Verdict("deny", reason)) or proto.render(event, cc.Verdict(not_run=(reason,)))
+    expected = dialect.render(proto.DIALECT, event, dialect.Verdict("deny", reason)) or dialect.render(
+        proto.DIALECT, event, dialect.Verdict(not_run=(reason,))
+    )
     assert json.loads(out) == expected
 
 
@@ -130,7 +132,7 @@ def test_a_running_hookd_that_cannot_answer_never_lets_a_deciding_event_through(
             if not decides:
                 continue
             done = run([built, event, str(server.port), token, "--agent", agent], json.dumps({"hook_event_name": event}).encode())
-            if agent == "claude-code" and cc.exit_status(event, cc.Verdict("deny", "x"))[0] == 2:
+            if agent == "claude-code" and dialect.exit_status(cc.DIALECT, event, dialect.Verdict("deny", "x"))[0] == 2:
                 assert done.returncode == 2 and done.stdout == b"" and b"HTTP 500" in done.stderr, (event, done)
                 continue
             assert done.returncode == 0, (agent, event, done.stderr)

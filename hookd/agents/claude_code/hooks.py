@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from hookd.agents import hook_format
-from hookd.agents.claude_code.protocol import AGENT_ENV, HOOK_INPUT, MATCHER_FIELDS, ROUTES, snake
+from hookd.agents.claude_code.protocol import MATCHER_FIELDS, ROUTES
+from hookd.agents.dialect import AGENT_ENV, HOOK_INPUT, snake
 from hookd.core import vocabulary
 
 POINT_EVENTS = {point: event for event, (point, _) in ROUTES.items()}

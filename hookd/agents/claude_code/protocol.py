@@ -1,35 +1,19 @@
 """Claude Code's hook protocol: its table in hookd's agent dialect (hookd/agents/dialect.py).
 
-``route`` turns one hook input (the JSON Claude Code writes on a command hook's stdin, or posts to an
-HTTP hook) into the hookd call to make; ``render`` turns the chain's answer into the JSON Claude Code
-reads back. No I/O here, so the whole mapping is testable without an agent or a daemon. The formats
+``dialect.route(DIALECT, ...)`` turns one hook input (the JSON Claude Code writes on a command hook's stdin,
+or posts to an HTTP hook) into the hookd call to make; ``dialect.render(DIALECT, ...)`` turns the chain's
+answer into the JSON Claude Code reads back: every field Claude Code reads, with the hooks that failed and
+the guards that did not run named in ``systemMessage``; ``dialect.exit_status`` blocks TeammateIdle and
+TaskCompleted by exit code 2. No I/O here, so the whole mapping is testable without an agent or a daemon. The formats
 follow Claude Code's hooks reference; docs/bridges.md has the table and the citations.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from hookd.agents import dialect
-from hookd.agents.dialect import (  # noqa: F401  (the names the bridges look for on an agent's mapping)
-    AGENT_ENV,
-    ENV_MEMORY,
-    HOOK_INPUT,
-    RENAMED,
-    BadInput,
-    Call,
-    Decided,
-    Verdict,
-    agent_env,
-    camel,
-    for_agent,
-    snake,
-    specific,
-    verdict,
-    why,
-    with_agent_specific,
-)
+from hookd.agents.dialect import AGENT_ENV, Decided, Verdict, agent_env, specific, why, with_agent_specific  # noqa: F401  (the runner of hooks written for Claude Code reads them here)
 
 AGENT = "claude-code"
 UNMAPPED_PREFIX = "custom.claude."
@@ -148,11 +132,6 @@ CONTEXT_EVENTS = frozenset(
 EXIT_2_ONLY = frozenset({"TeammateIdle", "TaskCompleted"})
 
 
-def payload_of(hook_input: Mapping[str, Any]) -> dict[str, Any]:
-    """hookd's payload of a Claude Code hook input (dialect.payload_of with Claude Code's common fields)."""
-    return dialect.payload_of(hook_input, COMMON_FIELDS)
-
-
 def decision_fields(event: str, v: Verdict, agent: dict[str, Any], tool_name: str | None = None) -> Decided:
     """The event's decision in Claude Code's words."""
     top: dict[str, Any] = {}
@@ -208,33 +187,5 @@ DIALECT = dialect.Dialect(
     remember_env=True,
     flow=lambda event, agent, out: dialect.pass_flow(event, agent, out, UNIVERSAL),
     exit2_only=EXIT_2_ONLY,
+    session_end_timeout=dialect.SESSION_END_TIMEOUT,
 )
-
-
-def route(hook_input: Any, environ: Mapping[str, str], carry_env: bool = True) -> Call:
-    """The hookd call for one Claude Code hook input. Raises BadInput. See dialect.route."""
-    return dialect.route(DIALECT, hook_input, environ, carry_env)
-
-
-def render(event: str, v: Verdict | None) -> dict[str, Any] | None:
-    """Claude Code's output JSON for ``verdict``; None when there is nothing to say (exit 0, no stdout).
-
-    Every field Claude Code reads comes across: the decision in the event's own form, the context,
-    the rewrites, and the agent fields hooks gave (``systemMessage``, ``continue: false`` with
-    ``stopReason``, ``suppressOutput``, ``defer``, ``updatedPermissions``, ``interrupt``, ``retry``,
-    other hookSpecificOutput fields). Hooks that failed, and guards that did not run, are named in
-    ``systemMessage``, as Claude Code shows a hook error notice."""
-    return dialect.render(DIALECT, event, v)
-
-
-def exit_status(event: str, v: Verdict | None) -> tuple[int, str]:
-    """(exit code, stderr) for the bridge's answer: 2 with the reason where Claude Code blocks an
-    event only through exit code 2 (TeammateIdle, TaskCompleted); else 0 and nothing."""
-    return dialect.exit_status(DIALECT, event, v)
-
-
-def fail_closed(event: str, why: str) -> dict[str, Any] | None:
-    """The answer under --fail-closed when hookd cannot be asked: deny tool calls, leave the rest alone."""
-    if event != "PreToolUse":
-        return None
-    return {"hookSpecificOutput": {"hookEventName": event, "permissionDecision": "deny", "permissionDecisionReason": why}}

@@ -137,20 +137,14 @@ def _answer(event: str, _code: int, stdout: str, _stderr: str, payload: Mapping[
 
 
 # `hookd bridge run-hook cline --event EVENT -- CMD...`: a Cline hook file, run by hookd/agents/adapter.py in the
-# workspace; its stderr is passed on (Cline reads no answer from it).
-FORMAT = hook_format.HookFormat(
-    prog="hookd bridge run-hook cline",
-    description="Run a hook file written for Cline under hookd: hookd's payload becomes Cline's hook input on CMD's "
+# workspace.
+FORMAT = hook_format.per_event(
+    "cline",
+    "Run a hook file written for Cline under hookd: hookd's payload becomes Cline's hook input on CMD's "
     "stdin, and CMD's control output becomes a hookd decision.",
-    option="--event",
-    option_help="the Cline hook the file was written as (default: the point's)",
-    hook_input=hook_format.event_input(hook_input),
-    environment=lambda base, payload, _data: hook_format.forwarded_environment(base, payload),  # as the shim forwarded it
-    selected=lambda _event, _name, _data: True,
-    argv=lambda cmd, _env: cmd,
-    cwd=_cwd,
-    answer=_answer,
-    event=hook_format.option_or_point(POINT_EVENTS),
-    usage="hookd bridge run-hook cline --event EVENT -- CMD ...",
-    relays_stderr=True,
+    "the Cline hook the file was written as (default: the point's)",
+    hook_input,
+    POINT_EVENTS,
+    _cwd,
+    _answer,
 )

@@ -20,8 +20,8 @@ import os
 
 import msgspec
 
-from hookd.agents import install_record, safe_write, shim_hook
-from hookd.agents.cline.protocol import AGENT, INSTALLED_EVENTS, TOOL_EVENT, fail_closed
+from hookd.agents import agent_dirs, install_record, safe_write, shim_hook
+from hookd.agents.cline.protocol import AGENT, DIALECT, INSTALLED_EVENTS, TOOL_EVENT
 
 TIMEOUT = 120  # seconds Cline waits for a blocking hook (PreToolUse, PostToolUse); not configurable from a hook
 MARK = "# hookd bridge cline: `hookd bridge uninstall cline` removes this file\n"
@@ -29,26 +29,18 @@ MARK = "# hookd bridge cline: `hookd bridge uninstall cline` removes this file\n
 EXTENSIONS = ("", ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".py", ".ps1")
 
 
-class InstallError(Exception):
-    """Something the user must fix; the message says what."""
-
-
+InstallError = shim_hook.InstallError
 Options = shim_hook.Options
 
 
-def cline_dir(environ: dict[str, str] | None = None) -> str:
-    """Cline's folder: $CLINE_DIR, else ~/.cline."""
-    env = os.environ if environ is None else environ
-    return env.get("CLINE_DIR") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".cline")
+# The hooks folder: the user's in Cline's folder ($CLINE_DIR, else ~/.cline), or the project's .clinerules/hooks.
+FOLDERS = agent_dirs.Folders("CLINE_DIR", (".cline",), ("hooks",), (".clinerules", "hooks"))
 
 
 def folder_for(scope: str, environ: dict[str, str] | None = None, cwd: str | None = None) -> str:
-    """The hooks folder for ``scope``: the user's (~/.cline/hooks) or the project's (.clinerules/hooks)."""
-    if scope == "project":
-        return os.path.join(cwd or os.getcwd(), ".clinerules", "hooks")
-    if scope != "user":
+    if scope not in ("user", "project"):
         raise InstallError(f"Cline has no {scope} hooks: use --user (default) or --project")
-    return os.path.join(cline_dir(environ), "hooks")
+    return FOLDERS.path(scope, environ, cwd)
 
 
 def search_folders(cwd: str, environ: dict[str, str] | None = None) -> list[str]:
@@ -60,7 +52,7 @@ def search_folders(cwd: str, environ: dict[str, str] | None = None) -> list[str]
 
 def script(options: Options, event: str) -> str:
     """The hook file for ``event``: the shim (hookd/agents/shim_hook.py), giving up a margin before Cline's 120 s."""
-    line = shim_hook.command(options, AGENT, event, TOOL_EVENT, lambda e, why: msgspec.json.encode(fail_closed(e, why)).decode())
+    line = shim_hook.command(options, DIALECT, event, lambda deny: msgspec.json.encode(deny).decode())
     return "#!/bin/sh\n" + MARK + line + "\n"
 
 
@@ -132,11 +124,7 @@ def uninstall(folder: str, state: str) -> str:
             path, lambda current: safe_write.REMOVE if current is not None and MARK.encode() in current else safe_write.UNCHANGED
         )
         removed += not os.path.lexists(path)
-    record = install_record.load(state, folder)
-    if record is not None:
-        safe_write.remove_dirs(record.created_dirs)
-        install_record.hand_over(state, record.created_dirs, folder)
-        install_record.drop(state, folder)
+    install_record.release(state, folder)
     if not removed:
         return f"nothing to remove: no hookd hook file in {folder}"
     return f"removed the hookd bridge: {removed} hook files from {folder}"

@@ -21,29 +21,35 @@ TaskComplete and the other task events run detached (Cline reads no answer), so 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from hookd.agents import dialect
-from hookd.agents.dialect import BadInput, Call, Decided, Verdict  # noqa: F401  (the names the bridges look for)
+from hookd.agents.claude_code import protocol as cc
+from hookd.agents.dialect import Decided, Verdict
 
 AGENT = "cline"
 UNMAPPED_PREFIX = "custom.cline."
 SHELL = "run_commands"
 
-# Cline event (its hook file's name) -> (hookd point, whether Cline reads a decision from the hook).
-ROUTES: dict[str, tuple[str, bool]] = {
-    "PreToolUse": ("tool.approval.pre", True),
-    "PostToolUse": ("tool.execute.after", True),
-    "TaskStart": ("agent.turn.start", False),
-    "TaskResume": (UNMAPPED_PREFIX + "TaskResume", False),
-    "UserPromptSubmit": ("chat.message", False),
-    "TaskComplete": ("chat.finished", False),
-    "TaskCancel": (UNMAPPED_PREFIX + "TaskCancel", False),
-    "TaskError": (UNMAPPED_PREFIX + "TaskError", False),
-    "PreCompact": ("experimental.session.compacting", False),
-    "SessionShutdown": (UNMAPPED_PREFIX + "SessionShutdown", False),
-}
+# Cline event (its hook file's name) -> the Claude Code event it is (its point), or a custom point of its own.
+# Cline reads an answer only from PreToolUse and PostToolUse: the others are told, not decided.
+ROUTES = dialect.routes_like(
+    cc.DIALECT,
+    UNMAPPED_PREFIX,
+    {
+        "PreToolUse": "PreToolUse",
+        "PostToolUse": "PostToolUse",
+        "TaskStart": "SessionStart",
+        "TaskResume": False,
+        "UserPromptSubmit": "UserPromptSubmit",
+        "TaskComplete": "SessionEnd",
+        "TaskCancel": False,
+        "TaskError": False,
+        "PreCompact": "PreCompact",
+        "SessionShutdown": False,
+    },
+    reads_answer=frozenset({"PreToolUse", "PostToolUse"}),
+)
 SESSION_START = "TaskStart"
 SESSION_END = "TaskComplete"
 INSTALLED_EVENTS: tuple[str, ...] = tuple(ROUTES)
@@ -168,20 +174,3 @@ DIALECT = dialect.Dialect(
     fail_closed_event=TOOL_EVENT,
     shell_reason=frozenset({TOOL_EVENT}),
 )
-
-
-def route(hook_input: Any, environ: Mapping[str, str], carry_env: bool = True) -> Call:
-    """The hookd call for one Cline hook input (its event named in ``hook_event_name``). Raises BadInput."""
-    return dialect.route(DIALECT, hook_input, environ, carry_env)
-
-
-def render(event: str, verdict: Verdict | None, tool_name: str | None = None) -> dict[str, Any] | None:
-    """Cline's output JSON for ``verdict``; None when there is nothing to say."""
-    return dialect.render(DIALECT, event, verdict, tool_name)
-
-
-def fail_closed(event: str | None, why: str) -> dict[str, Any] | None:
-    """The answer when hookd cannot be asked and the install is fail-closed: the shell call replaced by the deny."""
-    if event != TOOL_EVENT:
-        return None
-    return {"overrideInput": {"commands": [deny_command(why)]}}

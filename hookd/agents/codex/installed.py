@@ -42,6 +42,25 @@ def hooks(path: str, env: Mapping[str, str]) -> list[Hook]:
     return found
 
 
+def untrusted(path: str) -> tuple[int, list[str]]:
+    """(how many of hookd's hooks ``path`` holds, those Codex has not trusted): Codex runs no hook it has not
+    trusted, and every hook of hookd's in config.toml needs its trusted hash. Raises OSError, or ValueError naming
+    why the file cannot be read."""
+    try:
+        text = (safe_write.read(path) or b"").decode("utf-8")
+        keys = install.state_keys(text, path)
+        states = tomllib.loads(text).get("hooks", {}).get("state", {})
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, install.InstallError) as exc:
+        raise ValueError(str(exc)) from None
+    # A hook's key names its file; Codex may have filed it under the path or the path with links resolved.
+    trusted: dict[str, bool] = {}
+    for key in keys:
+        ok = isinstance(states.get(key), dict) and bool(states[key].get("trusted_hash"))
+        which = ":".join(key.rsplit(":", 3)[1:])
+        trusted[which] = trusted.get(which, False) or ok
+    return len(trusted), sorted(k for k, ok in trusted.items() if not ok)
+
+
 def hook_env(cwd: str, path: str) -> dict[str, str]:
     return {}
 

@@ -5,50 +5,37 @@ Codex (`@openai/codex`) copied Claude Code's command hooks with its own rules: t
 some values Claude Code accepts are errors in Codex ("unsupported permissionDecision:allow" without
 `updatedInput`, `ask` on PreToolUse, `continue`/`stopReason`/`suppressOutput` on PreToolUse and
 PermissionRequest, `updatedInput` on PermissionRequest, a block without a non-empty reason). A hook answer
-Codex rejects is a failed hook, and Codex proceeds, so ``render`` only ever writes what Codex accepts for
-the event. docs/bridges.md has the table and the references.
+Codex rejects is a failed hook, and Codex proceeds, so the table's answer only ever writes what Codex accepts
+for the event. Its calls carry Claude Code's payload (the fields every event carries under ``hookInput``), so
+a hook written for either agent reads the same; Codex has no project variable: the project is the input's
+``cwd``. docs/bridges.md has the table and the references.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from hookd.agents import dialect
 from hookd.agents.claude_code import protocol as cc
-from hookd.agents.dialect import BadInput, Call, Decided, Verdict  # noqa: F401  (the names the bridges look for)
+from hookd.agents.dialect import Decided, Verdict
 
 AGENT = "codex"
 UNMAPPED_PREFIX = "custom.codex."
 
-# Codex event -> (hookd point, whether the bridge asks for a decision).
-ROUTES: dict[str, tuple[str, bool]] = {
-    "PreToolUse": ("tool.approval.pre", True),
-    "PermissionRequest": ("permission.ask", True),
-    "PostToolUse": ("tool.execute.after", True),
-    "UserPromptSubmit": ("chat.message", True),
-    "Stop": ("agent.turn.stop", True),
-    "SubagentStart": ("agent.subagent.spawn.before", True),
-    "SubagentStop": ("agent.subagent.complete", True),
-    "SessionStart": ("agent.turn.start", True),
-    "SessionEnd": ("chat.finished", False),
-    "PreCompact": ("experimental.session.compacting", True),
-    "PostCompact": (UNMAPPED_PREFIX + "PostCompact", False),
-    "Interrupt": (UNMAPPED_PREFIX + "Interrupt", False),
-}
+# Codex's events: Claude Code's of the same name (their points, and whether the bridge asks for a decision),
+# and Interrupt, told on a custom point.
+EVENTS = (
+    "PreToolUse", "PermissionRequest", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "SessionStart",
+    "SessionEnd", "PreCompact", "PostCompact",
+)  # fmt: skip
+ROUTES = dialect.routes_like(cc.DIALECT, UNMAPPED_PREFIX, {**{e: e for e in EVENTS}, "Interrupt": False})
 SESSION_START = "SessionStart"
 SESSION_END = "SessionEnd"
 INSTALLED_EVENTS: tuple[str, ...] = tuple(ROUTES)
-# Which input field each event's `matcher` filters (Codex matches tools, the session start's source,
-# compaction's trigger and the subagent's type; UserPromptSubmit and Stop ignore matchers).
-MATCHER_FIELDS = {
-    **dict.fromkeys(("PreToolUse", "PermissionRequest", "PostToolUse"), "tool_name"),
-    "SessionStart": "source",
-    "PreCompact": "trigger",
-    "PostCompact": "trigger",
-    "SubagentStart": "agent_type",
-    "SubagentStop": "agent_type",
-}
+# Which input field each event's `matcher` filters: Claude Code's field, for the events Codex matches on (tools,
+# the session start's source, compaction's trigger, the subagent's type; its SessionEnd, UserPromptSubmit and Stop
+# ignore matchers).
+MATCHER_FIELDS = {event: field for event, field in cc.MATCHER_FIELDS.items() if event in ROUTES and event != SESSION_END}
 # Events whose answer may carry `hookSpecificOutput` (with `additionalContext`, and the event's decision).
 CONTEXT_EVENTS = frozenset({"PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart", "SubagentStart"})
 # Events blocked by a top-level `decision: "block"` with a non-empty `reason`.
@@ -56,16 +43,6 @@ TOP_LEVEL_BLOCK = frozenset({"PostToolUse", "UserPromptSubmit", "Stop", "Subagen
 # Events where Codex refuses `continue`, `stopReason` and `suppressOutput`.
 NO_FLOW_FIELDS = frozenset({"PreToolUse", "PermissionRequest"})
 MCP_PREFIX = "mcp__"
-
-
-def route(hook_input: Any, environ: Mapping[str, str]) -> Call:
-    """The hookd call for one Codex hook input. Raises BadInput.
-
-    The payload has the event's own fields in camelCase (`tool_input` -> `args`, `tool_response` ->
-    `output`, `turn_id` -> `turnId`, ...) and under `hookInput` the fields every event carries, as for
-    Claude Code, so a hook written for either agent reads the same payload; `agentEnv` is the environment
-    Codex started the bridge with. Codex has no project variable: the project is the input's `cwd`."""
-    return dialect.route(DIALECT, hook_input, environ)
 
 
 def _why(v: Verdict, what: str) -> str:
@@ -145,15 +122,3 @@ DIALECT = dialect.Dialect(
     session_end=SESSION_END,
     flow=flow,
 )
-
-
-def render(event: str, verdict: Verdict | None, tool_name: str | None = None) -> dict[str, Any] | None:
-    """Codex's output JSON for ``verdict``; None when there is nothing to say (exit 0, no stdout)."""
-    return dialect.render(DIALECT, event, verdict, tool_name)
-
-
-def fail_closed(event: str | None, why: str) -> dict[str, Any] | None:
-    """The answer under --fail-closed when hookd cannot be asked: deny tool calls, leave the rest alone."""
-    if event != "PreToolUse":
-        return None
-    return {"hookSpecificOutput": {"hookEventName": event, "permissionDecision": "deny", "permissionDecisionReason": why}}

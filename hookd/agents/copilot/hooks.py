@@ -98,20 +98,14 @@ def _cwd(data: Mapping[str, Any]) -> str | None:
 
 
 # `hookd bridge run-hook copilot --event EVENT -- CMD...`: a Copilot CLI hook, run by hookd/agents/adapter.py in
-# the input's working directory; its stderr is passed on (Copilot reads no answer from it).
-FORMAT = hook_format.HookFormat(
-    prog="hookd bridge run-hook copilot",
-    description="Run a hook written for Copilot CLI under hookd: hookd's payload becomes Copilot's hook input on CMD's "
+# the input's working directory.
+FORMAT = hook_format.per_event(
+    "copilot",
+    "Run a hook written for Copilot CLI under hookd: hookd's payload becomes Copilot's hook input on CMD's "
     "stdin, and CMD's output JSON or exit code becomes a hookd decision.",
-    option="--event",
-    option_help="the Copilot CLI event the hook was configured for (default: the point's)",
-    hook_input=hook_format.event_input(hook_input),
-    environment=lambda base, payload, _data: hook_format.forwarded_environment(base, payload),  # as the shim forwarded it
-    selected=lambda _event, _name, _data: True,
-    argv=lambda cmd, _env: cmd,
-    cwd=_cwd,
-    answer=lambda event, code, stdout, _stderr, _payload: answer(event, code, stdout),
-    event=hook_format.option_or_point(POINT_EVENTS),
-    usage="hookd bridge run-hook copilot --event EVENT -- CMD ...",
-    relays_stderr=True,
+    "the Copilot CLI event the hook was configured for (default: the point's)",
+    hook_input,
+    POINT_EVENTS,
+    _cwd,
+    lambda event, code, stdout, _stderr, _payload: answer(event, code, stdout),
 )

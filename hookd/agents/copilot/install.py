@@ -16,39 +16,32 @@ import json
 import os
 from typing import Any
 
-from hookd.agents import install_record, safe_write, shim_hook
-from hookd.agents.copilot.protocol import AGENT, INSTALLED_EVENTS, TOOL_EVENT, fail_closed
+from hookd.agents import agent_dirs, install_record, safe_write, shim_hook
+from hookd.agents.copilot.protocol import AGENT, DIALECT, INSTALLED_EVENTS
 
 FILE_NAME = "hookd.json"
 DEFAULT_TIMEOUT = 600  # seconds: what install writes as each hook's `timeoutSec` unless told otherwise
 MARK = f"--agent {AGENT}"  # in every command install writes
 
 
-class InstallError(Exception):
-    """Something the user must fix; the message says what."""
-
-
+InstallError = shim_hook.InstallError
 Options = shim_hook.Options
 
 
-def home(environ: dict[str, str] | None = None) -> str:
-    """Copilot's configuration folder: $COPILOT_HOME, else ~/.copilot."""
-    env = os.environ if environ is None else environ
-    return env.get("COPILOT_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".copilot")
+# hookd's hook file: the user's in Copilot's folder ($COPILOT_HOME, else ~/.copilot), or the repository's.
+FOLDERS = agent_dirs.Folders("COPILOT_HOME", (".copilot",), ("hooks", FILE_NAME), (".github", "hooks", FILE_NAME))
+home = FOLDERS.agent  # Copilot's configuration folder
 
 
 def path_for(scope: str, environ: dict[str, str] | None = None, cwd: str | None = None) -> str:
-    """hookd's hook file for ``scope``: the user's (~/.copilot/hooks) or the repository's (.github/hooks)."""
-    if scope == "project":
-        return os.path.join(cwd or os.getcwd(), ".github", "hooks", FILE_NAME)
-    if scope != "user":
+    if scope not in ("user", "project"):
         raise InstallError(f"Copilot CLI has no {scope} hooks: use --user (default), --project or --settings FILE")
-    return os.path.join(home(environ), "hooks", FILE_NAME)
+    return FOLDERS.path(scope, environ, cwd)
 
 
 def command(options: Options, event: str) -> str:
     """The hook command: the shim for ``event``, giving up a margin before Copilot's ``timeoutSec``."""
-    return shim_hook.command(options, AGENT, event, TOOL_EVENT, lambda e, why: json.dumps(fail_closed(e, why)))
+    return shim_hook.command(options, DIALECT, event, json.dumps)
 
 
 def document(options: Options) -> dict[str, Any]:
@@ -139,11 +132,7 @@ def uninstall(path: str, state: str) -> str:
 
     if os.path.isdir(safe_write.target(path).parent):
         safe_write.update(path, compute)
-    record = install_record.load(state, path)
-    if record is not None:
-        safe_write.remove_dirs(record.created_dirs)
-        install_record.hand_over(state, record.created_dirs, path)
-        install_record.drop(state, path)
+    install_record.release(state, path)
     if not outcome:
         return f"nothing to remove: no hookd hook file at {path}"
     return f"removed the hookd bridge: {path}"

@@ -16,30 +16,35 @@ tool run. docs/bridges.md has the table.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any
 
 from hookd.agents import dialect
-from hookd.agents.dialect import BadInput, Call, Decided, Verdict  # noqa: F401  (the names the bridges look for)
+from hookd.agents.claude_code import protocol as cc
+from hookd.agents.dialect import Decided, Verdict
 
 AGENT = "copilot"
 UNMAPPED_PREFIX = "custom.copilot."
 
-# Copilot event -> (hookd point, whether Copilot reads a decision from the hook).
-ROUTES: dict[str, tuple[str, bool]] = {
-    "preToolUse": ("tool.approval.pre", True),
-    "permissionRequest": ("permission.ask", True),
-    "postToolUse": ("tool.execute.after", True),
-    "postToolUseFailure": ("tool.execute.error", False),
-    "userPromptSubmitted": ("chat.message", True),
-    "agentStop": ("agent.turn.stop", True),
-    "subagentStart": ("agent.subagent.spawn.before", True),
-    "subagentStop": ("agent.subagent.complete", True),
-    "sessionStart": ("agent.turn.start", True),
-    "sessionEnd": ("chat.finished", False),
-    "errorOccurred": (UNMAPPED_PREFIX + "errorOccurred", False),
-    "notification": (UNMAPPED_PREFIX + "notification", False),
-}
+# Copilot event -> the Claude Code event it is (its point, and whether Copilot reads a decision from the hook), or
+# whether its custom point decides.
+ROUTES = dialect.routes_like(
+    cc.DIALECT,
+    UNMAPPED_PREFIX,
+    {
+        "preToolUse": "PreToolUse",
+        "permissionRequest": "PermissionRequest",
+        "postToolUse": "PostToolUse",
+        "postToolUseFailure": "PostToolUseFailure",
+        "userPromptSubmitted": "UserPromptSubmit",
+        "agentStop": "Stop",
+        "subagentStart": "SubagentStart",
+        "subagentStop": "SubagentStop",
+        "sessionStart": "SessionStart",
+        "sessionEnd": "SessionEnd",
+        "errorOccurred": False,
+        "notification": "Notification",
+    },
+)
 SESSION_START = "sessionStart"
 SESSION_END = "sessionEnd"
 INSTALLED_EVENTS: tuple[str, ...] = tuple(ROUTES)
@@ -138,20 +143,3 @@ DIALECT = dialect.Dialect(
     normalise=normalise,
     fail_closed_event=TOOL_EVENT,
 )
-
-
-def route(hook_input: Any, environ: Mapping[str, str], carry_env: bool = True) -> Call:
-    """The hookd call for one Copilot hook input (its event named in ``hook_event_name``). Raises BadInput."""
-    return dialect.route(DIALECT, hook_input, environ, carry_env)
-
-
-def render(event: str, verdict: Verdict | None, tool_name: str | None = None) -> dict[str, Any] | None:
-    """Copilot's output JSON for ``verdict``; None when there is nothing to say."""
-    return dialect.render(DIALECT, event, verdict, tool_name)
-
-
-def fail_closed(event: str | None, why: str) -> dict[str, Any] | None:
-    """The answer when hookd cannot be asked and the install is fail-closed: deny tool calls, leave the rest alone."""
-    if event != TOOL_EVENT:
-        return None
-    return {"permissionDecision": "deny", "permissionDecisionReason": why}

@@ -12,12 +12,8 @@ Python bridge `hookd bridge droid`; either carries the agent's environment with 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from hookd.agents import dialect
 from hookd.agents.claude_code import protocol as cc
-from hookd.agents.claude_code.protocol import BadInput, Call, Verdict  # noqa: F401  (the names the bridges look for)
 
 AGENT = "droid"
 UNMAPPED_PREFIX = "custom.droid."
@@ -25,10 +21,7 @@ UNMAPPED_PREFIX = "custom.droid."
 EVENTS = (
     "PreToolUse", "PostToolUse", "Notification", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact", "SessionStart", "SessionEnd",
 )  # fmt: skip
-ROUTES: dict[str, tuple[str, bool]] = {
-    **{event: cc.ROUTES[event] for event in EVENTS},
-    "Notification": (UNMAPPED_PREFIX + "Notification", False),
-}
+ROUTES = dialect.routes_like(cc.DIALECT, UNMAPPED_PREFIX, {e: e for e in EVENTS})
 SESSION_END = cc.SESSION_END
 INSTALLED_EVENTS: tuple[str, ...] = EVENTS
 MATCHER_FIELDS = {event: field for event, field in cc.MATCHER_FIELDS.items() if event in ROUTES}
@@ -42,22 +35,3 @@ DIALECT = cc.DIALECT._replace(
     remember_env=False,  # every call comes from a command (the shim or the bridge), which carries the environment
     exit2_only=frozenset(),
 )
-
-
-def route(hook_input: Any, environ: Mapping[str, str], carry_env: bool = True) -> Call:
-    """The hookd call for one Droid hook input, as Claude Code's, naming Droid. Raises BadInput."""
-    return dialect.route(DIALECT, hook_input, environ, carry_env)
-
-
-def render(event: str, verdict: Verdict | None) -> dict[str, Any] | None:
-    """Droid's output JSON for ``verdict`` (Claude Code's format); None: nothing to say."""
-    return dialect.render(DIALECT, event, verdict)
-
-
-def exit_status(event: str, verdict: Verdict | None) -> tuple[int, str]:
-    return dialect.exit_status(DIALECT, event, verdict)
-
-
-def fail_closed(event: str, why: str) -> dict[str, Any] | None:
-    """The answer under --fail-closed when hookd cannot be asked: deny tool calls, leave the rest alone."""
-    return cc.fail_closed(event, why)

@@ -2,40 +2,46 @@
 
 Gemini CLI copied Claude Code's command hooks (JSON on stdin, JSON on stdout, exit code 2 blocks)
 with its own event names, a top-level ``decision``/``reason`` on every event, rewrites under
-``hookSpecificOutput`` in snake_case (``tool_input``) and timeouts in milliseconds. ``route`` turns
-one hook input into the hookd call, ``render`` the chain's answer into Gemini CLI's output; the
-call, verdict and payload shapes are the Claude Code bridge's, so hooks see the same payload
-(``toolName``, ``args``, ``hookInput``...) from either agent. docs/bridges.md has the table.
+``hookSpecificOutput`` in snake_case (``tool_input``) and timeouts in milliseconds. Its table below goes
+through the one ``route`` and ``render`` of dialect.py; the call, verdict and payload shapes are the Claude
+Code bridge's, so hooks see the same payload (``toolName``, ``args``, ``hookInput``...) from either agent,
+and the environment Gemini CLI starts a hook with travels under ``agentEnv``. The answer is always an
+object (``always_answer``): Gemini CLI reads the bridge's stderr as the hook's answer when stdout is
+empty. docs/bridges.md has the table.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from hookd.agents import dialect
 from hookd.agents.claude_code import protocol as cc
-from hookd.agents.dialect import BadInput, Call, Decided, Verdict  # noqa: F401  (the names the bridges look for)
+from hookd.agents.dialect import Decided, Verdict
 
 AGENT = "gemini"
 UNMAPPED_PREFIX = "custom.gemini."
 
-# Gemini CLI event -> (hookd point, whether the bridge asks for a decision). Every event of Gemini
-# CLI's hooks reference (HookEventName in packages/core/src/hooks/types.ts) is here. A decision on an
-# observer point of the catalog is refused by the daemon (wrong_kind); the bridge then emits.
-ROUTES: dict[str, tuple[str, bool]] = {
-    "BeforeTool": ("tool.approval.pre", True),
-    "AfterTool": ("tool.execute.after", True),
-    "BeforeAgent": ("chat.message", True),
-    "AfterAgent": ("agent.turn.stop", True),
-    "SessionStart": ("agent.turn.start", True),
-    "SessionEnd": ("chat.finished", False),
-    "PreCompress": ("experimental.session.compacting", True),
-    "Notification": (UNMAPPED_PREFIX + "Notification", False),
-    "BeforeModel": (UNMAPPED_PREFIX + "BeforeModel", True),
-    "AfterModel": (UNMAPPED_PREFIX + "AfterModel", True),
-    "BeforeToolSelection": (UNMAPPED_PREFIX + "BeforeToolSelection", True),
-}
+# Gemini CLI event -> the Claude Code event it is (its point, and whether the bridge asks for a decision), or
+# whether its custom point decides. Every event of Gemini CLI's hooks reference (HookEventName in
+# packages/core/src/hooks/types.ts) is here. A decision on an observer point of the catalog is refused by the
+# daemon (wrong_kind); the bridge then emits.
+ROUTES = dialect.routes_like(
+    cc.DIALECT,
+    UNMAPPED_PREFIX,
+    {
+        "BeforeTool": "PreToolUse",
+        "AfterTool": "PostToolUse",
+        "BeforeAgent": "UserPromptSubmit",
+        "AfterAgent": "Stop",
+        "SessionStart": "SessionStart",
+        "SessionEnd": "SessionEnd",
+        "PreCompress": "PreCompact",
+        "Notification": "Notification",
+        "BeforeModel": True,
+        "AfterModel": True,
+        "BeforeToolSelection": True,
+    },
+)
 SESSION_END = "SessionEnd"
 # Gemini CLI starts a process for every command hook it runs, about as dear as a tool call itself, so the
 # events it fires on every model request (and AfterModel on every streamed chunk) are not installed by
@@ -62,11 +68,6 @@ BLOCKING = frozenset({"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "B
 CONTEXT_EVENTS = frozenset({"AfterTool", "BeforeAgent", "SessionStart"})
 # What stays under hookInput: Claude Code's common fields (the payload is the same from either agent) and the timestamp.
 PAYLOAD_COMMON = cc.COMMON_FIELDS | {"timestamp"}
-
-
-def payload_of(hook_input: Mapping[str, Any]) -> dict[str, Any]:
-    """hookd's payload, as the Claude Code bridge builds it; Gemini CLI's ``timestamp`` stays in ``hookInput``."""
-    return dialect.payload_of(hook_input, PAYLOAD_COMMON)
 
 
 def decision_fields(event: str, v: Verdict, agent: dict[str, Any], tool_name: str | None = None) -> Decided:
@@ -113,26 +114,5 @@ DIALECT = dialect.Dialect(
     session_end=SESSION_END,
     always_answer=True,
     fail_closed_event="BeforeTool",
+    session_end_timeout=dialect.SESSION_END_TIMEOUT,
 )
-
-
-def route(hook_input: Any, environ: Mapping[str, str]) -> Call:
-    """The hookd call for one hook input. Raises BadInput.
-
-    Gemini CLI starts a hook with its own environment plus GEMINI_PROJECT_DIR (= the input's cwd),
-    GEMINI_SESSION_ID and CLAUDE_PROJECT_DIR; the environment travels under ``agentEnv`` as from
-    Claude Code, so hooks imported from either agent run with the agent's PATH."""
-    return dialect.route(DIALECT, hook_input, environ)
-
-
-def render(event: str, verdict: Verdict | None) -> dict[str, Any]:
-    """Gemini CLI's output JSON for ``verdict``: always an object, so that Gemini CLI never reads the
-    bridge's stderr as the hook's answer (it does when stdout is empty)."""
-    return dialect.render(DIALECT, event, verdict) or {}
-
-
-def fail_closed(event: str, why: str) -> dict[str, Any] | None:
-    """The answer under --fail-closed when hookd cannot be asked: deny tool calls, leave the rest alone."""
-    if event != "BeforeTool":
-        return None
-    return {"decision": "deny", "reason": why}

@@ -13,24 +13,22 @@ empty again, so the tree is as it was before.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from hookd.agents import plugin_install
+from hookd.agents import agent_dirs, plugin_install
 from hookd.agents.plugin_install import BUNDLE_MARK, CLIENT_NAME, InstallError  # noqa: F401  (this module's names too)
 from hookd.core import vocabulary
 
 FILE_NAME = "hookd.js"
 TEMPLATE = Path(__file__).with_name("plugin.js")
-VOCABULARY_JS = Path(__file__).with_name("vocabulary.js")
+VOCABULARY_JS = plugin_install.SHARED / "vocabulary.js"
 # hookd-client bundled into one ES module (clients/typescript: `npm run bundle`), shipped in this package.
 BUNDLE = Path(__file__).with_name(CLIENT_NAME)
 MARK = "// hookd bridge opencode plugin"
-_PLACEHOLDERS = ("__HOOKD_CLIENT__", "__HOOKD_OPTIONS__", "__HOOKD_VOCABULARY__")
 PLUGIN = plugin_install.Plugin(FILE_NAME, MARK, "the hookd plugin", "plugin")
 
 
@@ -40,13 +38,12 @@ class Options:
     timeout: float = 10.0
 
 
+# Where opencode looks for plugins: the user's configuration directory, or the project's `.opencode`.
+FOLDERS = agent_dirs.Folders("XDG_CONFIG_HOME", (".config",), ("opencode", "plugin"), (".opencode", "plugin"))
+
+
 def plugin_dir(scope: str, environ: dict[str, str] | None = None, cwd: str | None = None) -> Path:
-    """Where opencode looks for plugins: the user's configuration directory, or the project's `.opencode`."""
-    env = os.environ if environ is None else environ
-    if scope == "project":
-        return Path(cwd or os.getcwd()) / ".opencode" / "plugin"
-    config = env.get("XDG_CONFIG_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".config")
-    return Path(config) / "opencode" / "plugin"
+    return Path(FOLDERS.path(scope, environ, cwd))
 
 
 def parse_options(text: str) -> Options:
@@ -60,15 +57,12 @@ def client_specifier(client: str | None) -> str:
 
 
 def render(specifier: str, options: Options, created: list[str]) -> str:
-    text = TEMPLATE.read_text(encoding="utf-8")
-    settings = json.dumps({"failClosed": options.fail_closed, "timeout": options.timeout})
-    text = text.replace('"__HOOKD_CLIENT__"', json.dumps(specifier)).replace("__HOOKD_OPTIONS__", settings)
-    text = text.replace("__HOOKD_VOCABULARY__", json.dumps(vocabulary.table(), sort_keys=True))
-    text = text.replace("// __HOOKD_VOCABULARY_FUNCTIONS__\n", VOCABULARY_JS.read_text(encoding="utf-8"))
-    left = [p for p in _PLACEHOLDERS if p in text]
-    if left:
-        raise InstallError(f"the plugin template {TEMPLATE} was not filled in ({', '.join(left)} left); reinstall hookd")
-    return f"{MARK}\n{plugin_install.CREATED}{json.dumps(created)}\n{text}"
+    values = {
+        "__HOOKD_CLIENT__": json.dumps(specifier),
+        "__HOOKD_OPTIONS__": json.dumps({"failClosed": options.fail_closed, "timeout": options.timeout}),
+        "__HOOKD_VOCABULARY__": json.dumps(vocabulary.table(), sort_keys=True),
+    }
+    return plugin_install.fill(TEMPLATE, values, MARK, created, "plugin")
 
 
 def check_loads(plugin: str, client: bytes | None) -> None:

@@ -10,7 +10,7 @@ const OPTIONS = __HOOKD_OPTIONS__;
 const AGENT = "opencode";
 // hookd's tool vocabulary as hookd/core/vocabulary.py's table() gave it at install.
 const VOCABULARY = __HOOKD_VOCABULARY__;
-// __HOOKD_VOCABULARY_FUNCTIONS__
+// __HOOKD_INCLUDE vocabulary.js__
 
 // The events opencode (and the CLIs derived from it) hand to plugins, and whether each can block.
 const BLOCKABLE = [
@@ -24,24 +24,7 @@ const OBSERVED = ["chat.response", "chat.error", "chat.compression", "chat.finis
 // What `hookd tail` names a stream delta by; these arrive per token and are not forwarded one by one.
 const QUIET_BUS_EVENTS = new Set(["message.part.delta"]);
 
-// A value hookd cannot be handed (a cycle, nesting past what JSON.stringify can walk): never sent as something else.
-class Unsendable extends Error {}
-
-// JSON.stringify writes a lone UTF-16 surrogate (a model can produce one) as an escape, and only a lone one: each
-// becomes U+FFFD, as hookd reads agents' input, unless its backslash is itself escaped (then it is text).
-const LONE_SURROGATE = /(\\+)(u[dD][89a-fA-F][0-9a-fA-F]{2})/g;
-
-function plain(value) {
-  // What msgpack can carry: functions and class instances become what JSON makes of them, lone surrogates U+FFFD.
-  let text;
-  try {
-    text = JSON.stringify(value ?? {}, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
-  } catch (err) {
-    throw new Unsendable(`it cannot be read (${err?.message ?? err})`);
-  }
-  if (text === undefined) return {};
-  return JSON.parse(text.replace(LONE_SURROGATE, (m, slashes, code) => (slashes.length % 2 ? `${slashes.slice(1)}\\ufffd` : m)));
-}
+// __HOOKD_INCLUDE plain.js__ plain(value): what msgpack can carry, or Unsendable
 
 // Each distinct warning once: with hookd down, every event of every turn would say the same.
 const warned = new Set();
@@ -63,17 +46,7 @@ export const HookdPlugin = async (ctx) => {
   // A daemon that went away gets a short while to come back (a restart), not the whole call budget per event.
   const client = new Client({ name: "opencode", reconnect: Math.min(OPTIONS.timeout, 2) });
 
-  async function withDeadline(promise) {
-    let timer;
-    const deadline = new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${OPTIONS.timeout} s`)), OPTIONS.timeout * 1000);
-    });
-    try {
-      return await Promise.race([promise, deadline]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
+  // __HOOKD_INCLUDE deadline.js__ withDeadline(promise): the call given up after OPTIONS.timeout seconds
 
   function where(input) {
     const out = {};

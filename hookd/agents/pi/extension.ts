@@ -14,26 +14,9 @@ const AGENT = "pi";
 const VOCABULARY = __HOOKD_VOCABULARY__;
 // pi's events and hookd's points: event -> [point, decide], from hookd/agents/pi/protocol.py.
 const ROUTES = __HOOKD_ROUTES__;
-// __HOOKD_VOCABULARY_FUNCTIONS__
+// __HOOKD_INCLUDE vocabulary.js__
 
-// A value hookd cannot be handed (a cycle, nesting past what JSON.stringify can walk): never sent as something else.
-class Unsendable extends Error {}
-
-// JSON.stringify writes a lone UTF-16 surrogate (a model can produce one) as an escape, and only a lone one: each
-// becomes U+FFFD, as hookd reads agents' input, unless its backslash is itself escaped (then it is text).
-const LONE_SURROGATE = /(\\+)(u[dD][89a-fA-F][0-9a-fA-F]{2})/g;
-
-function plain(value) {
-  // What msgpack can carry: functions and class instances become what JSON makes of them, lone surrogates U+FFFD.
-  let text;
-  try {
-    text = JSON.stringify(value ?? {}, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
-  } catch (err) {
-    throw new Unsendable(`it cannot be read (${err?.message ?? err})`);
-  }
-  if (text === undefined) return {};
-  return JSON.parse(text.replace(LONE_SURROGATE, (m, slashes, code) => (slashes.length % 2 ? `${slashes.slice(1)}\\ufffd` : m)));
-}
+// __HOOKD_INCLUDE plain.js__ plain(value): what msgpack can carry, or Unsendable
 
 // The fields of a pi event that are plain values (its reason, ids, file names), without the large or live ones.
 function scalars(event) {
@@ -116,17 +99,7 @@ export default function hookd(pi) {
     return p;
   }
 
-  async function withDeadline(promise) {
-    let timer;
-    const deadline = new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${OPTIONS.timeout} s`)), OPTIONS.timeout * 1000);
-    });
-    try {
-      return await Promise.race([promise, deadline]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
+  // __HOOKD_INCLUDE deadline.js__ withDeadline(promise): the call given up after OPTIONS.timeout seconds
 
   // A call that cannot be sent (larger than the daemon's frame limit, nested deeper than it can be encoded, not
   // readable at all). When a guard would have seen it, it is refused (fail closed); when none is configured, pi

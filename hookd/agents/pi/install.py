@@ -19,7 +19,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from hookd.agents import plugin_install
+from hookd.agents import agent_dirs, plugin_install
 from hookd.agents.opencode import install as opencode
 from hookd.agents.pi import protocol, version
 from hookd.agents.plugin_install import CLIENT_NAME, InstallError
@@ -29,7 +29,6 @@ FILE_NAME = "hookd.ts"
 TEMPLATE = Path(__file__).with_name("extension.ts")
 LOADER = Path(__file__).with_name("load.mjs")
 MARK = "// hookd bridge pi extension"
-_PLACEHOLDERS = ("__HOOKD_CLIENT__", "__HOOKD_OPTIONS__", "__HOOKD_VOCABULARY__", "__HOOKD_ROUTES__")
 AGENT_DIR_ENV = "PI_CODING_AGENT_DIR"
 EXTENSION = plugin_install.Plugin(FILE_NAME, MARK, "the hookd extension for pi", "extension")
 
@@ -40,15 +39,12 @@ class Options:
     timeout: float = 10.0
 
 
+# Where pi looks for extensions: the user's agent directory ($PI_CODING_AGENT_DIR, else ~/.pi/agent), or the project's `.pi`.
+FOLDERS = agent_dirs.Folders(AGENT_DIR_ENV, (".pi", "agent"), ("extensions",), (".pi", "extensions"), expand=True)
+
+
 def extension_dir(scope: str, environ: dict[str, str] | None = None, cwd: str | None = None) -> Path:
-    """Where pi looks for extensions: the user's agent directory, or the project's `.pi`."""
-    env = os.environ if environ is None else environ
-    if scope == "project":
-        return Path(cwd or os.getcwd()) / ".pi" / "extensions"
-    agent_dir = env.get(AGENT_DIR_ENV)
-    if agent_dir:
-        return Path(os.path.expanduser(agent_dir)) / "extensions"
-    return Path(env.get("HOME") or os.path.expanduser("~")) / ".pi" / "agent" / "extensions"
+    return Path(FOLDERS.path(scope, environ, cwd))
 
 
 def parse_options(text: str) -> Options:
@@ -63,16 +59,13 @@ def client_specifier(client: str | None) -> str:
 
 
 def render(specifier: str, options: Options, created: list[str]) -> str:
-    text = TEMPLATE.read_text(encoding="utf-8")
-    settings = json.dumps({"failOpen": options.fail_open, "timeout": options.timeout})
-    text = text.replace('"__HOOKD_CLIENT__"', json.dumps(specifier)).replace("__HOOKD_OPTIONS__", settings)
-    text = text.replace("__HOOKD_VOCABULARY__", json.dumps(vocabulary.table(), sort_keys=True))
-    text = text.replace("__HOOKD_ROUTES__", json.dumps(protocol.table()))
-    text = text.replace("// __HOOKD_VOCABULARY_FUNCTIONS__\n", opencode.VOCABULARY_JS.read_text(encoding="utf-8"))
-    left = [p for p in _PLACEHOLDERS if p in text]
-    if left:
-        raise InstallError(f"the extension template {TEMPLATE} was not filled in ({', '.join(left)} left); reinstall hookd")
-    return f"{MARK}\n{plugin_install.CREATED}{json.dumps(created)}\n{text}"
+    values = {
+        "__HOOKD_CLIENT__": json.dumps(specifier),
+        "__HOOKD_OPTIONS__": json.dumps({"failOpen": options.fail_open, "timeout": options.timeout}),
+        "__HOOKD_VOCABULARY__": json.dumps(vocabulary.table(), sort_keys=True),
+        "__HOOKD_ROUTES__": json.dumps(protocol.table()),
+    }
+    return plugin_install.fill(TEMPLATE, values, MARK, created, "extension")
 
 
 def load(extension: Path, pi: version.Found | None = None, tool_call: tuple[str, str, str] | None = None, timeout: float = 60) -> dict:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hookd.agents import run
+from hookd.agents import dialect, run
 from hookd.agents.claude_code import hooks as ch
 from hookd.agents.claude_code import protocol as cc
 from hookd.core import points
@@ -43,7 +43,7 @@ def test_route_builds_payload_session_and_project() -> None:
         "tool_input": {"command": "ls"},
         "tool_use_id": "toolu_1",
     }
-    call = cc.route(data, {"CLAUDE_PROJECT_DIR": "/repo"})
+    call = dialect.route(cc.DIALECT, data, {"CLAUDE_PROJECT_DIR": "/repo"})
     assert call.point == "tool.approval.pre" and call.decide
     assert call.session == "s1" and call.project == "/repo"
     common = {k: data[k] for k in ("session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name")}
@@ -60,39 +60,39 @@ def test_route_builds_payload_session_and_project() -> None:
         "agentEnv": {"CLAUDE_PROJECT_DIR": "/repo"},
     }
     assert ch.hook_input(call.payload, call.point, "s1", "/repo", "/") == data
-    assert cc.route(data, {}).project == "/repo/sub"
-    assert cc.route({**data, "cwd": "relative"}, {}).project is None
+    assert dialect.route(cc.DIALECT, data, {}).project == "/repo/sub"
+    assert dialect.route(cc.DIALECT, {**data, "cwd": "relative"}, {}).project is None
 
 
 def test_route_session_lifecycle_and_unmapped() -> None:
-    start = cc.route({"hook_event_name": "SessionStart", "session_id": "s1", "source": "startup"}, {})
+    start = dialect.route(cc.DIALECT, {"hook_event_name": "SessionStart", "session_id": "s1", "source": "startup"}, {})
     assert (start.point, start.attach, start.dispose) == ("agent.turn.start", True, False)
-    end = cc.route({"hook_event_name": "SessionEnd", "session_id": "s1", "reason": "other"}, {})
+    end = dialect.route(cc.DIALECT, {"hook_event_name": "SessionEnd", "session_id": "s1", "reason": "other"}, {})
     assert (end.point, end.decide, end.attach, end.dispose) == ("chat.finished", False, False, True)
-    other = cc.route({"hook_event_name": "FileChanged", "file_path": "/x"}, {})
+    other = dialect.route(cc.DIALECT, {"hook_event_name": "FileChanged", "file_path": "/x"}, {})
     assert (other.point, other.decide, other.session) == ("custom.claude.FileChanged", False, None)
 
 
 @pytest.mark.parametrize("bad", [[], "x", 3, {}, {"hook_event_name": ""}, {"hook_event_name": 5}])
 def test_route_rejects_what_is_not_a_hook_input(bad: object) -> None:
-    with pytest.raises(cc.BadInput):
-        cc.route(bad, {})
+    with pytest.raises(dialect.BadInput):
+        dialect.route(cc.DIALECT, bad, {})
 
 
 def test_render_deny_without_reason_names_the_hook() -> None:
-    v = cc.Verdict("deny", decided_by="guard")
-    assert cc.render("PreToolUse", v) == {
+    v = dialect.Verdict("deny", decided_by="guard")
+    assert dialect.render(cc.DIALECT, "PreToolUse", v) == {
         "hookSpecificOutput": {
             "hookEventName": "PreToolUse",
             "permissionDecision": "deny",
             "permissionDecisionReason": "denied by hookd hook 'guard'",
         }
     }
-    assert cc.render("Stop", v) == {"decision": "block", "reason": "blocked by hookd hook 'guard'"}
+    assert dialect.render(cc.DIALECT, "Stop", v) == {"decision": "block", "reason": "blocked by hookd hook 'guard'"}
 
 
 def test_render_stop_when_the_catalog_allows_it() -> None:
-    assert cc.render("Stop", cc.Verdict("deny", "tests still fail", "run pytest")) == {
+    assert dialect.render(cc.DIALECT, "Stop", dialect.Verdict("deny", "tests still fail", "run pytest")) == {
         "decision": "block",
         "reason": "tests still fail",
         "hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "run pytest"},
@@ -102,21 +102,21 @@ def test_render_stop_when_the_catalog_allows_it() -> None:
 @pytest.mark.parametrize(
     ("event", "verdict"),
     [
-        ("PreToolUse", cc.Verdict("continue")),
-        ("PermissionRequest", cc.Verdict("ask", "confirm")),
-        ("UserPromptSubmit", cc.Verdict("allow")),
-        ("PreCompact", cc.Verdict(None, injection="ignored: PreCompact has no context field")),
-        ("Notification", cc.Verdict("deny", "observers cannot decide")),
-        ("SessionEnd", cc.Verdict("deny")),
+        ("PreToolUse", dialect.Verdict("continue")),
+        ("PermissionRequest", dialect.Verdict("ask", "confirm")),
+        ("UserPromptSubmit", dialect.Verdict("allow")),
+        ("PreCompact", dialect.Verdict(None, injection="ignored: PreCompact has no context field")),
+        ("Notification", dialect.Verdict("deny", "observers cannot decide")),
+        ("SessionEnd", dialect.Verdict("deny")),
     ],
 )
-def test_render_says_nothing_when_the_agent_has_no_field_for_it(event: str, verdict: cc.Verdict) -> None:
-    assert cc.render(event, verdict) is None
+def test_render_says_nothing_when_the_agent_has_no_field_for_it(event: str, verdict: dialect.Verdict) -> None:
+    assert dialect.render(cc.DIALECT, event, verdict) is None
 
 
 def test_fail_closed_denies_only_pre_tool_use() -> None:
-    assert cc.fail_closed("PreToolUse", "down")["hookSpecificOutput"]["permissionDecision"] == "deny"
-    assert cc.fail_closed("UserPromptSubmit", "down") is None
+    assert dialect.fail_closed(cc.DIALECT, "PreToolUse", "down")["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert dialect.fail_closed(cc.DIALECT, "UserPromptSubmit", "down") is None
 
 
 @given(
@@ -128,15 +128,15 @@ def test_fail_closed_denies_only_pre_tool_use() -> None:
     json_values,
 )
 def test_render_always_gives_json_or_nothing(event, decision, reason, injection, modified_input, modified_output) -> None:
-    out = cc.render(event, cc.Verdict(decision, reason, injection, modified_input, modified_output))
+    out = dialect.render(cc.DIALECT, event, dialect.Verdict(decision, reason, injection, modified_input, modified_output))
     assert out is None or json.loads(json.dumps(out)) == out
 
 
 @given(st.dictionaries(st.text(), json_values, max_size=6), st.text())
 def test_route_never_crashes_on_adversarial_input(data: dict, event: str) -> None:
     try:
-        call = cc.route({**data, "hook_event_name": event}, {})
-    except cc.BadInput:
+        call = dialect.route(cc.DIALECT, {**data, "hook_event_name": event}, {})
+    except dialect.BadInput:
         assert not event
         return
     assert call.event == event and call.payload["hookInput"]["hook_event_name"] == event
@@ -331,7 +331,7 @@ _KEYS = st.one_of(
 @given(st.dictionaries(_KEYS, st.one_of(st.integers(), st.text(), st.lists(st.integers())), max_size=8))
 def test_payload_carries_each_field_once_and_rebuilds_the_input_exactly(extra: dict) -> None:
     data = {**extra, "hook_event_name": "PreToolUse", "session_id": "s1", "cwd": "/repo"}
-    payload = cc.payload_of(data)
+    payload = dialect.payload_of(data, cc.COMMON_FIELDS)
     inner = payload["hookInput"]
     outer = {k: v for k, v in payload.items() if k != "hookInput"}
     assert len(inner) + len(outer) == len(data)  # nothing twice
@@ -340,7 +340,9 @@ def test_payload_carries_each_field_once_and_rebuilds_the_input_exactly(extra: d
 
 def test_a_large_input_is_sent_once() -> None:
     content = "x" * (600 * 1024)
-    call = cc.route({"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"file_path": "/f", "content": content}}, {})
+    call = dialect.route(
+        cc.DIALECT, {"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"file_path": "/f", "content": content}}, {}
+    )
     assert len(json.dumps(call.payload)) < len(content) + 1024
 
 
@@ -355,16 +357,16 @@ def test_guards_that_did_not_run_are_shown_to_the_user() -> None:
         ],
     )
     verdict = run.verdict_of(outcome)
-    out = cc.render("PreToolUse", verdict)
+    out = dialect.render(cc.DIALECT, "PreToolUse", verdict)
     assert out == {
         "systemMessage": "hookd: guard 'no-rm' did not run: untrusted (run `hookd trust /p`)\n"
         "hookd: guard 'lint' did not run: plugin_failed (requirements.txt failed to install)"
     }
-    denied = cc.render("SubagentStart", verdict._replace(decision="deny", reason="no"))
+    denied = dialect.render(cc.DIALECT, "SubagentStart", verdict._replace(decision="deny", reason="no"))
     assert denied is not None and denied["systemMessage"].startswith("hookd: no (Claude Code cannot block")
     assert "'no-rm' did not run" in denied["systemMessage"]
     for event in cc.ROUTES:  # every event the bridge answers tells the user
-        rendered = cc.render(event, verdict)
+        rendered = dialect.render(cc.DIALECT, event, verdict)
         assert rendered is not None and "did not run" in rendered["systemMessage"], event
 
 
@@ -374,16 +376,16 @@ def test_guards_that_did_not_run_are_shown_to_the_user() -> None:
 @pytest.mark.parametrize(
     ("event", "verdict", "expected"),
     [
-        ("TeammateIdle", cc.Verdict("deny", "Run the tests first"), (2, "Run the tests first")),
-        ("TaskCompleted", cc.Verdict("deny", "Tests are failing"), (2, "Tests are failing")),
-        ("TaskCompleted", cc.Verdict("deny", None, decided_by="ci-check"), (2, "blocked by hookd hook 'ci-check'")),
-        ("TaskCompleted", cc.Verdict("allow"), (0, "")),
+        ("TeammateIdle", dialect.Verdict("deny", "Run the tests first"), (2, "Run the tests first")),
+        ("TaskCompleted", dialect.Verdict("deny", "Tests are failing"), (2, "Tests are failing")),
+        ("TaskCompleted", dialect.Verdict("deny", None, decided_by="ci-check"), (2, "blocked by hookd hook 'ci-check'")),
+        ("TaskCompleted", dialect.Verdict("allow"), (0, "")),
         ("TeammateIdle", None, (0, "")),
-        ("Stop", cc.Verdict("deny", "keep going"), (0, "")),
-        ("PreToolUse", cc.Verdict("deny", "no"), (0, "")),
+        ("Stop", dialect.Verdict("deny", "keep going"), (0, "")),
+        ("PreToolUse", dialect.Verdict("deny", "no"), (0, "")),
     ],
 )
-def test_exit_code_2_where_claude_code_blocks_only_that_way(event: str, verdict: cc.Verdict | None, expected: tuple[int, str]) -> None:
-    assert cc.exit_status(event, verdict) == expected
+def test_exit_code_2_where_claude_code_blocks_only_that_way(event: str, verdict: dialect.Verdict | None, expected: tuple[int, str]) -> None:
+    assert dialect.exit_status(cc.DIALECT, event, verdict) == expected
     if expected[0] == 2:
-        assert cc.render(event, verdict) is None  # no JSON field for it: the exit code is the answer
+        assert dialect.render(cc.DIALECT, event, verdict) is None  # no JSON field for it: the exit code is the answer

@@ -41,7 +41,7 @@ def pre(commands: list[str]) -> dict[str, Any]:
 
 
 def routed(event: str, data: dict[str, Any]) -> dialect.Call:
-    return protocol.route({**data, "hook_event_name": event}, {})
+    return dialect.route(protocol.DIALECT, {**data, "hook_event_name": event}, {})
 
 
 def test_a_tool_call_with_several_commands_reaches_the_guards_as_one_script_in_the_task_s_session() -> None:
@@ -70,7 +70,7 @@ def run_shell(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_deny_replaces_the_commands_with_one_that_fails_and_tells_the_model_why(tmp_path: Path) -> None:
-    out = protocol.render("PreToolUse", dialect.Verdict("deny", "no recursive force delete"), "run_commands")
+    out = dialect.render(protocol.DIALECT, "PreToolUse", dialect.Verdict("deny", "no recursive force delete"), "run_commands")
     assert out is not None and set(out) == {"overrideInput"}
     [command] = out["overrideInput"]["commands"]
     done = run_shell(command, tmp_path)
@@ -82,7 +82,7 @@ def test_a_deny_replaces_the_commands_with_one_that_fails_and_tells_the_model_wh
 def test_whatever_the_reason_holds_the_deny_command_runs_nothing_of_it(tmp_path_factory: Any, reason: str) -> None:
     where = tmp_path_factory.mktemp("deny")
     hostile = f"{reason}'; touch pwned; echo '$(touch pwned2)`touch pwned3`"
-    out = protocol.render("PreToolUse", dialect.Verdict("deny", hostile), None)
+    out = dialect.render(protocol.DIALECT, "PreToolUse", dialect.Verdict("deny", hostile), None)
     [command] = out["overrideInput"]["commands"]  # type: ignore[index]
     done = run_shell(command, where)
     assert done.returncode == 1 and done.stdout == ""
@@ -91,13 +91,15 @@ def test_whatever_the_reason_holds_the_deny_command_runs_nothing_of_it(tmp_path_
 
 
 def test_a_deny_of_a_tool_whose_input_cannot_be_made_harmless_cancels_the_run() -> None:
-    out = protocol.render("PreToolUse", dialect.Verdict("deny", "R"), "editor")
+    out = dialect.render(protocol.DIALECT, "PreToolUse", dialect.Verdict("deny", "R"), "editor")
     assert out == {"cancel": True, "errorMessage": "R"}
 
 
 def rewritten(commands: list[str], modified: dict[str, Any]) -> dict[str, Any] | None:
     call = routed("PreToolUse", pre(commands))
-    return protocol.render("PreToolUse", dialect.for_agent(call, dialect.Verdict("allow", modified_input=modified)), "run_commands")
+    return dialect.render(
+        protocol.DIALECT, "PreToolUse", dialect.for_agent(call, dialect.Verdict("allow", modified_input=modified)), "run_commands"
+    )
 
 
 def test_a_rewrite_goes_back_into_cline_s_commands() -> None:
@@ -112,10 +114,10 @@ def test_a_rewrite_goes_back_into_cline_s_commands() -> None:
 
 
 def test_fail_closed_denies_the_shell_call_in_cline_s_form(tmp_path: Path) -> None:
-    out = protocol.fail_closed("PreToolUse", "hookd is down")
+    out = dialect.fail_closed(protocol.DIALECT, "PreToolUse", "hookd is down")
     [command] = out["overrideInput"]["commands"]  # type: ignore[index]
     assert run_shell(command, tmp_path).stderr == "blocked by hookd: hookd is down\n"
-    assert protocol.fail_closed("TaskStart", "down") is None
+    assert dialect.fail_closed(protocol.DIALECT, "TaskStart", "down") is None
 
 
 @given(commands=st.lists(st.text(max_size=30), min_size=1, max_size=3))

@@ -7,9 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hookd.agents import dialect
 from hookd.agents.claude_code.hooks import hook_input
-from hookd.agents.claude_code.protocol import AGENT_ENV, Verdict
 from hookd.agents.codex import protocol as mapping
+from hookd.agents.dialect import AGENT_ENV, Verdict
 
 SESSION = "01a230d9-68a5-72a3-b617-45f2e2d99c20"
 TURN = "01a230d9-68b7-7222-8a47-a7fc06d3e5d3"
@@ -40,7 +41,7 @@ SESSION_END = {k: v for k, v in COMMON.items() if k not in ("model", "permission
 
 
 def test_pre_tool_use_becomes_a_decide_on_the_tool_approval_point() -> None:
-    call = mapping.route(PRE_TOOL_USE, {"PATH": "/usr/bin"})
+    call = dialect.route(mapping.DIALECT, PRE_TOOL_USE, {"PATH": "/usr/bin"})
     assert (call.event, call.point, call.decide) == ("PreToolUse", "tool.approval.pre", True)
     assert call.session == SESSION and call.project == "/work/project"
     assert not call.attach and not call.dispose
@@ -54,7 +55,7 @@ def test_pre_tool_use_becomes_a_decide_on_the_tool_approval_point() -> None:
 
 @pytest.mark.parametrize("data", [PRE_TOOL_USE, POST_TOOL_USE, SESSION_START, USER_PROMPT, STOP, SESSION_END])
 def test_a_hook_written_for_codex_gets_back_exactly_codex_input(data: dict) -> None:
-    call = mapping.route(data, {})
+    call = dialect.route(mapping.DIALECT, data, {})
     assert hook_input(call.payload, call.point, call.session or "", call.project or "", "/") == data
 
 
@@ -71,23 +72,23 @@ def test_a_hook_written_for_codex_gets_back_exactly_codex_input(data: dict) -> N
     ],
 )
 def test_every_event_has_a_point(data: dict, point: str, decide: bool) -> None:
-    call = mapping.route(data, {})
+    call = dialect.route(mapping.DIALECT, data, {})
     assert (call.point, call.decide) == (point, decide)
 
 
 def test_session_start_attaches_and_session_end_disposes() -> None:
-    assert mapping.route(SESSION_START, {}).attach
-    assert mapping.route(SESSION_END, {}).dispose
+    assert dialect.route(mapping.DIALECT, SESSION_START, {}).attach
+    assert dialect.route(mapping.DIALECT, SESSION_END, {}).dispose
 
 
 @pytest.mark.parametrize("bad", [[], "x", {"session_id": "s"}, {"hook_event_name": ""}])
 def test_bad_input_is_refused(bad: object) -> None:
-    with pytest.raises(mapping.BadInput):
-        mapping.route(bad, {})
+    with pytest.raises(dialect.BadInput):
+        dialect.route(mapping.DIALECT, bad, {})
 
 
 def test_deny_on_pre_tool_use_carries_a_non_empty_reason() -> None:
-    out = mapping.render("PreToolUse", Verdict("deny", "no recursive force delete", decided_by="no-rm-rf"))
+    out = dialect.render(mapping.DIALECT, "PreToolUse", Verdict("deny", "no recursive force delete", decided_by="no-rm-rf"))
     assert out == {
         "hookSpecificOutput": {
             "hookEventName": "PreToolUse",
@@ -96,32 +97,32 @@ def test_deny_on_pre_tool_use_carries_a_non_empty_reason() -> None:
         }
     }
     # Codex refuses a deny without a reason (the hook would count as failed and the tool would run).
-    blank = mapping.render("PreToolUse", Verdict("deny", "  ", decided_by="g"))
+    blank = dialect.render(mapping.DIALECT, "PreToolUse", Verdict("deny", "  ", decided_by="g"))
     assert blank["hookSpecificOutput"]["permissionDecisionReason"] == "denied by hookd hook 'g'"
 
 
 def test_allow_is_said_only_with_a_rewrite() -> None:
     # Codex: "PreToolUse hook returned unsupported permissionDecision:allow" without updatedInput.
-    assert mapping.render("PreToolUse", Verdict("allow")) is None
-    out = mapping.render("PreToolUse", Verdict("allow", modified_input={"command": "echo rewritten"}))
+    assert dialect.render(mapping.DIALECT, "PreToolUse", Verdict("allow")) is None
+    out = dialect.render(mapping.DIALECT, "PreToolUse", Verdict("allow", modified_input={"command": "echo rewritten"}))
     assert out == {
         "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"command": "echo rewritten"}}
     }
     # A rewrite without an allow is refused by Codex too: an abstaining chain's rewrite is not sent.
-    assert mapping.render("PreToolUse", Verdict(None, modified_input={"command": "x"})) is None
+    assert dialect.render(mapping.DIALECT, "PreToolUse", Verdict(None, modified_input={"command": "x"})) is None
 
 
 def test_ask_on_pre_tool_use_is_a_deny_since_codex_cannot_ask_there() -> None:
-    out = mapping.render("PreToolUse", Verdict("ask", "a person must approve"))
+    out = dialect.render(mapping.DIALECT, "PreToolUse", Verdict("ask", "a person must approve"))
     specific = out["hookSpecificOutput"]
     assert specific["permissionDecision"] == "deny" and specific["permissionDecisionReason"].startswith("a person must approve")
 
 
 def test_pre_tool_use_never_carries_fields_codex_refuses_there() -> None:
     agent = {"continue": False, "stopReason": "stop", "suppressOutput": True, "systemMessage": "hi"}
-    out = mapping.render("PreToolUse", Verdict("deny", "no", agent_output=agent))
+    out = dialect.render(mapping.DIALECT, "PreToolUse", Verdict("deny", "no", agent_output=agent))
     assert set(out) == {"hookSpecificOutput", "systemMessage"}
-    assert mapping.render("Stop", Verdict(None, agent_output=agent)) == {
+    assert dialect.render(mapping.DIALECT, "Stop", Verdict(None, agent_output=agent)) == {
         "continue": False,
         "stopReason": "stop",
         "suppressOutput": True,
@@ -130,52 +131,52 @@ def test_pre_tool_use_never_carries_fields_codex_refuses_there() -> None:
 
 
 def test_a_deny_on_pre_compact_stops_instead_of_compacting() -> None:
-    call = mapping.route({**COMMON, "turn_id": TURN, "hook_event_name": "PreCompact", "trigger": "auto"}, {})
+    call = dialect.route(mapping.DIALECT, {**COMMON, "turn_id": TURN, "hook_event_name": "PreCompact", "trigger": "auto"}, {})
     assert (call.point, call.decide) == ("experimental.session.compacting", True)
-    assert mapping.render("PreCompact", Verdict("deny", "not now")) == {"continue": False, "stopReason": "not now"}
-    assert mapping.render("PreCompact", Verdict("allow")) is None
+    assert dialect.render(mapping.DIALECT, "PreCompact", Verdict("deny", "not now")) == {"continue": False, "stopReason": "not now"}
+    assert dialect.render(mapping.DIALECT, "PreCompact", Verdict("allow")) is None
 
 
 def test_permission_request() -> None:
-    assert mapping.render("PermissionRequest", Verdict("allow", modified_input={"command": "x"})) == {
+    assert dialect.render(mapping.DIALECT, "PermissionRequest", Verdict("allow", modified_input={"command": "x"})) == {
         "hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}
     }
-    assert mapping.render("PermissionRequest", Verdict("deny", "no")) == {
+    assert dialect.render(mapping.DIALECT, "PermissionRequest", Verdict("deny", "no")) == {
         "hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no"}}
     }
-    assert mapping.render("PermissionRequest", Verdict("ask")) is None
+    assert dialect.render(mapping.DIALECT, "PermissionRequest", Verdict("ask")) is None
 
 
 @pytest.mark.parametrize("event", ["PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop"])
 def test_top_level_block(event: str) -> None:
-    assert mapping.render(event, Verdict("deny", "keep going")) == {"decision": "block", "reason": "keep going"}
+    assert dialect.render(mapping.DIALECT, event, Verdict("deny", "keep going")) == {"decision": "block", "reason": "keep going"}
 
 
 def test_context_goes_only_where_codex_reads_it() -> None:
     for event in ("PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart", "SubagentStart"):
-        assert mapping.render(event, Verdict(None, injection="note")) == {
+        assert dialect.render(mapping.DIALECT, event, Verdict(None, injection="note")) == {
             "hookSpecificOutput": {"hookEventName": event, "additionalContext": "note"}
         }
     # Stop's answer has no hookSpecificOutput in Codex: sending one would make the whole answer invalid.
-    assert mapping.render("Stop", Verdict(None, injection="note")) is None
+    assert dialect.render(mapping.DIALECT, "Stop", Verdict(None, injection="note")) is None
 
 
 def test_post_tool_use_output_is_replaced_only_for_mcp_tools() -> None:
-    out = mapping.render("PostToolUse", Verdict(None, modified_output={"content": []}), "mcp__files__read")
+    out = dialect.render(mapping.DIALECT, "PostToolUse", Verdict(None, modified_output={"content": []}), "mcp__files__read")
     assert out == {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": {"content": []}}}
-    out = mapping.render("PostToolUse", Verdict(None, modified_output="x"), "Bash")
+    out = dialect.render(mapping.DIALECT, "PostToolUse", Verdict(None, modified_output="x"), "Bash")
     assert set(out) == {"systemMessage"} and "MCP" in out["systemMessage"]
 
 
 def test_guards_that_did_not_run_are_shown_to_the_user() -> None:
     v = Verdict(None, not_run=("hookd: guard 'g' did not run: untrusted",), errors=("h: timeout: too slow",))
-    out = mapping.render("PreToolUse", v)
+    out = dialect.render(mapping.DIALECT, "PreToolUse", v)
     assert out == {"systemMessage": "hookd: hook h: timeout: too slow\nhookd: guard 'g' did not run: untrusted"}
 
 
 def test_fail_closed_denies_only_tool_calls() -> None:
-    assert mapping.fail_closed("PreToolUse", "down")["hookSpecificOutput"]["permissionDecision"] == "deny"
-    assert mapping.fail_closed("Stop", "down") is None and mapping.fail_closed(None, "down") is None
+    assert dialect.fail_closed(mapping.DIALECT, "PreToolUse", "down")["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert dialect.fail_closed(mapping.DIALECT, "Stop", "down") is None and dialect.fail_closed(mapping.DIALECT, None, "down") is None
 
 
 # What Codex accepts in each event's answer (codex-rs/hooks/src/schema.rs: unknown fields refused;
@@ -224,7 +225,7 @@ _json = st.recursive(
 )
 def test_every_answer_is_one_codex_accepts(event, decision, reason, injection, modified_input, modified_output, agent, tool) -> None:  # type: ignore[no-untyped-def]
     v = Verdict(decision, reason, injection, modified_input, modified_output, "g", (), (), agent)
-    out = mapping.render(event, v, tool)
+    out = dialect.render(mapping.DIALECT, event, v, tool)
     if out is None:
         return
     assert set(out) <= TOP[event], out

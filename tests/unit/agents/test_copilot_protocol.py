@@ -24,7 +24,7 @@ PRE = {
 
 
 def routed(event: str, data: dict[str, Any]) -> dialect.Call:
-    return protocol.route({**data, "hook_event_name": event}, {})
+    return dialect.route(protocol.DIALECT, {**data, "hook_event_name": event}, {})
 
 
 def test_a_pre_tool_use_reaches_the_guards_as_execute_command_in_its_session_and_project() -> None:
@@ -57,34 +57,34 @@ def test_tool_args_sent_as_a_json_string_are_read_as_the_object() -> None:
 
 
 def test_a_deny_is_the_permission_decision_the_model_reads_and_a_rewrite_is_modified_args() -> None:
-    assert protocol.render("preToolUse", dialect.Verdict("deny", "no recursive force delete")) == {
+    assert dialect.render(protocol.DIALECT, "preToolUse", dialect.Verdict("deny", "no recursive force delete")) == {
         "permissionDecision": "deny",
         "permissionDecisionReason": "no recursive force delete",
     }
     rewritten = {"command": "echo rewritten", "description": "run it"}
-    assert protocol.render("preToolUse", dialect.Verdict("allow", modified_input=rewritten)) == {
+    assert dialect.render(protocol.DIALECT, "preToolUse", dialect.Verdict("allow", modified_input=rewritten)) == {
         "permissionDecision": "allow",
         "modifiedArgs": rewritten,
     }
-    assert protocol.render("preToolUse", dialect.Verdict(modified_input=rewritten)) == {"modifiedArgs": rewritten}
-    assert protocol.render("preToolUse", None) is None
+    assert dialect.render(protocol.DIALECT, "preToolUse", dialect.Verdict(modified_input=rewritten)) == {"modifiedArgs": rewritten}
+    assert dialect.render(protocol.DIALECT, "preToolUse", None) is None
 
 
 def test_each_deciding_event_denies_in_its_own_field() -> None:
     deny = dialect.Verdict("deny", "R")
-    assert protocol.render("permissionRequest", deny) == {"behavior": "deny", "message": "R"}
-    assert protocol.render("permissionRequest", dialect.Verdict("allow")) == {"behavior": "allow"}
+    assert dialect.render(protocol.DIALECT, "permissionRequest", deny) == {"behavior": "deny", "message": "R"}
+    assert dialect.render(protocol.DIALECT, "permissionRequest", dialect.Verdict("allow")) == {"behavior": "allow"}
     for event in ("userPromptSubmitted", "agentStop", "subagentStop"):
-        assert protocol.render(event, deny) == {"decision": "block", "reason": "R"}
+        assert dialect.render(protocol.DIALECT, event, deny) == {"decision": "block", "reason": "R"}
     # No field blocks a session start: the user is told rather than the deny dropped.
-    assert "cannot block sessionStart" in protocol.render("sessionStart", deny)["systemMessage"]  # type: ignore[index]
-    out = protocol.render("postToolUse", dialect.Verdict(modified_output="short", injection="look"))
+    assert "cannot block sessionStart" in dialect.render(protocol.DIALECT, "sessionStart", deny)["systemMessage"]  # type: ignore[index]
+    out = dialect.render(protocol.DIALECT, "postToolUse", dialect.Verdict(modified_output="short", injection="look"))
     assert out == {"modifiedResult": {"resultType": "success", "textResultForLlm": "short"}, "additionalContext": "look"}
 
 
 def test_fail_closed_denies_only_the_tool_event() -> None:
-    assert protocol.fail_closed("preToolUse", "down") == {"permissionDecision": "deny", "permissionDecisionReason": "down"}
-    assert protocol.fail_closed("sessionStart", "down") is None
+    assert dialect.fail_closed(protocol.DIALECT, "preToolUse", "down") == {"permissionDecision": "deny", "permissionDecisionReason": "down"}
+    assert dialect.fail_closed(protocol.DIALECT, "sessionStart", "down") is None
 
 
 @given(command=st.text(max_size=80), extra=st.dictionaries(st.sampled_from(["traceparent", "agentId"]), st.text(max_size=10)))

@@ -54,16 +54,21 @@ def test_a_new_agent_is_a_table() -> None:
 
 
 def test_every_bridged_json_agent_is_a_table() -> None:
-    for module, agent in ((claude, "claude-code"), (codex, "codex"), (gemini, "gemini"), (qwen, "qwen")):
+    for module, agent, routes in (
+        (claude, "claude-code", claude.ROUTES),
+        (codex, "codex", codex.ROUTES),
+        (gemini, "gemini", gemini.ROUTES),
+        (qwen, "qwen", claude.ROUTES),  # Qwen Code's events are Claude Code's
+    ):
         table = module.DIALECT
         assert isinstance(table, dialect.Dialect) and table.agent == agent
-        assert table.routes is module.ROUTES
+        assert table.routes is routes
 
 
 def test_a_guard_that_did_not_run_is_named_to_the_user_by_every_agent() -> None:
     v = dialect.Verdict(not_run=("hookd: guard 'g' did not run: untrusted (review it)",), errors=("h: error: boom",))
     for module, event in ((claude, "PreToolUse"), (codex, "PreToolUse"), (gemini, "BeforeTool"), (qwen, "PreToolUse")):
-        message = (module.render(event, v) or {}).get("systemMessage", "")
+        message = (dialect.render(module.DIALECT, event, v) or {}).get("systemMessage", "")
         assert "guard 'g' did not run" in message and "hookd: hook h: error: boom" in message, module.__name__
 
 

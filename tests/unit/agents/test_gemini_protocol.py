@@ -9,7 +9,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hookd.agents.claude_code.protocol import Verdict
+from hookd.agents import dialect
+from hookd.agents.dialect import Verdict
 from hookd.agents.gemini import hooks, protocol
 from hookd.core import points
 
@@ -26,7 +27,7 @@ BEFORE_TOOL = {
 
 
 def test_before_tool_asks_tool_approval_pre_for_a_decision() -> None:
-    call = protocol.route(BEFORE_TOOL, {"GEMINI_PROJECT_DIR": "/home/u/proj"})
+    call = dialect.route(protocol.DIALECT, BEFORE_TOOL, {"GEMINI_PROJECT_DIR": "/home/u/proj"})
     assert (call.point, call.decide, call.session, call.project) == ("tool.approval.pre", True, BEFORE_TOOL["session_id"], "/home/u/proj")
     assert call.payload["toolName"] == "execute_command" and call.payload["agentToolName"] == "run_shell_command"
     assert call.payload["agent"] == "gemini"
@@ -48,22 +49,22 @@ def test_every_event_of_the_reference_has_a_point_of_the_right_kind() -> None:
 
 
 def test_session_start_attaches_and_session_end_disposes() -> None:
-    start = protocol.route({**BEFORE_TOOL, "hook_event_name": "SessionStart", "source": "startup"}, {})
+    start = dialect.route(protocol.DIALECT, {**BEFORE_TOOL, "hook_event_name": "SessionStart", "source": "startup"}, {})
     assert start.attach and start.point == "agent.turn.start" and start.payload["source"] == "startup"
-    end = protocol.route({**BEFORE_TOOL, "hook_event_name": "SessionEnd", "reason": "exit"}, {})
+    end = dialect.route(protocol.DIALECT, {**BEFORE_TOOL, "hook_event_name": "SessionEnd", "reason": "exit"}, {})
     assert end.dispose and end.point == "chat.finished" and not end.decide
 
 
 def test_an_unknown_event_goes_to_a_custom_point_as_an_emit() -> None:
-    call = protocol.route({"hook_event_name": "SomethingNew", "cwd": "relative"}, {})
+    call = dialect.route(protocol.DIALECT, {"hook_event_name": "SomethingNew", "cwd": "relative"}, {})
     assert (call.point, call.decide, call.project, call.session) == ("custom.gemini.SomethingNew", False, None, None)
 
 
 def test_bad_input_is_named() -> None:
     for bad in ([], "x", {"session_id": "s"}, {"hook_event_name": ""}):
         try:
-            protocol.route(bad, {})
-        except protocol.BadInput as exc:
+            dialect.route(protocol.DIALECT, bad, {})
+        except dialect.BadInput as exc:
             assert str(exc)
         else:
             raise AssertionError(bad)
@@ -72,54 +73,62 @@ def test_bad_input_is_named() -> None:
 def test_a_deny_blocks_with_its_reason_where_gemini_cli_blocks() -> None:
     v = Verdict("deny", "no recursive force delete", decided_by="no-rm-rf")
     # "decision: Set to "deny" (or "block") to prevent the tool from executing. reason: ... sent to the agent"
-    assert protocol.render("BeforeTool", v) == {"decision": "deny", "reason": "no recursive force delete"}
+    assert dialect.render(protocol.DIALECT, "BeforeTool", v) == {"decision": "deny", "reason": "no recursive force delete"}
     for event in ("AfterTool", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel"):
-        assert protocol.render(event, v)["decision"] == "deny"
-    assert protocol.render("BeforeTool", Verdict("deny", decided_by="g")) == {"decision": "deny", "reason": "denied by hookd hook 'g'"}
+        assert dialect.render(protocol.DIALECT, event, v)["decision"] == "deny"
+    assert dialect.render(protocol.DIALECT, "BeforeTool", Verdict("deny", decided_by="g")) == {
+        "decision": "deny",
+        "reason": "denied by hookd hook 'g'",
+    }
 
 
 def test_a_deny_gemini_cli_ignores_is_told_to_the_user() -> None:
     # SessionStart: "Advisory only: continue and decision fields are ignored."
-    out = protocol.render("SessionStart", Verdict("deny", "not today"))
+    out = dialect.render(protocol.DIALECT, "SessionStart", Verdict("deny", "not today"))
     assert "decision" not in out and "not today" in out["systemMessage"] and "cannot block SessionStart" in out["systemMessage"]
 
 
 def test_an_allow_that_rewrites_merges_tool_input() -> None:
     v = Verdict("allow", modified_input={"command": "echo rewritten"})
     # "hookSpecificOutput.tool_input: An object that merges with and overrides the model's arguments"
-    assert protocol.render("BeforeTool", v) == {
+    assert dialect.render(protocol.DIALECT, "BeforeTool", v) == {
         "hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": {"command": "echo rewritten"}}
     }
 
 
 def test_ask_context_and_agent_fields() -> None:
-    assert protocol.render("BeforeTool", Verdict("ask", "sure?")) == {"decision": "ask", "reason": "sure?"}
-    assert protocol.render("AfterTool", Verdict(injection="audited"))["hookSpecificOutput"]["additionalContext"] == "audited"
-    assert "hookSpecificOutput" not in protocol.render("BeforeTool", Verdict(injection="x"))
+    assert dialect.render(protocol.DIALECT, "BeforeTool", Verdict("ask", "sure?")) == {"decision": "ask", "reason": "sure?"}
+    assert (
+        dialect.render(protocol.DIALECT, "AfterTool", Verdict(injection="audited"))["hookSpecificOutput"]["additionalContext"] == "audited"
+    )
+    assert "hookSpecificOutput" not in dialect.render(protocol.DIALECT, "BeforeTool", Verdict(injection="x"))
     agent = {"continue": False, "stopReason": "halt", "systemMessage": "hi", "specific": {"clearContext": True}}
-    out = protocol.render("AfterAgent", Verdict(agent_output=agent))
+    out = dialect.render(protocol.DIALECT, "AfterAgent", Verdict(agent_output=agent))
     assert out == {
         "continue": False,
         "stopReason": "halt",
         "systemMessage": "hi",
         "hookSpecificOutput": {"hookEventName": "AfterAgent", "clearContext": True},
     }
-    assert "continue" not in protocol.render("AfterAgent", Verdict(agent_output={"continue": True, "stopReason": "x"}))
+    assert "continue" not in dialect.render(protocol.DIALECT, "AfterAgent", Verdict(agent_output={"continue": True, "stopReason": "x"}))
 
 
 def test_guards_that_did_not_run_and_failed_hooks_are_named() -> None:
     v = Verdict(errors=("g: timeout: 5 s",), not_run=("hookd: guard 'x' did not run: untrusted",))
-    assert protocol.render("BeforeTool", v)["systemMessage"] == "hookd: hook g: timeout: 5 s\nhookd: guard 'x' did not run: untrusted"
+    assert (
+        dialect.render(protocol.DIALECT, "BeforeTool", v)["systemMessage"]
+        == "hookd: hook g: timeout: 5 s\nhookd: guard 'x' did not run: untrusted"
+    )
 
 
 def test_nothing_to_say_is_still_an_object() -> None:
     # Gemini CLI parses stderr as the answer when stdout is empty.
-    assert protocol.render("BeforeTool", None) == {} and protocol.render("Notification", Verdict()) == {}
+    assert dialect.render(protocol.DIALECT, "BeforeTool", None) == {} and dialect.render(protocol.DIALECT, "Notification", Verdict()) == {}
 
 
 def test_fail_closed_denies_only_tool_calls() -> None:
-    assert protocol.fail_closed("BeforeTool", "down") == {"decision": "deny", "reason": "down"}
-    assert protocol.fail_closed("AfterTool", "down") is None
+    assert dialect.fail_closed(protocol.DIALECT, "BeforeTool", "down") == {"decision": "deny", "reason": "down"}
+    assert dialect.fail_closed(protocol.DIALECT, "AfterTool", "down") is None
 
 
 # The hook's side: what an imported Gemini CLI hook's answer means.
@@ -176,7 +185,7 @@ _json = st.recursive(
 @given(st.sampled_from(sorted(protocol.ROUTES)), st.dictionaries(_names, _json, max_size=6))
 def test_the_payload_gives_back_the_agents_input_exactly(event: str, fields: dict[str, Any]) -> None:
     original = {**fields, "hook_event_name": event}
-    call = protocol.route(original, {"PATH": "/bin"})
+    call = dialect.route(protocol.DIALECT, original, {"PATH": "/bin"})
     back = hooks.hook_input(call.payload, call.point, event, "", "", "/")
     for key in ("session_id", "cwd", "transcript_path"):  # filled in when the agent sent none
         if key not in original:
@@ -206,8 +215,8 @@ _verdicts = st.builds(
 @given(_any_json, st.dictionaries(st.text(max_size=8), st.text(max_size=8), max_size=3))
 def test_any_input_is_routed_or_refused_by_name(data: Any, environ: dict[str, str]) -> None:
     try:
-        call = protocol.route(data, environ)
-    except protocol.BadInput as exc:
+        call = dialect.route(protocol.DIALECT, data, environ)
+    except dialect.BadInput as exc:
         assert str(exc)
         return
     assert call.point.startswith(("custom.gemini.", *(p for p, _ in protocol.ROUTES.values())))
@@ -216,7 +225,7 @@ def test_any_input_is_routed_or_refused_by_name(data: Any, environ: dict[str, st
 
 @given(st.sampled_from([*protocol.ROUTES, "Other"]), _verdicts)
 def test_any_verdict_renders_to_an_object_gemini_cli_reads(event: str, v: Verdict) -> None:
-    out = protocol.render(event, v)
+    out = dialect.render(protocol.DIALECT, event, v)
     assert isinstance(out, dict)
     json.dumps(out)  # what the bridge prints
     if v.decision == "deny" and event in protocol.BLOCKING:

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from hookd.agents import dialect
 from hookd.agents.claude_code import hooks as ch
 from hookd.agents.claude_code import protocol as cc
 from hookd.agents.codex import protocol as codex
@@ -31,18 +32,18 @@ SHELL = {
     "cline": ("run_commands", {"commands": ["rm -rf /"]}),  # its bridge adds `command` (tests/unit/agents/test_cline_protocol.py)
     "pi": ("bash", {"command": "rm -rf /", "description": "clean"}),
 }
-ROUTES = {"claude-code": cc.route, "codex": codex.route, "gemini": gemini.route, "qwen": qwen.route}
-ROUTES["droid"] = droid.route
+DIALECTS = {"claude-code": cc.DIALECT, "codex": codex.DIALECT, "gemini": gemini.DIALECT, "qwen": qwen.DIALECT}
+DIALECTS["droid"] = droid.DIALECT
 EVENTS = {"claude-code": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool", "qwen": "PreToolUse"}
 EVENTS["droid"] = "PreToolUse"
 README_GUARD = Matcher({"toolName": "^execute_command$"})
 
 
-@pytest.mark.parametrize("agent", sorted(ROUTES))
+@pytest.mark.parametrize("agent", sorted(DIALECTS))
 def test_every_agent_s_shell_tool_is_execute_command_with_args_command(agent: str) -> None:
     name, args = SHELL[agent]
     data = {"hook_event_name": EVENTS[agent], "session_id": "s", "cwd": "/p", "tool_name": name, "tool_input": args}
-    call = ROUTES[agent](data, {})
+    call = dialect.route(DIALECTS[agent], data, {})
     assert call.point == "tool.approval.pre" and call.decide
     p = call.payload
     assert (p["toolName"], p["args"]["command"], p["agentToolName"], p["agent"]) == ("execute_command", "rm -rf /", name, agent)
@@ -65,7 +66,9 @@ def test_every_table_entry_names_a_canonical_tool_and_renames_onto_its_args() ->
 
 
 def test_a_file_tool_carries_args_path_beside_the_agent_s_own_name() -> None:
-    call = cc.route({"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"file_path": "/a", "content": "x"}}, {})
+    call = dialect.route(
+        cc.DIALECT, {"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"file_path": "/a", "content": "x"}}, {}
+    )
     assert call.payload["toolName"] == "write_file"
     assert call.payload["args"] == {"file_path": "/a", "content": "x", "path": "/a"}
     # A hook written for Claude Code gets Claude Code's own input back, exactly.
@@ -75,14 +78,14 @@ def test_a_file_tool_carries_args_path_beside_the_agent_s_own_name() -> None:
 
 
 def test_an_unknown_tool_keeps_its_name_and_args() -> None:
-    call = cc.route({"hook_event_name": "PreToolUse", "tool_name": "mcp__x__y", "tool_input": {"file_path": "/a"}}, {})
+    call = dialect.route(cc.DIALECT, {"hook_event_name": "PreToolUse", "tool_name": "mcp__x__y", "tool_input": {"file_path": "/a"}}, {})
     p = call.payload
     assert (p["toolName"], p["agentToolName"], p["args"]) == ("mcp__x__y", "mcp__x__y", {"file_path": "/a"})
 
 
 def test_an_agent_field_named_like_hookd_s_keys_stays_in_hook_input() -> None:
     data = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}, "agent": "theirs"}
-    call = cc.route(data, {})
+    call = dialect.route(cc.DIALECT, data, {})
     assert call.payload["agent"] == "claude-code" and call.payload["hookInput"]["agent"] == "theirs"
     assert ch.hook_input(call.payload, call.point, "", "/p", "/")["agent"] == "theirs"
 
@@ -150,14 +153,16 @@ def test_the_chain_keeps_both_names_in_step_after_a_rewrite() -> None:
         name = "h"
         ref = None
 
-    payload = cc.route({"hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {"file_path": "/a"}}, {}).payload
+    payload = dialect.route(
+        cc.DIALECT, {"hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {"file_path": "/a"}}, {}
+    ).payload
     state = ChainState(payload)
     state.apply(Hook(), Decision(modified_input={"file_path": "/etc/shadow"}))  # a hook written for Claude Code
     assert state.payload["args"] == {"file_path": "/etc/shadow", "path": "/etc/shadow"}
     state.apply(Hook(), Decision(modified_input={**state.payload["args"], "path": "/b"}))  # a guard written for hookd
     assert state.payload["args"] == {"file_path": "/b", "path": "/b"}
-    verdict = cc.for_agent(
-        cc.Call("PreToolUse", "tool.approval.pre", True, payload, None, None), cc.Verdict(modified_input=state.modified_input)
+    verdict = dialect.for_agent(
+        dialect.Call("PreToolUse", "tool.approval.pre", True, payload, None, None), dialect.Verdict(modified_input=state.modified_input)
     )
     assert verdict is not None and verdict.modified_input == {"file_path": "/b"}
 
