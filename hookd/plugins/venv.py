@@ -204,7 +204,16 @@ async def ensure(
         # seconds of a plugin's first install, pip's install into it a fraction of that.
         await _run([sys.executable, "-m", "venv", *(("--without-pip",) if pip else ()), env_dir], where, "creating the virtualenv")
         await _run(
-            [*(pip or (python, "-m", "pip")), "install", "--disable-pip-version-check", "--no-input", "--progress-bar", "off", "-r", requirements],
+            [
+                *(pip or (python, "-m", "pip")),
+                "install",
+                "--disable-pip-version-check",
+                "--no-input",
+                "--progress-bar",
+                "off",
+                "-r",
+                requirements,
+            ],
             where,
             f"pip install -r {os.path.join(directory, 'requirements.txt')}",
             progress,
