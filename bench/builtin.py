@@ -79,16 +79,18 @@ def calls(client: Client, make: Callable[[], dict[str, Any]], expect: str | None
 
 def packs_alone(make: Callable[[], dict[str, Any]], n: int) -> float:
     """Median µs of hookd.guards.check on the calls ``make`` gives, in this process, as the runner calls it."""
-    from hookd import guards
+    from hookd.guards.check import check
+    from hookd.guards.model import DEFAULT, Context
+    from hookd.guards.options import policy as make_policy
 
-    policy = guards.policy(None)
-    ctx = guards.Context("/tmp/project", None, os.path.expanduser("~"))
+    policy = make_policy(None)
+    ctx = Context("/tmp/project", None, os.path.expanduser("~"))
     clock = time.perf_counter_ns
     samples = []
     for _ in range(n):
         args = make()["args"]
         t0 = clock()
-        guards.check(guards.DEFAULT, "execute_command", args, ctx, policy)
+        check(DEFAULT, "execute_command", args, ctx, policy)
         samples.append(clock() - t0)
     return statistics.median(samples) / 1000
 

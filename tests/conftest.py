@@ -30,6 +30,22 @@ ROOT = Path(__file__).resolve().parent.parent
 HOOKD = [sys.executable, "-m", "hookd"]
 
 
+# The order in which a parallel run (`make test`: xdist, one file to a worker at a time, files in
+# collection order) hands out the test folders. The folders whose files drive real agents or restart
+# daemons take tens of seconds a file; handed out last, one of them ran alone at the end while the other
+# workers sat idle. They go first, and the quick in-memory files fill the end.
+RUN_FIRST = ("e2e", "fault", "integration", "docs", "team", "attacks", "unit", "daemon")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def folder(item: pytest.Item) -> int:
+        parts = Path(item.path).relative_to(ROOT / "tests").parts
+        return RUN_FIRST.index(parts[0]) if len(parts) > 1 and parts[0] in RUN_FIRST else len(RUN_FIRST)
+
+    items.sort(key=folder)  # stable: each folder keeps its own order
+
+
 # Bounds for a daemon to become ready: hang guards on a loaded machine, not speed checks.
 READY_TIMEOUT = 120.0
 

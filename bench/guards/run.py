@@ -115,7 +115,9 @@ def timed(fn: Callable[[Call], Any], calls: Iterable[Call], repeats: int = 1, be
 
 
 def hookd_run(calls: list[Call], home: str) -> tuple[list[bool], list[float], list[float], list[str]]:
-    from hookd.guards import PACKS, Context, Policy, check
+    from hookd.guards.check import check
+    from hookd.guards.model import PACKS, Context
+    from hookd.guards.policy import Policy
     from hookd.guards.shell import parse
 
     policy = Policy()

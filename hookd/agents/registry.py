@@ -80,6 +80,10 @@ class Version(NamedTuple):
     unknown: str = ""  # doctor's warning when the version cannot be told ("": none)
     env: Mapping[str, str] = {}  # added to the environment the CLI is asked in
     on_stderr: bool = False  # the CLI prints its version on stderr
+    # The CLI is its npm package's own JavaScript, which prints the package's version: read from the package.json
+    # of the package whose ``bin`` the CLI is, rather than starting the CLI (not so for the agents whose npm
+    # package only loads a native binary: Droid's binary is 0.225.2 in a package that says 0.225.1).
+    packaged: bool = False
     # The version decides only whether an HTTP hook's ``onFailure: block`` refuses a call hookd did not answer.
     on_failure: bool = False
 
@@ -143,6 +147,7 @@ _PI_VERSION = Version(
     unknown="cannot tell whether it runs hookd's extension as meant",
     env={"PI_OFFLINE": "1"},
     on_stderr=True,
+    packaged=True,
 )
 _CLAUDE_FIELDS = {"permission_mode": "default", "tool_use_id": "hookd-canary"}
 

@@ -266,6 +266,8 @@ def run(opts: Options | argparse.Namespace, d: dialect.Dialect) -> int:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
     except Unavailable as exc:
+        # No input in time: the event is the one install named (--event), so a tool call it guards is still denied.
+        event = event or getattr(opts, "event", None)
         out = dialect.fail_closed(d, event, f"{exc}; the hookd bridge runs with --fail-closed") if opts.fail_closed else None
         policy = "denying the tool call (--fail-closed)" if out is not None else "the agent proceeds"
         sys.stderr.write(f"hookd bridge: {exc}; {policy}\n")

@@ -23,16 +23,14 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    from hookd import guards
+    from hookd.guards.catalogue import rules
+    from hookd.guards.model import DEFAULT, PACKS
 
-    unknown = [p for p in args.packs if p not in guards.PACKS]
+    unknown = [p for p in args.packs if p not in PACKS]
     if unknown:
-        return fail(f"unknown pack {unknown[0]!r}; the packs are {', '.join(guards.PACKS)}", USAGE)
-    packs = args.packs or list(guards.PACKS)
-    listed = [
-        {"name": pack, "default": pack in guards.DEFAULT, "rules": [{"name": n, "summary": s} for n, s in guards.rules(pack)]}
-        for pack in packs
-    ]
+        return fail(f"unknown pack {unknown[0]!r}; the packs are {', '.join(PACKS)}", USAGE)
+    packs = args.packs or list(PACKS)
+    listed = [{"name": pack, "default": pack in DEFAULT, "rules": [{"name": n, "summary": s} for n, s in rules(pack)]} for pack in packs]
     if args.json:
         print_json({"packs": listed})
         return 0

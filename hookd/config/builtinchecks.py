@@ -13,7 +13,6 @@ parser is not installed) needs none of it.
 from __future__ import annotations
 
 from functools import cache
-from types import ModuleType
 from typing import Any
 
 import yaml
@@ -30,31 +29,34 @@ OPTIONS = (*LISTS, "force_with_lease")
 COMMAND_ONLY = ("command", "args", "env", "cwd", "mode", "concurrency", "format", "timeout")
 
 
-def _guards() -> ModuleType:
-    from hookd import guards
-
-    return guards
+# The packs are imported inside the functions below: a hook file without a built-in hook never loads them.
 
 
 @cache
 def pack_names() -> tuple[str, ...]:
     """What `builtin` may name: each pack, and default."""
-    return (*_guards().PACKS, DEFAULT)
+    from hookd.guards.model import PACKS
+
+    return (*PACKS, DEFAULT)
 
 
 @cache
 def _rule_names() -> tuple[str, ...]:
-    guards = _guards()
+    from hookd.guards.catalogue import rules
+    from hookd.guards.model import PACKS
+
     names: list[str] = []
-    for pack in guards.PACKS:
+    for pack in PACKS:
         names.append(f"{pack}.*")
-        names.extend(name for name, _ in guards.rules(pack))
+        names.extend(name for name, _ in rules(pack))
     return tuple(names)
 
 
 def expand(packs: list[str]) -> list[str]:
     """The packs ``builtin`` names, ``default`` expanded."""
-    default = _guards().DEFAULT
+    from hookd.guards import model
+
+    default = model.DEFAULT
     out: list[str] = []
     for name in packs:
         for pack in default if name == DEFAULT else (name,):
@@ -149,10 +151,11 @@ class BuiltinChecks(ProblemReport):
                     elif not isinstance(entry, str) or not entry.strip():
                         self.problem(f"item {i} must be a non-empty string, got {describe_value(entry)}", at_i, label, where)
         if self._count() == before:
-            guards = _guards()
+            from hookd.guards.options import OptionsError, policy
+
             try:
-                guards.policy(value)
-            except guards.OptionsError as exc:  # what the packs refuse that the checks above did not word
+                policy(value)
+            except OptionsError as exc:  # what the packs refuse that the checks above did not word
                 self.problem(str(exc), at, label, "options")
 
     def _in_packs(self, rule: str, packs: list[str], where: str, label: str, at: tuple[int, int]) -> None:

@@ -10,7 +10,6 @@ from hookd.core.hooks import Runner
 from hookd.core.matcher import compile_match
 from hookd.core.registry import Hook, Registry
 from hookd.core.settings import Settings
-from hookd.runners.builtin import BuiltinRunner
 from hookd.runners.command import CommandRunner
 from hookd.runners.persistent import PersistentRunner
 
@@ -24,9 +23,12 @@ class HookMaker:
 
     def command_hook(self, spec: m.HookSpec, scope: m.Scope, owner: str, source: str, trust_key: str = "", sha: str = "") -> Hook:
         """The hook ``spec`` makes. A built-in hook's options are read here, once: an invalid one
-        raises hookd.guards.OptionsError naming it (a file's were checked when it was read)."""
+        raises hookd.guards.model.OptionsError naming it (a file's were checked when it was read)."""
         runner: Runner
         if spec.builtin:
+            # Imported here: the packs and their shell parser load only in a daemon that has a built-in hook.
+            from hookd.runners.builtin import BuiltinRunner
+
             runner = BuiltinRunner(spec.builtin, spec.options)
         else:
             runner = self.persistent if spec.mode == "persistent" else self.commands

@@ -8,6 +8,11 @@ PACKS: tuple[str, ...] = ("files", "git", "infra", "secrets", "publish")
 DEFAULT: tuple[str, ...] = PACKS
 
 
+class OptionsError(ValueError):
+    """A builtin hook's options that cannot be a policy; the message names the field and what was wrong.
+    Here, with the packs' data, so that whoever catches it need not load the packs."""
+
+
 class Context(NamedTuple):
     """What the packs know of the call beyond its arguments."""
 

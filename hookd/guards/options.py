@@ -8,12 +8,8 @@ from typing import Any
 import msgspec
 
 from hookd.guards.catalogue import RULES
-from hookd.guards.model import PACKS
+from hookd.guards.model import PACKS, OptionsError
 from hookd.guards.policy import Policy
-
-
-class OptionsError(ValueError):
-    """A builtin hook's options that cannot be a policy; the message names the field and what was wrong."""
 
 
 def _check_names(field: str, names: tuple[str, ...]) -> None:

@@ -130,6 +130,20 @@ def site_packages(python: str) -> str:
     return os.path.join(env_dir, "lib", f"python{sys.version_info.major}.{sys.version_info.minor}", "site-packages")
 
 
+def _host_pip(python: str) -> tuple[str, ...] | None:
+    """pip as the daemon's interpreter runs it, installing into the venv of ``python`` (``--python``, pip
+    22.3 and later); None when this interpreter has no such pip, and the venv brings its own."""
+    from importlib import metadata  # only on an install: it costs the daemon's start otherwise
+
+    try:
+        major, minor = (int(part) for part in metadata.version("pip").split(".")[:2])
+    except (metadata.PackageNotFoundError, ValueError):
+        return None
+    if (major, minor) < (22, 3) or importlib.util.find_spec("pip") is None:
+        return None
+    return (sys.executable, "-m", "pip", "--python", python)
+
+
 def remembered_failure(env_dir: str, wanted: str) -> str | None:
     """pip's words from the last failed install of exactly these requirements, if that is how it ended."""
     try:
@@ -185,9 +199,21 @@ async def ensure(
             shutil.rmtree(env_dir, ignore_errors=True)
         if progress is not None:
             progress("creating the virtualenv")
-        await _run([sys.executable, "-m", "venv", env_dir], where, "creating the virtualenv")
+        pip = _host_pip(python)
+        # With the daemon's own pip the venv needs none of its own: copying pip into it took about 2.5 CPU
+        # seconds of a plugin's first install, pip's install into it a fraction of that.
+        await _run([sys.executable, "-m", "venv", *(("--without-pip",) if pip else ()), env_dir], where, "creating the virtualenv")
         await _run(
-            [python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--progress-bar", "off", "-r", requirements],
+            [
+                *(pip or (python, "-m", "pip")),
+                "install",
+                "--disable-pip-version-check",
+                "--no-input",
+                "--progress-bar",
+                "off",
+                "-r",
+                requirements,
+            ],
             where,
             f"pip install -r {os.path.join(directory, 'requirements.txt')}",
             progress,

@@ -20,17 +20,20 @@ from typing import Any
 
 from hookd_client.messages import Decision
 
-from hookd import guards
 from hookd.config.builtinchecks import expand
 from hookd.core.registry import CallContext, Hook
 from hookd.core.vocabulary import ARGS_KEY, TOOL_KEY
+from hookd.guards.check import check as check_packs
+from hookd.guards.model import PACKS, Context, Finding
+from hookd.guards.options import OptionsError, policy
+from hookd.guards.policy import Policy
 
 # What runs the packs: hookd.guards.check, or (in a test of how a failing pack is handled) any
 # function of the same shape.
-Check = Callable[[Sequence[str], str, Mapping[str, Any], guards.Context, guards.Policy], "guards.Finding | None"]
+Check = Callable[[Sequence[str], str, Mapping[str, Any], Context, Policy], "Finding | None"]
 
 
-def reason_of(finding: guards.Finding) -> str:
+def reason_of(finding: Finding) -> str:
     """The reason the agent (and the person behind it) reads: the rule first, so it can be allowed by name."""
     return f"{finding.rule}: {finding.reason}"
 
@@ -59,12 +62,12 @@ class BuiltinRunner:
         self, packs: Sequence[str], options: Mapping[str, Any] | None, home: str | None = None, check: Check | None = None
     ) -> None:
         self.packs = tuple(expand(list(packs)))
-        unknown = [p for p in self.packs if p not in guards.PACKS]
+        unknown = [p for p in self.packs if p not in PACKS]
         if unknown:
-            raise guards.OptionsError(f"builtin: unknown pack {unknown[0]!r}; the packs are {', '.join(guards.PACKS)} (or default)")
-        self.policy = guards.policy(options)
+            raise OptionsError(f"builtin: unknown pack {unknown[0]!r}; the packs are {', '.join(PACKS)} (or default)")
+        self.policy = policy(options)
         self.home = home if home is not None else os.path.expanduser("~")
-        self.check: Check = check if check is not None else guards.check
+        self.check: Check = check if check is not None else check_packs
 
     def answer_now(self, hook: Hook, payload: dict[str, Any], ctx: CallContext) -> Decision | None:
         """The packs' answer for one call: a deny or an ask naming the rule, or None (abstain).
@@ -75,7 +78,7 @@ class BuiltinRunner:
         args = payload.get(ARGS_KEY)
         if not isinstance(args, Mapping):
             args = {}
-        found = self.check(self.packs, tool, args, guards.Context(_cwd(payload, args), ctx.project, self.home), self.policy)
+        found = self.check(self.packs, tool, args, Context(_cwd(payload, args), ctx.project, self.home), self.policy)
         if found is None:
             return None
         return Decision(found.decision, reason_of(found), rule=found.rule)  # type: ignore[arg-type]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from hookd.guards import PACKS, rules
-from hookd.guards.catalogue import PACK_TABLE
+from hookd.guards.catalogue import PACK_TABLE, rules
+from hookd.guards.model import PACKS
 from hookd.guards.reference import markdown
 
 from .samples import ROOT

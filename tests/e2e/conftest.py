@@ -35,7 +35,8 @@ def installed_hookd(tmp_path_factory: pytest.TempPathFactory, worker_id: str) ->
 
 
 @pytest.fixture
-def env(tmp_path: Path, installed_hookd: Path) -> Env:
+def env(tmp_path: Path, installed_hookd: Path, shim_data: Path) -> Env:
     e = make_env(tmp_path)
     e.command = [str(installed_hookd)]
+    e.env["XDG_DATA_HOME"] = str(shim_data)  # the compiled shim, built once per worker (tests/conftest.py's shim_data)
     return e

@@ -23,19 +23,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import HOOKD, DaemonProcess, Env, make_env, write_script
+from tests.conftest import HOOKD, DaemonProcess, Env, make_env
 from tests.integration.httphooks import Endpoint, endpoint, status_and_body
 
-DENY_ALL = """
-sys.stdin.buffer.read()
-print('{"decision": "deny", "reason": "deny-all guard"}')
-"""
+# The guard is a shell one-liner: it runs for each of the hundreds of generated calls, and what is under test
+# is the edge in front of it, not the hook's language (a Python script cost 20 ms of CPU a call, sh 2).
 GUARDS = """\
 hooks:
   - name: deny-all
     point: tool.approval.pre
     type: decision
-    command: {script}
+    command: /bin/sh
+    args: ["-c", "cat >/dev/null; echo '{\\"decision\\": \\"deny\\", \\"reason\\": \\"deny-all guard\\"}'"]
     on_error: deny
     enabled: true
 """
@@ -49,8 +48,7 @@ FRAME = 1 << 20
 class World:
     def __init__(self, root: Path) -> None:
         self.env = make_env(root)
-        script = write_script(root / "deny_all.py", DENY_ALL)
-        self.env.write_global_hooks(GUARDS.format(script=script))
+        self.env.write_global_hooks(GUARDS)
         self.daemon = DaemonProcess(self.env).start()
         self.http: Endpoint = endpoint(self.daemon)
         self.shim = _shim(self.env)

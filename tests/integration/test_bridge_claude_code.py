@@ -465,13 +465,16 @@ def test_help_and_bad_options_go_through_argparse(env: Env) -> None:
     assert r.returncode == 2 and "invalid float value" in r.stderr
 
 
-def test_an_agent_that_never_closes_stdin_does_not_hang_the_bridge(env: Env) -> None:
+@pytest.mark.parametrize("fail_closed", [False, True])
+def test_an_agent_that_never_closes_stdin_does_not_hang_the_bridge(env: Env, fail_closed: bool) -> None:
+    """The bridge gives up on an input that never ends; under --fail-closed, on the event install named (--event),
+    that is a deny."""
     import subprocess
 
     from ..conftest import HOOKD
 
     proc = subprocess.Popen(
-        [*HOOKD, "bridge", "claude-code", "--timeout", "0.5"],
+        [*HOOKD, "bridge", "claude-code", "--timeout", "0.5", *(["--fail-closed", "--event", "PreToolUse"] if fail_closed else [])],
         env=env.env,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -485,5 +488,10 @@ def test_an_agent_that_never_closes_stdin_does_not_hang_the_bridge(env: Env) -> 
     finally:
         proc.kill()
         proc.stdin.close()  # type: ignore[union-attr]
-    assert (proc.returncode, out) == (0, b"")
     assert b"no complete hook input on stdin within 0.5 s" in err
+    if not fail_closed:
+        assert (proc.returncode, out) == (0, b"")
+        return
+    assert proc.returncode == 0, err
+    answer = json.loads(out)["hookSpecificOutput"]
+    assert answer["permissionDecision"] == "deny" and "no complete hook input" in answer["permissionDecisionReason"], answer

@@ -10,7 +10,7 @@ from hookd_client import messages as m
 
 from hookd.core.registry import Hook
 from hookd.daemon.handlers.common import Handler, MakesHooks, Peer, RequestError, Result, check_point, project_arg
-from hookd.guards import OptionsError
+from hookd.guards.model import OptionsError
 from hookd.runners.callback import CallbackRunner
 
 if TYPE_CHECKING:

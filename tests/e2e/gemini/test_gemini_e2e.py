@@ -46,6 +46,9 @@ class Gemini:
         """One `gemini -p` whose model runs ``command``; with ``ready_file``, only once that file exists."""
         with model(WIRE, shell(command), ready_file) as scripted:
             agent_env = dict(self.env.env, GOOGLE_GEMINI_BASE_URL=scripted.url, GEMINI_API_KEY="unused")
+            # Gemini CLI otherwise starts itself twice: a first process that only relaunches the CLI with V8 heap
+            # flags. The relaunched process is the one that runs hooks, and it sees the same environment.
+            agent_env["GEMINI_CLI_NO_RELAUNCH"] = "true"
             return run_agent([GEMINI, "-p", "Run the command.", "--yolo"], scripted, self.project, agent_env)
 
 

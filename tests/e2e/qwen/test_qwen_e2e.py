@@ -47,6 +47,9 @@ class Qwen:
         with model(WIRE, shell(command), ready_file, hang) as scripted:
             agent_env = dict(self.env.env, OPENAI_BASE_URL=f"{scripted.url}/v1", OPENAI_API_KEY="unused", OPENAI_MODEL="m")
             agent_env["QWEN_CODE_SUPPRESS_YOLO_WARNING"] = "1"
+            # Qwen Code otherwise starts itself twice: a first process that only relaunches the CLI with a
+            # larger heap. The relaunched process is the one that runs hooks, and it sees the same environment.
+            agent_env["QWEN_CODE_NO_RELAUNCH"] = "true"
             return run_agent([QWEN, "-p", "Run the command.", "--yolo"], scripted, self.project, agent_env)
 
     def install(self, *args: str) -> None:

@@ -10,9 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hookd import guards
 from hookd.config import fixes
 from hookd.config.userconfig import ConfigInvalid, Problem, parse
+from hookd.guards.catalogue import rules
+from hookd.guards.model import PACKS
+from hookd.guards.options import OptionsError, policy
 
 BASE = """\
 hooks:
@@ -68,7 +70,7 @@ def test_options_are_kept_as_written_and_type_decision_may_be_stated() -> None:
         "protected_branches": ["main", "release"],
         "force_with_lease": "deny",
     }
-    assert guards.policy(spec.options).ask == ("git.*",)
+    assert policy(spec.options).ask == ("git.*",)
 
 
 def test_an_unknown_pack_is_named_with_its_fix() -> None:
@@ -167,7 +169,7 @@ def test_shadow_on_error_priority_match_and_group_apply_to_a_builtin_hook() -> N
 
 _names = st.one_of(
     st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=20),
-    st.sampled_from([r for p in guards.PACKS for r, _ in guards.rules(p)]),
+    st.sampled_from([r for p in PACKS for r, _ in rules(p)]),
 )
 
 
@@ -183,10 +185,10 @@ def test_the_file_accepts_exactly_the_options_the_packs_accept(allow: list[str],
         [spec] = parse(source, "hooks.yaml")
     except ConfigInvalid as exc:
         assert all(p.field and p.field.startswith("options") for p in exc.problems), [str(p) for p in exc.problems]
-        with pytest.raises(guards.OptionsError):
-            guards.policy({"allow": allow, "ask": ask})
+        with pytest.raises(OptionsError):
+            policy({"allow": allow, "ask": ask})
         return
-    assert guards.policy(spec.options) == guards.policy({"allow": allow, "ask": ask})
+    assert policy(spec.options) == policy({"allow": allow, "ask": ask})
 
 
 def test_a_file_without_builtin_hooks_is_read_without_the_packs_or_their_parser() -> None:

@@ -13,16 +13,16 @@ from hookd_client.messages import Decision
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hookd import guards
 from hookd.core.matcher import compile_match
 from hookd.core.registry import CallContext, Hook, Plan
 from hookd.engine.engine import Engine
+from hookd.guards.model import Finding
 from hookd.runners.builtin import BuiltinRunner
 
 CTX = CallContext("tool.approval.pre", "s1", "/work/app")
 
 
-def boom(*_: Any) -> guards.Finding | None:
+def boom(*_: Any) -> Finding | None:
     raise RuntimeError("the pack broke")
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookd.guards import PACKS, Context, Finding, Policy, check
+from hookd.guards.check import check
+from hookd.guards.model import PACKS, Context, Finding
+from hookd.guards.policy import Policy
 
 HOME = "/home/dev"
 PROJECT = "/home/dev/proj"

@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from bench.guards.run import CATEGORIES, CORPUS, CORPUS_HOME, HOLDOUT, Call, load
-from hookd.guards import PACKS, Context, Policy, check
+from hookd.guards.check import check
+from hookd.guards.model import PACKS, Context
+from hookd.guards.policy import Policy
 
 
 def blocked(call: Call) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hookd.guards import Policy
+from hookd.guards.policy import Policy
 
 from .guard import rule, shell
 

@@ -6,8 +6,10 @@ import re
 
 import pytest
 
-from hookd.guards import DEFAULT, PACKS, OptionsError, Policy, policy, rules
-from hookd.guards.catalogue import RULES
+from hookd.guards.catalogue import RULES, rules
+from hookd.guards.model import DEFAULT, PACKS
+from hookd.guards.options import OptionsError, policy
+from hookd.guards.policy import Policy
 
 from .guard import shell
 
@@ -94,7 +96,8 @@ def test_too_deep_is_a_finding_of_the_first_pack_and_can_be_allowed() -> None:
 
 
 def test_a_context_with_values_of_the_wrong_type_is_read_as_unknown() -> None:
-    from hookd.guards import Context, check
+    from hookd.guards.check import check
+    from hookd.guards.model import Context
 
     odd = Context(3, b"/p", None)  # type: ignore[arg-type]
     found = check(PACKS, "execute_command", {"command": "rm -rf src"}, odd, Policy())
@@ -102,7 +105,8 @@ def test_a_context_with_values_of_the_wrong_type_is_read_as_unknown() -> None:
 
 
 def test_a_finding_on_a_file_tool_names_the_tool_and_the_path() -> None:
-    from hookd.guards import Context, check
+    from hookd.guards.check import check
+    from hookd.guards.model import Context
 
     found = check(PACKS, "read_file", {"file_path": "/h/.ssh/id_rsa"}, Context("/h/p", "/h/p", "/h"), Policy())
     assert found is not None and found.command == "read_file /h/.ssh/id_rsa"

@@ -9,7 +9,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hookd.guards import PACKS, Context, Policy, check
+from hookd.guards.check import check
+from hookd.guards.model import PACKS, Context
+from hookd.guards.policy import Policy
 
 from .guard import shell
 

@@ -8,8 +8,11 @@ from typing import Any
 
 import pytest
 
-from hookd import guards
 from hookd.core.registry import CallContext, Hook
+from hookd.guards.check import check
+from hookd.guards.model import DEFAULT, Context, Finding
+from hookd.guards.options import OptionsError
+from hookd.guards.policy import Policy
 from hookd.runners.builtin import BuiltinRunner
 
 CTX = CallContext("tool.approval.pre", "s1", "/work/app")
@@ -25,9 +28,9 @@ class Seen:
     def __init__(self) -> None:
         self.calls: list[tuple[Any, ...]] = []
 
-    def __call__(self, packs: Any, tool: str, args: Any, ctx: guards.Context, policy: guards.Policy) -> guards.Finding | None:
+    def __call__(self, packs: Any, tool: str, args: Any, ctx: Context, policy: Policy) -> Finding | None:
         self.calls.append((tuple(packs), tool, dict(args), ctx, policy))
-        return guards.check(packs, tool, args, ctx, policy)
+        return check(packs, tool, args, ctx, policy)
 
 
 def test_a_dangerous_shell_command_is_denied_with_its_rule_first_in_the_reason() -> None:
@@ -60,12 +63,12 @@ def test_the_packs_get_the_tool_args_cwd_project_and_home(payload: dict[str, Any
     assert runner.answer_now(hook(runner), payload, CTX) is None
     [(packs, tool, args, ctx, policy)] = seen.calls
     assert packs == ("files", "git") and tool == "execute_command" and args == payload["args"]
-    assert ctx == guards.Context(cwd, "/work/app", "/home/u")
+    assert ctx == Context(cwd, "/work/app", "/home/u")
     assert policy.protected_branches == ("release",)
 
 
 def test_default_is_every_pack_once_in_pack_order() -> None:
-    assert BuiltinRunner(["default", "git"], None).packs == guards.DEFAULT
+    assert BuiltinRunner(["default", "git"], None).packs == DEFAULT
     assert BuiltinRunner(["git", "default"], None).packs[0] == "git"
 
 
@@ -85,5 +88,5 @@ def test_arguments_that_are_not_a_mapping_reach_the_packs_as_an_empty_mapping() 
 
 @pytest.mark.parametrize(("packs", "options"), [(["gti"], None), (["git"], {"allow": ["git.nope"]}), (["git"], {"colour": "red"})])
 def test_a_bad_pack_or_option_is_refused_when_the_hook_is_made(packs: list[str], options: Any) -> None:
-    with pytest.raises(guards.OptionsError):
+    with pytest.raises(OptionsError):
         BuiltinRunner(packs, options)
