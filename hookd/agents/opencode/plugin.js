@@ -124,26 +124,9 @@ export const HookdPlugin = async (ctx) => {
     const guards = (chain.decision_hooks ?? []).filter((h) => h.enabled !== false && h.trusted !== false).map((h) => h.name);
     if (guards.length) throw new Blocked(`Blocked by hookd: ${what}; the guard(s) ${guards.join(", ")} could not see it, so it is denied`);
     warn(`${what}; no guard is configured for it, so opencode proceeds`);
-    return true;
   }
 
-  async function tooLarge(event, payload, scope) {
-    const welcome = client.welcome ?? (await withDeadline(client.open()));
-    let size;
-    let why = "";
-    try {
-      size = encodeFrame({ type: "decide", id: 1, point: event, payload, ...scope }).length - 4;
-    } catch (err) {
-      size = Infinity;
-      why = ` (${err?.message ?? err})`;
-    }
-    if (size <= welcome.limits.max_frame) return false;
-    const what =
-      size === Infinity
-        ? `the ${event} input cannot be encoded for hookd${why}`
-        : `the ${event} input is ${size} bytes, over hookd's frame limit of ${welcome.limits.max_frame} bytes`;
-    return await unsendable(event, scope, what);
-  }
+  // __HOOKD_INCLUDE oversize.js__ tooLarge(point, payload, where): whether the call is over the frame limit (then said unsendable)
 
   // The outcome of deciding `point` with `payload`; null when it was too large and no guard would have seen it.
   // Throws Blocked, or the error that kept hookd from answering.
