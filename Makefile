@@ -46,7 +46,7 @@ run: $(RUN_STAMP)
 
 # The tests run with bytecode written, whatever PYTHONDONTWRITEBYTECODE the shell has: under it, every process a
 # test starts (thousands: daemons, bridges, CLI calls) compiled the modules it imported from source again, and
-# each worker rewrote every test module; a daemon's imports took 0.28 CPU-s so and 0.14 from .pyc files.
+# each worker rewrote every test module: a daemon's imports took 0.28 CPU-s that way, 0.14 from .pyc files.
 test: $(TEST_STAMP) e2e-deps lint
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m compileall -q hookd client/hookd_client >/dev/null
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
