@@ -62,9 +62,18 @@ def model(wire: Wire, call: Step | Sequence[Step], ready_file: Path | None = Non
 
 
 def run_agent(argv: Sequence[str | Path], model: Model, cwd: Path, environ: Mapping[str, str], timeout: float = 400) -> Run:
-    """Run the agent's command line to its end, its stdin closed, and keep what it printed."""
+    """Run the agent's command line to its end in ``cwd``, its stdin closed, and keep what it printed.
+
+    PWD says ``cwd``, as a shell that changed into it would say: agents take their project from PWD (opencode
+    does), and the one inherited from the test run named the checkout."""
     done = subprocess.run(
-        [str(a) for a in argv], cwd=cwd, env=dict(environ), capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+        [str(a) for a in argv],
+        cwd=cwd,
+        env={**environ, "PWD": str(cwd)},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
     )
     return Run(done.returncode, done.stdout + done.stderr, model)
 
