@@ -23,9 +23,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import time
 
 import structlog
+
+from hookd.runners import procs
 
 log = structlog.get_logger("hookd.contain")
 
@@ -55,35 +56,6 @@ def own_cgroup(proc: str = "/proc/self") -> tuple[str, str] | None:
     if path is None or mount is None:
         return None
     return mount, path
-
-
-def _write(path: str, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY)
-    try:
-        os.write(fd, text.encode())
-    finally:
-        os.close(fd)
-
-
-def kill_tree(root: str) -> None:
-    """Kill every process under ``root`` and remove its cgroups (the daemon stops or died)."""
-    with contextlib.suppress(OSError):
-        _write(os.path.join(root, "cgroup.kill"), "1")
-    deadline = time.monotonic() + 5
-    while True:
-        try:
-            names = [n for n in os.listdir(root) if n.startswith("run-")]
-        except OSError:
-            return
-        for name in names:
-            with contextlib.suppress(OSError):
-                os.rmdir(os.path.join(root, name))
-        with contextlib.suppress(OSError):
-            os.rmdir(root)
-            return
-        if time.monotonic() > deadline:
-            return
-        time.sleep(0.01)  # killed processes leave their cgroups a moment after cgroup.kill
 
 
 class RunGroups:
@@ -153,7 +125,7 @@ class RunGroups:
         try:
             with contextlib.suppress(FileExistsError):
                 os.mkdir(path, 0o755)
-            _write(os.path.join(path, "cgroup.procs"), str(pid))
+            procs.write(os.path.join(path, "cgroup.procs"), str(pid))
         except OSError as exc:
             log.warning("a hook process could not be put in its cgroup", pid=pid, error=str(exc))
             with contextlib.suppress(OSError):
@@ -166,7 +138,7 @@ class RunGroups:
         path = self._runs.get(tag) if tag else None
         if path is not None:
             with contextlib.suppress(OSError):
-                _write(os.path.join(path, "cgroup.kill"), "1")
+                procs.write(os.path.join(path, "cgroup.kill"), "1")
 
     def release(self, tag: str | None) -> None:
         """The run is over: remove its cgroup, or keep it for later while something still runs in it."""
@@ -180,7 +152,7 @@ class RunGroups:
             if len(self._lingering) > _LINGER_MAX:
                 oldest = self._lingering.pop(0)
                 with contextlib.suppress(OSError):
-                    _write(os.path.join(oldest, "cgroup.kill"), "1")
+                    procs.write(os.path.join(oldest, "cgroup.kill"), "1")
                 self._lingering.append(oldest)
             self._retry_soon()
 
@@ -221,7 +193,7 @@ class RunGroups:
             self._retry.cancel()
             self._retry = None
         if self.root is not None:
-            kill_tree(self.root)
+            procs.kill_tree(self.root)
             self.root = None
         self._runs.clear()
         self._lingering.clear()

@@ -32,7 +32,7 @@ from hookd.core import intake, trace
 from hookd.core.chain import HookNotRun
 from hookd.core.hooks import HookFailure, Report
 from hookd.core.registry import CallContext, Hook
-from hookd.runners import claude, contain, spawn
+from hookd.runners import claude, contain, procs, spawn
 from hookd.runners.output import output_tail
 from hookd.runners.slots import Shed, Slots
 
@@ -118,7 +118,7 @@ class ProcessGroups:
         self.containment.release(self.tags.pop(pid, None))
 
     def kill(self, pgid: int, sig: int) -> None:
-        contain.killpg(pgid, sig)
+        procs.killpg(pgid, sig)
 
     def kill_tree(self, pid: int) -> None:
         """SIGKILL the group of ``pid`` and every process of its run, wherever it moved."""

@@ -36,11 +36,10 @@ from collections.abc import Callable, Iterator
 
 import structlog
 
+from hookd.runners import procs
 from hookd.runners.cgroups import RunGroups
 
 log = structlog.get_logger("hookd.contain")
-
-MARK = "HOOKD_RUN"
 
 
 def _enter(fd: int) -> None:
@@ -48,9 +47,6 @@ def _enter(fd: int) -> None:
     # the hook from starting (the parent's adopt() tries again).
     with contextlib.suppress(OSError):
         os.write(fd, b"0")
-
-
-_PROC = "/proc"
 
 
 class Containment:
@@ -68,7 +64,7 @@ class Containment:
         self.ensure_sentinel()
         tag = f"{self.token}/{next(self._runs)}"
         marked = dict(os.environ if env is None else env)
-        marked[MARK] = tag
+        marked[procs.MARK] = tag
         return marked, tag
 
     def ensure_sentinel(self) -> None:
@@ -127,10 +123,10 @@ class Containment:
         walk finds nothing new, so a process forking while it is killed is caught too.
         """
         self.cgroups.kill(tag)
-        killpg(leader, signal.SIGKILL)
+        procs.killpg(leader, signal.SIGKILL)
         found: set[int] = set()
         for _ in range(5):
-            pids = members(leader, tag) - found - {os.getpid()}
+            pids = procs.members(leader, tag) - found - {os.getpid()}
             if not pids:
                 break
             for pid in pids:
@@ -138,75 +134,6 @@ class Containment:
                     os.kill(pid, signal.SIGKILL)
             found |= pids
         return len(found)
-
-
-def killpg(pgid: int, sig: int) -> None:
-    if pgid <= 0:  # never started: killpg(0) would hit the daemon's own group
-        return
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-def _stat(pid: str) -> tuple[int, str] | None:
-    """(ppid, state) of a live process; None if it is gone or a zombie."""
-    try:
-        with open(f"{_PROC}/{pid}/stat", "rb") as f:
-            data = f.read()
-    except OSError:
-        return None
-    # comm may hold spaces and parentheses: the fields follow the last ')'.
-    fields = data[data.rfind(b")") + 2 :].split()
-    state = fields[0].decode()
-    if state in ("Z", "X"):
-        return None
-    return int(fields[1]), state
-
-
-def _carries(pid: str, needle: bytes, prefix: bool) -> bool:
-    try:
-        with open(f"{_PROC}/{pid}/environ", "rb") as f:
-            environ = f.read()
-    except OSError:
-        return False
-    return any(entry == needle or (prefix and entry.startswith(needle)) for entry in environ.split(b"\x00"))
-
-
-def members(leader: int, tag: str | None, prefix: bool = False) -> set[int]:
-    """Live processes of a run: the leader's descendants and those carrying its mark."""
-    children: dict[int, list[int]] = {}
-    needle = f"{MARK}={tag}".encode() if tag else None
-    marked: set[int] = set()
-    try:
-        names = os.listdir(_PROC)
-    except OSError:
-        return set()
-    for name in names:
-        if not name.isdigit():
-            continue
-        st = _stat(name)
-        if st is None:
-            continue
-        pid = int(name)
-        children.setdefault(st[0], []).append(pid)
-        if needle is not None and _carries(name, needle, prefix):
-            marked.add(pid)
-    tree: set[int] = set()
-    stack = [leader] if leader > 0 else []
-    stack += marked
-    while stack:
-        pid = stack.pop()
-        if pid in tree:
-            continue
-        tree.add(pid)
-        stack.extend(children.get(pid, ()))
-    if leader > 0 and _stat(str(leader)) is None:
-        tree.discard(leader)
-    return tree
-
-
-def alive(pid: int) -> bool:
-    """True if ``pid`` is a live (not zombie) process."""
-    return _stat(str(pid)) is not None
 
 
 _DEFAULT: Containment | None = None

@@ -17,8 +17,7 @@ import signal
 import sys
 import time
 
-from hookd.runners.cgroups import kill_tree
-from hookd.runners.contain import members
+from hookd.runners.procs import kill_tree, members
 
 
 def sweep(token: str) -> int:

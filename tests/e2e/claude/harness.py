@@ -129,9 +129,9 @@ def run_claude(
     home.mkdir(parents=True, exist_ok=True)
     cwd.mkdir(parents=True, exist_ok=True)
     argv = [str(binary), "-p", prompt, "--output-format", "json", "--model", MODEL, *args]
-    done = subprocess.run(
-        argv, cwd=cwd, env=claude_env(model, home, env), capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
-    )
+    # PWD names the project, as a shell's would (see tests/e2e/harness.py's run_agent).
+    environ = {**claude_env(model, home, env), "PWD": str(cwd)}
+    done = subprocess.run(argv, cwd=cwd, env=environ, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
     return Session(done.returncode, done.stdout, done.stderr)
 
 
