@@ -225,7 +225,7 @@ def problems(args: argparse.Namespace) -> list[str]:
 
 def http_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """The HTTP hook endpoint's options; None when it is off. Raises ValueError for a bad port."""
-    from hookd.edge.http.server import Options
+    from hookd.edge.http.endpoint import Options
 
     value = str(args.http_port).strip().lower()
     if value in ("off", "no", "none"):

@@ -28,8 +28,8 @@ from hookd.core.limits import raise_fd_limit
 from hookd.core.settings import Settings
 from hookd.daemon.daemon import Daemon
 from hookd.edge.activation import ActivationError, inherited_listener
-from hookd.edge.http.server import Endpoint
-from hookd.edge.http.server import Options as HttpOptions
+from hookd.edge.http.endpoint import Endpoint
+from hookd.edge.http.endpoint import Options as HttpOptions
 from hookd.edge.http.server import start as start_http
 from hookd.edge.sdnotify import Notifier, ReadyFd, Watchdog, watchdog_interval
 from hookd.edge.server import AlreadyRunning, Hub, Listener, bind_socket, start_server, stop_listening
