@@ -9,8 +9,6 @@ no ``malloc_trim`` (musl, other systems) this does nothing.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 from collections.abc import Callable
 
 import structlog
@@ -19,9 +17,12 @@ log = structlog.get_logger("hookd.edge")
 
 
 def _load() -> Callable[[int], int] | None:
+    # The process's own symbols, the C library's among them: no library search, which on Linux
+    # (ctypes.util.find_library) starts ldconfig, a process, and did so at every daemon start.
+    import ctypes
+
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim = libc.malloc_trim
+        trim = ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):
         return None
     trim.argtypes = [ctypes.c_size_t]
@@ -29,15 +30,15 @@ def _load() -> Callable[[int], int] | None:
     return trim  # type: ignore[no-any-return]
 
 
-_trim = _load()
-
-
-def available() -> bool:
-    return _trim is not None
+_trim: Callable[[int], int] | None = None
+_loaded = False  # ctypes and the C library's function are looked up at the first trim, not at start
 
 
 def trim() -> bool:
     """Return the heap's free pages to the system; whether any were returned."""
+    global _trim, _loaded
+    if not _loaded:
+        _trim, _loaded = _load(), True
     if _trim is None:
         return False
     try:
