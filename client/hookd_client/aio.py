@@ -56,7 +56,8 @@ class AsyncClient(Api):
         if task is None or task.done():
             task = self._connecting = asyncio.ensure_future(self._open() if self.welcome is None else self._reopen(self.reconnect))
         try:
-            return await asyncio.wait_for(asyncio.shield(task), self.reconnect + 5)
+            async with asyncio.timeout(self.reconnect + 5):
+                return await asyncio.shield(task)
         except TimeoutError:
             raise DaemonNotRunning(self.path, f"not back after {self.reconnect:g} s") from None
 

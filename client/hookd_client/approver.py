@@ -89,7 +89,8 @@ class AsyncApprover:
     async def next(self, timeout: float | None = None) -> ApprovalOffer | ApprovalClosed:
         """The next offer or closed notice; raises ConnectionLost once the connection ends."""
         await self.open()
-        item = await asyncio.wait_for(self._items.get(), timeout)
+        async with asyncio.timeout(timeout):
+            item = await self._items.get()
         if item is _END:
             self._items.put_nowait(_END)  # every later call ends too
             raise self._lost or ConnectionLost("the approver was closed")

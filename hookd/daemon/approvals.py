@@ -109,7 +109,8 @@ class Approvals:
         for conn in list(self.approvers):
             self._send(conn, offer)
         try:
-            approval = await asyncio.wait_for(asyncio.shield(waiting.decided), timeout)
+            async with asyncio.timeout(timeout):
+                approval = await asyncio.shield(waiting.decided)
         except TimeoutError:
             approval = self._expire(waiting, f"no approver answered within {timeout:g} s")
         except asyncio.CancelledError:

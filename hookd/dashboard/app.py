@@ -83,11 +83,13 @@ class App:
         try:
             # The snapshot says whether this page answers approvals: once it has arrived, calls that ask wait for it.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(link.approving.wait(), _JOIN_WAIT)
+                async with asyncio.timeout(_JOIN_WAIT):
+                    await link.approving.wait()
             yield _sse("snapshot", link.snapshot())
             while True:
                 try:
-                    item = await asyncio.wait_for(queue.get(), _KEEPALIVE)
+                    async with asyncio.timeout(_KEEPALIVE):
+                        item = await queue.get()
                 except TimeoutError:
                     yield b": keep-alive\n\n"
                     continue

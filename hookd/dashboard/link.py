@@ -263,7 +263,8 @@ class Link:
                 log.debug("status poll failed", error=str(exc))
             # Every `poll` seconds, or soon after calls were made (at most a few times a second).
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._dirty.wait(), self.poll)
+                async with asyncio.timeout(self.poll):
+                    await self._dirty.wait()
             self._dirty.clear()
             await asyncio.sleep(_SETTLE)
 

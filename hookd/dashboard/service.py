@@ -36,7 +36,8 @@ async def run(socket: str | None, port: int, name: str, history: int, browser: b
         return 1
     app.cookie = server.site.set_cookie()
     try:
-        await asyncio.wait_for(link.ready.wait(), READY_WAIT)
+        async with asyncio.timeout(READY_WAIT):
+            await link.ready.wait()
     except TimeoutError:
         sys.stderr.write("hookd: the daemon does not answer yet; the page shows it as disconnected until it does\n")
     url = f"http://{HOST}:{bound}/?token={token}"

@@ -121,7 +121,8 @@ class Hub:
             self._empty = asyncio.Event()
             deadline = time.monotonic() + timeout
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._empty.wait(), max(0.0, deadline - time.monotonic()))
+                async with asyncio.timeout(max(0.0, deadline - time.monotonic())):
+                    await self._empty.wait()
         return answered
 
 

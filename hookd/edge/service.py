@@ -176,7 +176,8 @@ class Service:
         groups = self.daemon.commands.groups
         groups.kill_all()
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(groups.settle(), UNWIND)
+            async with asyncio.timeout(UNWIND):
+                await groups.settle()
 
 
 def _step(what: str, step: Callable[[], object]) -> None:

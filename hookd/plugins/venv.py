@@ -108,7 +108,8 @@ async def _run(argv: list[str], cwd: str, what: str, progress: Progress | None =
         await proc.wait()
 
     try:
-        await asyncio.wait_for(pump(), INSTALL_TIMEOUT)
+        async with asyncio.timeout(INSTALL_TIMEOUT):
+            await pump()
     except asyncio.CancelledError:  # the directory was forgotten or the daemon stops: no pip left behind
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, 9)

@@ -136,7 +136,8 @@ class ProcessGroups:
     async def _reap(self, proc: asyncio.subprocess.Process | spawn.Child, grace: float, on_gone: Callable[[], None] | None) -> None:
         try:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(proc.wait(), grace)
+                async with asyncio.timeout(grace):
+                    await proc.wait()
             # The leader may be gone while descendants linger, in its group or not.
             self.kill_tree(proc.pid)
             with contextlib.suppress(ProcessLookupError):

@@ -280,10 +280,12 @@ class WorkerRun(asyncio.SubprocessProtocol):
             with contextlib.suppress(Exception):
                 self.stdin.close()
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(self.finished), grace)
+            async with asyncio.timeout(grace):
+                await asyncio.shield(self.finished)
         self.kill_tree()
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(self.finished), grace + self.worker.limits.exit_grace)
+            async with asyncio.timeout(grace + self.worker.limits.exit_grace):
+                await asyncio.shield(self.finished)
 
     def _finish(self) -> None:
         if self.finished.done():

@@ -320,7 +320,8 @@ class Acks:
 
     async def wait(self, timeout: float) -> None:
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.done.wait(), timeout)
+            async with asyncio.timeout(timeout):
+                await self.done.wait()
 
 
 def _status(msg: Any) -> bytes:

@@ -154,7 +154,8 @@ class ExportSupervisor:
 
 async def _reap(proc: asyncio.subprocess.Process) -> None:
     try:
-        await asyncio.wait_for(proc.wait(), STOP_GRACE)
+        async with asyncio.timeout(STOP_GRACE):
+            await proc.wait()
     except TimeoutError:
         with contextlib.suppress(ProcessLookupError):
             proc.kill()

@@ -90,7 +90,8 @@ class GuardWatch:
                     self.guards.update(entry.key, entry.revision, value)
         finally:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(watcher.stop(), 2.0)
+                async with asyncio.timeout(2.0):
+                    await watcher.stop()
 
     async def _next(self, watcher: Any) -> Any:
         """The watcher's next entry, or _RESTART when the connection came back (the watch must start over)."""

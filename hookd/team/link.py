@@ -98,7 +98,8 @@ class Link:
         for server in self.settings.servers:
             url = urlsplit(server if "://" in server else f"nats://{server}")
             try:
-                _, writer = await asyncio.wait_for(asyncio.open_connection(url.hostname or "127.0.0.1", url.port or 4222), 2.0)
+                async with asyncio.timeout(2.0):
+                    _, writer = await asyncio.open_connection(url.hostname or "127.0.0.1", url.port or 4222)
             except (OSError, TimeoutError, ValueError) as exc:
                 errors.append(f"{server}: {exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__}")
                 continue
@@ -113,4 +114,5 @@ class Link:
         nc, self.nc = self.nc, None
         if nc is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(nc.close(), 2.0)
+                async with asyncio.timeout(2.0):
+                    await nc.close()
