@@ -52,6 +52,8 @@ class Dashboard:
         return response.status, dict(response.getheaders()), data
 
     def stop(self) -> None:
+        """SIGTERM, as a service manager or Ctrl-C stops it: a dashboard that does not exit is a failure, not
+        something to kill quietly (that hid a dashboard ignoring SIGTERM about one run in thirty)."""
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -59,6 +61,7 @@ class Dashboard:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+                raise AssertionError(f"the dashboard did not exit within {HANG_GUARD:g} s of SIGTERM") from None
 
 
 @pytest.fixture
