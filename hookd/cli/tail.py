@@ -69,14 +69,14 @@ def add(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def _journal_history(path: str, since_seq: int | None, since_time: float | None, match: Matcher) -> tuple[list[Any], int | None]:
     """Matching journal events and the journal's newest seq (where the daemon takes over)."""
-    from hookd.events import journal
+    from hookd.events import journal_files
 
-    last = journal.last_event(path)
+    last = journal_files.last_event(path)
     if last is None:
         return [], None
     events = []
     end = match.until.seq
-    for ev in journal.read(path, since_time):
+    for ev in journal_files.read(path, since_time):
         if ev.seq > last.seq or (end is not None and ev.seq > end):
             break
         if since_seq is not None and ev.seq < since_seq:
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     from hookd_client.messages import Gap, Live
     from hookd_client.stream import parse_since
 
-    from hookd.events import journal
+    from hookd.events import journal_files
 
     if args.team:
         from hookd.cli.tail_team import run_team
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     printer = Printer(args.json, colour, flush=follow, fit=sys.stdout.isatty() and not args.full)
     since_time = time.time() - since_age if since_age is not None else None
 
-    path = args.journal or journal.default_path()
+    path = args.journal or journal_files.default_path()
     past, journal_last = _journal_history(path, since_seq, since_time, match)
 
     # The daemon replays what the journal does not have yet, then (with follow) goes live.

@@ -25,12 +25,11 @@ import os
 import time
 from dataclasses import dataclass
 
-import structlog
-
 from hookd.config import hookfile
 from hookd.config.statefiles import StateFileError, read_json, state_home, write_json
+from hookd.core.lazylog import LazyLogger
 
-log = structlog.get_logger("hookd.accepted")
+log = LazyLogger("hookd.accepted")  # the daemon logs here; `hookd check` and `hookd tail` read
 
 
 @dataclass(frozen=True, slots=True)

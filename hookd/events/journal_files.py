@@ -14,12 +14,13 @@ import os
 from collections.abc import Iterator
 
 import msgspec
-import structlog
 from hookd_client.messages import Event
+
+from hookd.core.lazylog import LazyLogger
 
 _BLOCK = 64 * 1024
 _decoder = msgspec.json.Decoder(Event)
-log = structlog.get_logger("hookd.journal")
+log = LazyLogger("hookd.journal")  # the daemon logs here; `hookd check` and `hookd tail` read
 
 
 def default_path(environ: dict[str, str] | None = None) -> str:
