@@ -29,7 +29,7 @@ from hookd.config import hookfile
 from hookd.config.statefiles import StateFileError, read_json, state_home, write_json
 from hookd.core.lazylog import LazyLogger
 
-log = LazyLogger("hookd.accepted")  # the daemon logs here; `hookd check` and `hookd tail` read
+log = LazyLogger("hookd.accepted")  # the daemon logs here; `hookd check` reads the kept versions without it
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ no ``malloc_trim`` (musl, other systems) this does nothing.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import structlog
@@ -16,6 +17,7 @@ import structlog
 log = structlog.get_logger("hookd.edge")
 
 
+@functools.cache  # looked up at the first trim, not at start: a daemon that never trims never loads ctypes
 def _load() -> Callable[[int], int] | None:
     # The process's own symbols, the C library's among them: no library search, which on Linux
     # (ctypes.util.find_library) starts ldconfig, a process, and did so at every daemon start.
@@ -30,19 +32,13 @@ def _load() -> Callable[[int], int] | None:
     return trim  # type: ignore[no-any-return]
 
 
-_trim: Callable[[int], int] | None = None
-_loaded = False  # ctypes and the C library's function are looked up at the first trim, not at start
-
-
 def trim() -> bool:
     """Return the heap's free pages to the system; whether any were returned."""
-    global _trim, _loaded
-    if not _loaded:
-        _trim, _loaded = _load(), True
-    if _trim is None:
+    malloc_trim = _load()
+    if malloc_trim is None:
         return False
     try:
-        return bool(_trim(0))
+        return bool(malloc_trim(0))
     except OSError as exc:  # never expected; the memory then stays, which is all it costs
         log.warning("could not return freed memory to the system", error=str(exc))
         return False

@@ -20,7 +20,7 @@ from hookd.core.lazylog import LazyLogger
 
 _BLOCK = 64 * 1024
 _decoder = msgspec.json.Decoder(Event)
-log = LazyLogger("hookd.journal")  # the daemon logs here; `hookd check` and `hookd tail` read
+log = LazyLogger("hookd.journal")  # the daemon logs here (rotation); `hookd tail` reads the files without it
 
 
 def default_path(environ: dict[str, str] | None = None) -> str:

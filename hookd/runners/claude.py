@@ -22,7 +22,7 @@ import msgspec
 from hookd_client.messages import Decision
 
 from hookd.agents.claude_code import hooks as claude_hooks
-from hookd.agents.claude_code.protocol import AGENT_ENV, agent_env
+from hookd.agents.dialect import AGENT_ENV, agent_env
 from hookd.core import intake, trace
 from hookd.core.chain import HookNotRun
 from hookd.core.hooks import HookFailure

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from hookd.agents import dialect
-from hookd.agents.dialect import AGENT_ENV, Decided, Verdict, agent_env, specific, why, with_agent_specific  # noqa: F401  (the runner of hooks written for Claude Code reads them here)
+from hookd.agents.dialect import Decided, Verdict, specific, why, with_agent_specific
 
 AGENT = "claude-code"
 UNMAPPED_PREFIX = "custom.claude."

@@ -17,7 +17,7 @@ from hookd.edge import heaptrim
 block = bytearray(64 << 20)
 del block
 returned = heaptrim.trim()
-print(json.dumps({"started": started, "returned": returned, "found": heaptrim._trim is not None}))
+print(json.dumps({"started": started, "returned": returned, "found": heaptrim._load() is not None}))
 """
 PROCESS_EVENTS = ("subprocess.Popen", "os.posix_spawn", "os.fork", "os.forkpty", "os.exec", "os.system")
 
